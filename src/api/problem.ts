@@ -1,0 +1,112 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ServiceError, type FieldError } from '../domain/errors.js';
+import type { Logger } from '../logger.js';
+
+/** RFC 9457 problem details, plus our stable `code` and per-field `errors`. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  instance?: string;
+  errors?: FieldError[];
+  request_id?: string;
+}
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  402: 'Payment Required',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+export const problemTypeUri = (code: string): string => `urn:ekey-locks:problem:${code}`;
+
+export function buildProblem(status: number, code: string, detail: string, errors?: FieldError[]): Problem {
+  const problem: Problem = {
+    type: problemTypeUri(code),
+    title: TITLES[status] ?? 'Error',
+    status,
+    detail,
+    code,
+  };
+  if (errors && errors.length > 0) problem.errors = errors;
+  return problem;
+}
+
+/** Fastify's own client-error codes, mapped to our stable codes. */
+const FASTIFY_CODES: Record<string, { status: number; code: string; detail: string }> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    status: 415,
+    code: 'unsupported_media_type',
+    detail: 'Request bodies must be application/json.',
+  },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'malformed_request', detail: 'Content-Length does not match the body.' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'body_too_large', detail: 'The request body is too large.' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'malformed_json', detail: 'The body is empty but declared as JSON.' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'malformed_json', detail: 'The body is not valid JSON.' },
+};
+
+/** Turns a Fastify validation error into per-field errors with JSON-pointer-like paths. */
+function fieldErrors(error: FastifyError): FieldError[] {
+  const context = error.validationContext ?? 'body';
+  return (error.validation ?? []).map((issue) => {
+    const params = issue.params as Record<string, unknown>;
+    const extra =
+      typeof params.additionalProperty === 'string'
+        ? `/${params.additionalProperty}`
+        : typeof params.missingProperty === 'string'
+          ? `/${params.missingProperty}`
+          : '';
+    const path = `${issue.instancePath}${extra}` || '/';
+    const message =
+      typeof params.additionalProperty === 'string'
+        ? 'is not a known property'
+        : (issue.message ?? 'is invalid');
+    return { field: `${context}${path === '/' ? '' : path}`, message };
+  });
+}
+
+/**
+ * The one place where errors become HTTP responses. Client mistakes get a precise 4xx; anything
+ * unexpected is logged with the request id and answered with a bare 500 that leaks nothing.
+ */
+export function createErrorHandler(logger: Logger) {
+  return (error: FastifyError | ServiceError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    let problem: Problem;
+    if (error instanceof ServiceError) {
+      problem = buildProblem(error.status, error.code, error.message, error.errors);
+      if (error.headers) void reply.headers(error.headers);
+    } else if ('validation' in error && error.validation) {
+      problem = buildProblem(400, 'validation_failed', 'The request is invalid.', fieldErrors(error));
+    } else if ('code' in error && typeof error.code === 'string' && error.code in FASTIFY_CODES) {
+      const known = FASTIFY_CODES[error.code];
+      problem = known ? buildProblem(known.status, known.code, known.detail) : buildProblem(500, 'internal_error', 'Unexpected error.');
+    } else if ('statusCode' in error && typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+      const status = error.statusCode;
+      problem = buildProblem(status, status === 429 ? 'rate_limited' : 'bad_request', safeClientMessage(error));
+    } else {
+      logger.error(`request ${request.id} ${request.method} ${request.routeOptions.url ?? request.url}: ${error.stack ?? error.message}`);
+      problem = buildProblem(500, 'internal_error', 'An unexpected error occurred. It has been logged.');
+    }
+    problem.request_id = request.id;
+    return reply.status(problem.status).type('application/problem+json').send(problem);
+  };
+}
+
+/** Fastify client errors carry safe messages; strip anything that looks like an internal path. */
+function safeClientMessage(error: Error): string {
+  const message = error.message.replace(/\s+at\s.*$/s, '');
+  return message.length > 0 && message.length < 300 ? message : 'The request could not be processed.';
+}

@@ -1,0 +1,43 @@
+import type { FastifyRequest } from 'fastify';
+import { unauthorized } from '../../domain/errors.js';
+import type { Caller } from '../../auth/caller.js';
+import type { Logger } from '../../logger.js';
+import type { ApiServices } from '../api-services.js';
+import { ProblemSchema } from '../schemas/common.js';
+import { UserSchema } from '../schemas/user.js';
+import type { TypedFastify } from './route-context.js';
+import { registerOAuthRoutes } from './oauth.js';
+import { registerUserRoutes } from './users.js';
+
+export interface RouteOptions {
+  services: ApiServices;
+  logger: Logger;
+  oauthRateLimitPerMinute: number;
+}
+
+const callerOf = (request: FastifyRequest): Caller => {
+  if (!request.caller) throw unauthorized();
+  return request.caller;
+};
+
+/**
+ * The route map: public OAuth routes, then every protected resource behind one bearer check.
+ * Add a resource by writing `routes/<resource>.ts` and listing it here.
+ */
+export async function registerRoutes(app: TypedFastify, options: RouteOptions): Promise<void> {
+  const { services, logger } = options;
+  app.addSchema(ProblemSchema);
+  app.addSchema(UserSchema);
+
+  await app.register(async (scope) => {
+    await registerOAuthRoutes({ app: scope, services, logger }, options.oauthRateLimitPerMinute);
+  });
+
+  await app.register(async (scope) => {
+    scope.addHook('onRequest', async (request) => {
+      request.caller = services.authenticator.authenticate(request.headers.authorization);
+    });
+    const context = { app: scope, services, logger, callerOf };
+    registerUserRoutes(context);
+  });
+}

@@ -1,0 +1,129 @@
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import fastifyHelmet from '@fastify/helmet';
+import fastifyRateLimit from '@fastify/rate-limit';
+import fastifySwagger from '@fastify/swagger';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
+import { randomUUID } from 'node:crypto';
+import { ServiceError } from '../domain/errors.js';
+import type { Logger } from '../logger.js';
+import { acceptsMediaType } from './content-negotiation.js';
+import { buildProblem, createErrorHandler } from './problem.js';
+import type { ApiServices } from './api-services.js';
+import { registerRoutes } from './routes/index.js';
+import './fastify-types.js';
+
+export type ApiServer = FastifyInstance;
+
+export interface ApiServerOptions {
+  logger: Logger;
+  services: ApiServices;
+  /** Requests per minute per client address on each `/oauth/*` route (default 60). */
+  oauthRateLimitPerMinute?: number;
+  /** Largest accepted request body in bytes (default 64 KiB). */
+  bodyLimit?: number;
+  /** Version string shown in the OpenAPI document. */
+  version?: string;
+}
+
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** Honour a well-formed incoming X-Request-Id (for tracing through a proxy), else mint one. */
+function requestId(request: { headers: Record<string, string | string[] | undefined> }): string {
+  const incoming = request.headers['x-request-id'];
+  return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
+}
+
+/**
+ * Bodies are validated strictly (no type coercion, unknown properties rejected); path and query
+ * strings are coerced, since they arrive as text.
+ */
+function createValidators(): { body: Ajv; other: Ajv } {
+  const common = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false } as const;
+  const body = new Ajv({ ...common, coerceTypes: false });
+  const other = new Ajv({ ...common, coerceTypes: 'array' });
+  addFormats.default(body);
+  addFormats.default(other);
+  return { body, other };
+}
+
+/** Builds the HTTP API: cross-cutting rules first, then one route module per resource. */
+export async function buildApiServer(options: ApiServerOptions): Promise<ApiServer> {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: options.bodyLimit ?? 64 * 1024,
+    genReqId: requestId,
+    requestIdHeader: false,
+    return503OnClosing: true,
+    forceCloseConnections: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const validators = createValidators();
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === 'body' ? validators.body : validators.other).compile(schema),
+  );
+  // Only JSON bodies are accepted (415 otherwise); the OAuth routes add form bodies in their scope.
+  app.removeContentTypeParser('text/plain');
+  app.decorateRequest('caller', null);
+  app.setErrorHandler(createErrorHandler(options.logger));
+  app.setNotFoundHandler((request, reply) => {
+    void reply
+      .status(404)
+      .type('application/problem+json')
+      .send({ ...buildProblem(404, 'route_not_found', `No route ${request.method} ${request.url.split('?')[0] ?? ''}.`), request_id: request.id });
+  });
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply) => {
+    void reply.header('x-request-id', request.id);
+    const produces = request.routeOptions.config.produces ?? 'json';
+    if (produces === 'json' && !acceptsMediaType(request.headers.accept, 'application/json')) {
+      throw new ServiceError(406, 'not_acceptable', 'This API answers application/json only; send Accept: application/json.');
+    }
+  });
+
+  await app.register(fastifyHelmet, {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        'default-src': ["'none'"],
+        'style-src': ["'unsafe-inline'"],
+        'img-src': ["'self'", 'data:'],
+        'frame-ancestors': ["'none'"],
+        'base-uri': ["'none'"],
+      },
+    },
+    hsts: false,
+  });
+  await app.register(fastifyRateLimit, {
+    global: false,
+    errorResponseBuilder: (_request, context) =>
+      new ServiceError(429, 'rate_limited', `Too many requests; retry in ${Math.ceil(context.ttl / 1000)} s.`, undefined, {
+        'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))),
+      }),
+  });
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'homebridge-ekey-locks access service',
+        version: options.version ?? '0.1.0',
+        description: 'OAuth 2.0 protected REST API for eKeys, locks, remote commands and lock events.',
+      },
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      },
+      security: [{ bearer: [] }],
+    },
+  });
+
+  await registerRoutes(app, {
+    services: options.services,
+    logger: options.logger,
+    oauthRateLimitPerMinute: options.oauthRateLimitPerMinute ?? 60,
+  });
+
+  app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
+  await app.ready();
+  return app;
+}

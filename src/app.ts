@@ -1,0 +1,134 @@
+import { join } from 'node:path';
+import { systemClock, type Clock } from './domain/clock.js';
+import type { Logger } from './logger.js';
+import { openDatabase, type SqliteDatabase } from './store/database.js';
+import { UserRepository } from './store/user-repository.js';
+import { ClientRepository } from './store/client-repository.js';
+import { OAuthTokenRepository } from './store/oauth-token-repository.js';
+import { LockRepository } from './store/lock-repository.js';
+import { SettingsRepository } from './store/settings-repository.js';
+import { UserService } from './access/user-service.js';
+import { StoredBearerAuthenticator } from './auth/bearer-authenticator.js';
+import { OAuthService } from './auth/oauth-service.js';
+import { buildApiServer, type ApiServer } from './api/server.js';
+import type { ApiServices } from './api/api-services.js';
+import { syncConfig } from './config/config-sync.js';
+import type { PluginConfig } from './config/plugin-config.js';
+import { ensureDemoHousehold, type DemoHousehold, type DemoLockSecrets } from './demo/demo-household.js';
+
+export const DATABASE_FILE = 'ekey-locks.sqlite';
+export const PACKAGE_VERSION = '0.1.0';
+
+export interface ServiceOptions {
+  config: PluginConfig;
+  /** Folder for the database; Homebridge's storage path + `/ekey-locks` inside Homebridge. */
+  dataDir: string;
+  logger: Logger;
+  clock?: Clock;
+  /** Seed (or reopen) the demo household with simulated locks. Defaults to `config.demo`. */
+  demo?: boolean;
+}
+
+export interface Repositories {
+  users: UserRepository;
+  clients: ClientRepository;
+  tokens: OAuthTokenRepository;
+  locks: LockRepository;
+  settings: SettingsRepository;
+}
+
+/**
+ * The composition root: config → store → services → gateway → HTTP. Homebridge, the CLI and
+ * the tests all start the service through this class, so they run the same code.
+ */
+export class EKeyService {
+  private server: ApiServer | undefined;
+  private url: string | undefined;
+
+  private constructor(
+    readonly options: ServiceOptions,
+    readonly db: SqliteDatabase,
+    readonly clock: Clock,
+    readonly repositories: Repositories,
+    readonly services: ApiServices,
+    readonly demo: { household: DemoHousehold; lockSecrets: DemoLockSecrets[] } | undefined,
+  ) {}
+
+  /** Opens the store, applies migrations, syncs the config and (in demo mode) seeds the household. */
+  static async open(options: ServiceOptions): Promise<EKeyService> {
+    const clock = options.clock ?? systemClock;
+    const db = openDatabase(join(options.dataDir, DATABASE_FILE));
+    try {
+      const transaction = <T>(work: () => T): T => db.transaction(work)();
+      const repositories: Repositories = {
+        users: new UserRepository(db),
+        clients: new ClientRepository(db),
+        tokens: new OAuthTokenRepository(db),
+        locks: new LockRepository(db),
+        settings: new SettingsRepository(db),
+      };
+      const users = new UserService(repositories.users, clock);
+      const services: ApiServices = {
+        authenticator: new StoredBearerAuthenticator(repositories.tokens, clock),
+        oauth: new OAuthService({
+          clients: repositories.clients,
+          users: repositories.users,
+          tokens: repositories.tokens,
+          clock,
+          logger: options.logger,
+          accessTokenTtlS: options.config.api?.token_ttl_s ?? 3600,
+          db,
+        }),
+        users,
+      };
+      const demo =
+        (options.demo ?? options.config.demo ?? false)
+          ? await ensureDemoHousehold({ ...repositories, clock, transaction })
+          : undefined;
+      syncConfig(options.config, { ...repositories, clock, logger: options.logger, transaction });
+      return new EKeyService(options, db, clock, repositories, services, demo);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
+  /** Starts the HTTP API; resolves with its base URL. Port 0 picks a free port. */
+  async listen(port = this.options.config.api?.port ?? 8787, host = this.options.config.api?.host ?? '0.0.0.0'): Promise<string> {
+    this.server = await buildApiServer({
+      logger: this.options.logger,
+      services: this.services,
+      oauthRateLimitPerMinute: this.options.config.api?.oauth_rate_limit_per_minute ?? 60,
+      version: PACKAGE_VERSION,
+    });
+    await this.server.listen({ port, host });
+    const address = this.server.server.address();
+    const boundPort = typeof address === 'object' && address ? address.port : port;
+    const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+    this.url = this.options.config.api?.public_url?.replace(/\/$/, '') ?? `http://${displayHost}:${boundPort}`;
+    return this.url;
+  }
+
+  get baseUrl(): string | undefined {
+    return this.url;
+  }
+
+  /** The HTTP server, for in-process requests (`inject`) and the OpenAPI document. */
+  get http(): ApiServer | undefined {
+    return this.server;
+  }
+
+  /** The demo line's object (DESIGN §6): base_url first, then the household. */
+  demoInfo(): (DemoHousehold & { base_url: string }) | undefined {
+    if (!this.demo || !this.url) return undefined;
+    return { base_url: this.url, ...this.demo.household };
+  }
+
+  /** Stops accepting requests, lets in-flight ones finish, then closes the store. Idempotent. */
+  async close(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (server) await server.close();
+    if (this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,117 @@
+import { Type, type Static } from 'typebox';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { FieldError } from '../domain/errors.js';
+
+const Uuid = Type.String({ format: 'uuid' });
+
+export const ClientConfigSchema = Type.Object(
+  {
+    client_id: Uuid,
+    client_secret: Type.Optional(Type.String({ minLength: 16 })),
+    name: Type.Optional(Type.String({ maxLength: 100 })),
+    redirect_uris: Type.Array(Type.String({ format: 'uri' }), { minItems: 1 }),
+    public: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+export const LockConfigSchema = Type.Object(
+  {
+    id: Type.Optional(Uuid),
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    address: Type.Optional(Type.String({ pattern: '^([0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}$' })),
+    key: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$' })),
+    time_zone: Type.Optional(Type.String({ minLength: 1 })),
+    owner_email: Type.String({ format: 'email' }),
+    gateway: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+export const UserPolicyConfigSchema = Type.Object(
+  {
+    email: Type.String({ format: 'email' }),
+    ekey_quota: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
+    can_send_ekeys: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+/** The platform block of Homebridge's config.json, also the file `ekey-locks serve --config` reads. */
+export const PluginConfigSchema = Type.Object(
+  {
+    platform: Type.Optional(Type.String()),
+    name: Type.Optional(Type.String()),
+    demo: Type.Optional(Type.Boolean()),
+    api: Type.Optional(
+      Type.Object(
+        {
+          host: Type.Optional(Type.String()),
+          port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+          public_url: Type.Optional(Type.String({ format: 'uri' })),
+          token_ttl_s: Type.Optional(Type.Integer({ minimum: 60, maximum: 86400 })),
+          oauth_rate_limit_per_minute: Type.Optional(Type.Integer({ minimum: 1 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    clients: Type.Optional(Type.Array(ClientConfigSchema)),
+    locks: Type.Optional(Type.Array(LockConfigSchema)),
+    users: Type.Optional(Type.Array(UserPolicyConfigSchema)),
+    bluetooth: Type.Optional(
+      Type.Object(
+        {
+          transport: Type.Optional(Type.Union([Type.Literal('bluez'), Type.Literal('simulator')])),
+          adapter: Type.Optional(Type.String()),
+          offline_after_s: Type.Optional(Type.Integer({ minimum: 5 })),
+          command_timeout_s: Type.Optional(Type.Integer({ minimum: 1, maximum: 120 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    smtp: Type.Optional(
+      Type.Object(
+        {
+          host: Type.String(),
+          port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
+          secure: Type.Optional(Type.Boolean()),
+          user: Type.Optional(Type.String()),
+          password: Type.Optional(Type.String()),
+          from: Type.String(),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    homekit: Type.Optional(
+      Type.Object(
+        {
+          user_email: Type.Optional(Type.String({ format: 'email' })),
+          low_battery_threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+          arrival_triggers: Type.Optional(Type.Array(Type.String({ format: 'email' }))),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  // Homebridge adds its own keys (e.g. `_bridge`), so unknown top-level keys are tolerated.
+  { additionalProperties: true },
+);
+
+export type PluginConfig = Static<typeof PluginConfigSchema>;
+export type LockConfig = Static<typeof LockConfigSchema>;
+export type ClientConfig = Static<typeof ClientConfigSchema>;
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+addFormats.default(ajv);
+const validate = ajv.compile(PluginConfigSchema);
+
+/** Validates a config object; returns per-field errors (empty when valid). */
+export function validatePluginConfig(config: unknown): FieldError[] {
+  if (validate(config)) return [];
+  return (validate.errors ?? []).map((issue) => {
+    const params = issue.params as Record<string, unknown>;
+    const extra = typeof params.additionalProperty === 'string' ? `/${params.additionalProperty}` : '';
+    return { field: `${issue.instancePath}${extra}` || '/', message: issue.message ?? 'is invalid' };
+  });
+}

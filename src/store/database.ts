@@ -1,0 +1,40 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Migration } from './migration.js';
+import { migrations as allMigrations } from './migrations/index.js';
+
+export type SqliteDatabase = Database.Database;
+
+/**
+ * Opens (creating if needed) the service database and brings its schema up to date.
+ * WAL + synchronous=FULL: a write that the API acknowledged is on disk, even after `kill -9`
+ * or a power cut.
+ */
+export function openDatabase(file: string, migrations: readonly Migration[] = allMigrations): SqliteDatabase {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  applyMigrations(db, migrations);
+  return db;
+}
+
+/** Applies every migration newer than the database's `user_version`, each in its own transaction. */
+export function applyMigrations(db: SqliteDatabase, migrations: readonly Migration[]): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  const sorted = [...migrations].sort((a, b) => a.version - b.version);
+  const latest = sorted.at(-1)?.version ?? 0;
+  if (current > latest) {
+    throw new Error(`Database schema version ${current} is newer than this plugin understands (${latest}); upgrade the plugin.`);
+  }
+  for (const migration of sorted) {
+    if (migration.version <= current) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.pragma(`user_version = ${migration.version}`);
+    })();
+  }
+}

@@ -1,0 +1,128 @@
+import type { SqliteDatabase } from './database.js';
+
+/** Bolt states a lock can report (DESIGN §3 Locks). */
+export type BoltState = 'locked' | 'unlocked' | 'jammed' | 'unknown';
+
+/** A lock as stored. `lockKey` is secret: it never leaves the service. */
+export interface LockRecord {
+  id: string;
+  name: string;
+  bleAddress: string | null;
+  lockKey: string | null;
+  timeZone: string;
+  ownerId: string;
+  hasGateway: boolean;
+  boltState: BoltState;
+  batteryLevel: number | null;
+  lastSeenAt: number | null;
+  lastActivitySequence: number;
+  createdAt: number;
+}
+
+interface LockRow {
+  id: string;
+  name: string;
+  ble_address: string | null;
+  lock_key: string | null;
+  time_zone: string;
+  owner_id: string;
+  has_gateway: number;
+  bolt_state: BoltState;
+  battery_level: number | null;
+  last_seen_at: number | null;
+  last_activity_sequence: number;
+  created_at: number;
+}
+
+const toRecord = (row: LockRow): LockRecord => ({
+  id: row.id,
+  name: row.name,
+  bleAddress: row.ble_address,
+  lockKey: row.lock_key,
+  timeZone: row.time_zone,
+  ownerId: row.owner_id,
+  hasGateway: row.has_gateway === 1,
+  boltState: row.bolt_state,
+  batteryLevel: row.battery_level,
+  lastSeenAt: row.last_seen_at,
+  lastActivitySequence: row.last_activity_sequence,
+  createdAt: row.created_at,
+});
+
+export class LockRepository {
+  private readonly byId;
+  private readonly all;
+  private readonly upsertStatement;
+  private readonly stateStatement;
+  private readonly ownerKeyStatement;
+
+  constructor(db: SqliteDatabase) {
+    this.byId = db.prepare<[string], LockRow>('SELECT * FROM locks WHERE id = ?');
+    this.all = db.prepare<[], LockRow>('SELECT * FROM locks ORDER BY created_at, name');
+    this.upsertStatement = db.prepare(
+      `INSERT INTO locks (id, name, ble_address, lock_key, time_zone, owner_id, has_gateway, bolt_state,
+         battery_level, last_seen_at, last_activity_sequence, created_at)
+       VALUES (@id, @name, @ble_address, @lock_key, @time_zone, @owner_id, @has_gateway, @bolt_state,
+         @battery_level, @last_seen_at, @last_activity_sequence, @created_at)
+       ON CONFLICT(id) DO UPDATE SET name = excluded.name, ble_address = excluded.ble_address,
+         lock_key = excluded.lock_key, time_zone = excluded.time_zone, owner_id = excluded.owner_id,
+         has_gateway = excluded.has_gateway`,
+    );
+    this.stateStatement = db.prepare(
+      `UPDATE locks SET bolt_state = @bolt_state, battery_level = @battery_level, last_seen_at = @last_seen_at,
+         last_activity_sequence = @last_activity_sequence WHERE id = @id`,
+    );
+    this.ownerKeyStatement = db.prepare(
+      `INSERT INTO ekeys (id, lock_id, user_id, name, type, status, created_at, updated_at)
+       SELECT @id, @lock_id, @user_id, 'Owner', 'owner', 'accepted', @now, @now
+       WHERE NOT EXISTS (SELECT 1 FROM ekeys WHERE lock_id = @lock_id AND user_id = @user_id AND status <> 'revoked')`,
+    );
+  }
+
+  /**
+   * The owner of a registered lock automatically holds an accepted `owner` eKey (DESIGN §3 Locks).
+   * Inserts one unless the owner already holds a live key on the lock.
+   */
+  ensureOwnerKey(lockId: string, ownerId: string, keyId: string, now: number): boolean {
+    return this.ownerKeyStatement.run({ id: keyId, lock_id: lockId.toLowerCase(), user_id: ownerId, now }).changes === 1;
+  }
+
+  /** Looks a lock up by id; ids are matched case-insensitively (stored lower case). */
+  findById(id: string): LockRecord | undefined {
+    const row = this.byId.get(id.toLowerCase());
+    return row ? toRecord(row) : undefined;
+  }
+
+  list(): LockRecord[] {
+    return this.all.all().map(toRecord);
+  }
+
+  /** Inserts a lock, or updates its configuration (not its observed state) when it exists. */
+  upsert(lock: LockRecord): void {
+    this.upsertStatement.run({
+      id: lock.id.toLowerCase(),
+      name: lock.name,
+      ble_address: lock.bleAddress,
+      lock_key: lock.lockKey,
+      time_zone: lock.timeZone,
+      owner_id: lock.ownerId,
+      has_gateway: lock.hasGateway ? 1 : 0,
+      bolt_state: lock.boltState,
+      battery_level: lock.batteryLevel,
+      last_seen_at: lock.lastSeenAt,
+      last_activity_sequence: lock.lastActivitySequence,
+      created_at: lock.createdAt,
+    });
+  }
+
+  /** Persists what the gateway observed about a lock. */
+  saveState(lock: Pick<LockRecord, 'id' | 'boltState' | 'batteryLevel' | 'lastSeenAt' | 'lastActivitySequence'>): void {
+    this.stateStatement.run({
+      id: lock.id,
+      bolt_state: lock.boltState,
+      battery_level: lock.batteryLevel,
+      last_seen_at: lock.lastSeenAt,
+      last_activity_sequence: lock.lastActivitySequence,
+    });
+  }
+}

@@ -1,0 +1,94 @@
+import type { SqliteDatabase } from './database.js';
+
+/** A user as stored. `passwordHash` is null while the user is only invited. */
+export interface UserRecord {
+  id: string;
+  email: string;
+  name: string;
+  passwordHash: string | null;
+  /** How many eKeys the user may still have sent at once; null = unlimited. */
+  ekeyQuota: number | null;
+  canSendEkeys: boolean;
+  createdAt: number;
+}
+
+interface UserRow {
+  id: string;
+  email: string;
+  name: string;
+  password_hash: string | null;
+  ekey_quota: number | null;
+  can_send_ekeys: number;
+  created_at: number;
+}
+
+const toRecord = (row: UserRow): UserRecord => ({
+  id: row.id,
+  email: row.email,
+  name: row.name,
+  passwordHash: row.password_hash,
+  ekeyQuota: row.ekey_quota,
+  canSendEkeys: row.can_send_ekeys === 1,
+  createdAt: row.created_at,
+});
+
+/** E-mail addresses are unique case-insensitively (DESIGN §3 Users). */
+export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
+
+export class UserRepository {
+  private readonly byId;
+  private readonly byEmail;
+  private readonly all;
+  private readonly insertStatement;
+  private readonly updateStatement;
+
+  constructor(private readonly db: SqliteDatabase) {
+    this.byId = db.prepare<[string], UserRow>('SELECT * FROM users WHERE id = ?');
+    this.byEmail = db.prepare<[string], UserRow>('SELECT * FROM users WHERE email_normalized = ?');
+    this.all = db.prepare<[], UserRow>('SELECT * FROM users ORDER BY created_at, email_normalized');
+    this.insertStatement = db.prepare(
+      `INSERT INTO users (id, email, email_normalized, name, password_hash, ekey_quota, can_send_ekeys, created_at)
+       VALUES (@id, @email, @email_normalized, @name, @password_hash, @ekey_quota, @can_send_ekeys, @created_at)`,
+    );
+    this.updateStatement = db.prepare(
+      `UPDATE users SET name = @name, password_hash = @password_hash, ekey_quota = @ekey_quota,
+       can_send_ekeys = @can_send_ekeys WHERE id = @id`,
+    );
+  }
+
+  findById(id: string): UserRecord | undefined {
+    const row = this.byId.get(id);
+    return row ? toRecord(row) : undefined;
+  }
+
+  findByEmail(email: string): UserRecord | undefined {
+    const row = this.byEmail.get(normalizeEmail(email));
+    return row ? toRecord(row) : undefined;
+  }
+
+  list(): UserRecord[] {
+    return this.all.all().map(toRecord);
+  }
+
+  /** Inserts a user; throws SQLITE_CONSTRAINT_UNIQUE when the e-mail is taken. */
+  insert(user: UserRecord): void {
+    this.insertStatement.run(this.toRow(user));
+  }
+
+  update(user: UserRecord): void {
+    this.updateStatement.run(this.toRow(user));
+  }
+
+  private toRow(user: UserRecord): UserRow & { email_normalized: string } {
+    return {
+      id: user.id,
+      email: user.email.trim(),
+      email_normalized: normalizeEmail(user.email),
+      name: user.name,
+      password_hash: user.passwordHash,
+      ekey_quota: user.ekeyQuota,
+      can_send_ekeys: user.canSendEkeys ? 1 : 0,
+      created_at: user.createdAt,
+    };
+  }
+}

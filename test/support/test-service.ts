@@ -1,0 +1,57 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EKeyService } from '../../src/app.js';
+import type { PluginConfig } from '../../src/config/plugin-config.js';
+import type { DemoHousehold } from '../../src/demo/demo-household.js';
+import { ManualClock } from './manual-clock.js';
+import { RecordingLogger } from './recording-logger.js';
+
+export interface TestService {
+  baseUrl: string;
+  service: EKeyService;
+  clock: ManualClock;
+  logger: RecordingLogger;
+  demo: DemoHousehold;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+export interface TestServiceOptions {
+  config?: Partial<PluginConfig>;
+  clock?: ManualClock;
+  logger?: RecordingLogger;
+  /** Reuse a data folder (restart tests); a fresh temporary one otherwise. */
+  dataDir?: string;
+}
+
+/**
+ * Starts the real service (SQLite file, demo household, HTTP on a free loopback port) for a test.
+ * Time is a ManualClock starting at the real current time; the OAuth rate limit is high unless set.
+ */
+export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'ekey-test-'));
+  const clock = options.clock ?? new ManualClock(Date.now());
+  const logger = options.logger ?? new RecordingLogger();
+  const config: PluginConfig = {
+    ...options.config,
+    demo: true,
+    api: { oauth_rate_limit_per_minute: 10_000, ...options.config?.api },
+  };
+  const service = await EKeyService.open({ config, dataDir, logger, clock });
+  const baseUrl = await service.listen(0, '127.0.0.1');
+  const demo = service.demo?.household;
+  if (!demo) throw new Error('demo household missing');
+  return {
+    baseUrl,
+    service,
+    clock,
+    logger,
+    demo,
+    dataDir,
+    close: async () => {
+      await service.close();
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
