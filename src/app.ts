@@ -95,18 +95,28 @@ export class EKeyService {
 
   /** Starts the HTTP API; resolves with its base URL. Port 0 picks a free port. */
   async listen(port = this.options.config.api?.port ?? 8787, host = this.options.config.api?.host ?? '0.0.0.0'): Promise<string> {
-    this.server = await buildApiServer({
+    const server = await this.ensureServer();
+    await server.listen({ port, host });
+    const address = server.server.address();
+    const boundPort = typeof address === 'object' && address ? address.port : port;
+    const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+    this.url = this.options.config.api?.public_url?.replace(/\/$/, '') ?? `http://${displayHost}:${boundPort}`;
+    return this.url;
+  }
+
+  /** The generated OpenAPI document of the REST API. */
+  async openApiDocument(): Promise<unknown> {
+    return (await this.ensureServer()).swagger();
+  }
+
+  private async ensureServer(): Promise<ApiServer> {
+    this.server ??= await buildApiServer({
       logger: this.options.logger,
       services: this.services,
       oauthRateLimitPerMinute: this.options.config.api?.oauth_rate_limit_per_minute ?? 60,
       version: PACKAGE_VERSION,
     });
-    await this.server.listen({ port, host });
-    const address = this.server.server.address();
-    const boundPort = typeof address === 'object' && address ? address.port : port;
-    const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-    this.url = this.options.config.api?.public_url?.replace(/\/$/, '') ?? `http://${displayHost}:${boundPort}`;
-    return this.url;
+    return this.server;
   }
 
   get baseUrl(): string | undefined {

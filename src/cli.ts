@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EKeyService } from './app.js';
+import { silentLogger } from './logger.js';
+import { clientCommand } from './cli/client-command.js';
+import { demoCommand } from './cli/demo-command.js';
+import { serveCommand } from './cli/serve-command.js';
+import { userCommand } from './cli/user-command.js';
+import { USAGE, UsageError } from './cli/usage-error.js';
+
+async function openapiCommand(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ekey-openapi-'));
+  const service = await EKeyService.open({ config: {}, dataDir, logger: silentLogger, demo: false });
+  try {
+    process.stdout.write(`${JSON.stringify(await service.openApiDocument(), null, 2)}\n`);
+  } finally {
+    await service.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Entry point of the `ekey-locks` command. Exit codes: 0 ok, 1 failure, 2 usage error. */
+async function main(argv: string[]): Promise<void> {
+  const [command, ...args] = argv;
+  switch (command) {
+    case 'serve':
+      return serveCommand(args);
+    case 'demo':
+      return demoCommand(args);
+    case 'user':
+      return userCommand(args);
+    case 'client':
+      return clientCommand(args);
+    case 'openapi':
+      return openapiCommand();
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(`${USAGE}\n`);
+      return;
+    case undefined:
+      throw new UsageError('No command given.');
+    default:
+      throw new UsageError(`Unknown command "${command}".`);
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    process.stderr.write(`ekey-locks: ${error.message}\n\n${USAGE}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`ekey-locks: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,21 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EKeyService } from '../app.js';
+import { consoleLogger } from '../logger.js';
+import { parseOptions, parsePort } from './parse-options.js';
+import { stopOnSignals } from './stop-on-signals.js';
+
+/**
+ * `ekey-locks demo [--port N] [--data DIR]`: the demo household on loopback. The first stdout
+ * line is the demo JSON (DESIGN §6); logs go to stderr so stdout stays machine-readable.
+ */
+export async function demoCommand(args: string[]): Promise<void> {
+  const values = parseOptions(args, { port: { type: 'string' }, data: { type: 'string' } });
+  const dataDir = values.data ?? mkdtempSync(join(tmpdir(), 'ekey-locks-demo-'));
+  const service = await EKeyService.open({ config: { demo: true }, dataDir, logger: consoleLogger, demo: true });
+  await service.listen(parsePort(values.port) ?? 0, '127.0.0.1');
+  process.stdout.write(`${JSON.stringify(service.demoInfo())}\n`);
+  consoleLogger.info(`demo data in ${dataDir}`);
+  stopOnSignals(() => service.close());
+}

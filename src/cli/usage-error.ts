@@ -1,0 +1,25 @@
+/** A mistake in how the CLI was called: printed with the usage, exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export const USAGE = `Usage: ekey-locks <command> [options]
+
+Commands:
+  serve --config FILE [--data DIR] [--port N] [--host H]
+                                 Run the access service (no HomeKit) from a config file
+  demo [--port N] [--data DIR]   Run the demo household with simulated locks; prints one JSON
+                                 line, then reads JSON control lines on stdin
+  user add --email E --name N [--password P | --password-stdin] [--quota N] [--data DIR]
+                                 Create a user (or activate an invited one)
+  user list [--data DIR]         List users
+  client add --name N --redirect-uri URI [--redirect-uri URI …] [--public] [--data DIR]
+                                 Register an OAuth client; prints its id and secret once
+  openapi                        Print the OpenAPI document of the REST API
+  help                           Show this text
+
+--data defaults to $EKEY_DATA_DIR, else ~/.homebridge/ekey-locks (the plugin's folder inside
+Homebridge's storage path), so "user add" and "client add" work on a Homebridge install as-is.`;

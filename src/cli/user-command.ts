@@ -1,0 +1,68 @@
+import { EKeyService } from '../app.js';
+import { ServiceError } from '../domain/errors.js';
+import { consoleLogger } from '../logger.js';
+import { defaultDataDir } from './data-dir.js';
+import { parseOptions } from './parse-options.js';
+import { UsageError } from './usage-error.js';
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}
+
+/** `ekey-locks user add|list` */
+export async function userCommand(args: string[]): Promise<void> {
+  const [action, ...rest] = args;
+  if (action === 'list') {
+    const values = parseOptions(rest, { data: { type: 'string' } });
+    const service = await EKeyService.open({ config: {}, dataDir: values.data ?? defaultDataDir(), logger: consoleLogger, demo: false });
+    try {
+      for (const user of service.services.users.list()) {
+        const state = user.passwordHash === null ? 'invited' : 'active';
+        process.stdout.write(`${user.id}\t${user.email}\t${user.name}\t${state}\n`);
+      }
+    } finally {
+      await service.close();
+    }
+    return;
+  }
+  if (action !== 'add') throw new UsageError('user needs "add" or "list".');
+  const values = parseOptions(rest, {
+    email: { type: 'string' },
+    name: { type: 'string' },
+    password: { type: 'string' },
+    'password-stdin': { type: 'boolean' },
+    quota: { type: 'string' },
+    data: { type: 'string' },
+  });
+  if (values.email === undefined || values.name === undefined) throw new UsageError('user add needs --email and --name.');
+  const password = values['password-stdin'] ? await readStdin() : values.password;
+  if (password === undefined) throw new UsageError('user add needs --password P or --password-stdin.');
+  if (values.quota !== undefined && !/^\d+$/.test(values.quota)) throw new UsageError('--quota must be a whole number.');
+  const service = await EKeyService.open({ config: {}, dataDir: values.data ?? defaultDataDir(), logger: consoleLogger, demo: false });
+  try {
+    const users = service.services.users;
+    const existing = users.findByEmail(values.email);
+    let user;
+    if (existing && existing.passwordHash === null) {
+      user = await users.setPassword(existing.id, password, values.name);
+    } else {
+      user = await users.create({
+        email: values.email,
+        name: values.name,
+        password,
+        ekeyQuota: values.quota === undefined ? null : Number(values.quota),
+      });
+    }
+    process.stdout.write(`${JSON.stringify({ id: user.id, email: user.email, name: user.name })}\n`);
+  } catch (error) {
+    if (error instanceof ServiceError) {
+      const details = error.errors?.map((e) => ` ${e.field.replace(/^\//, '--')} ${e.message}.`).join('') ?? '';
+      throw new UsageError(`${error.message}${details}`);
+    }
+    throw error;
+  } finally {
+    await service.close();
+  }
+}

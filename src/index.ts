@@ -1,0 +1,8 @@
+import type { API } from 'homebridge';
+import { EKeyLocksPlatform } from './homekit/ekey-locks-platform.js';
+import { PLATFORM_NAME } from './homekit/platform-name.js';
+
+/** Homebridge entry point: registers the `EKeyLocks` dynamic platform. */
+export default (api: API): void => {
+  api.registerPlatform(PLATFORM_NAME, EKeyLocksPlatform);
+};
