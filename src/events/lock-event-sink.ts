@@ -1,0 +1,50 @@
+import type { ActivitySource, LockAction } from '../gateway/lock-profile.js';
+
+/** A LockEvent type (spec: lock, unlock or battery). */
+export type LockEventType = 'lock' | 'unlock' | 'battery';
+
+/** What a recorder call produced: the stored event's id, or null when nothing was recorded. */
+export interface RecordedEvent {
+  id: string;
+  lockId: string;
+  type: LockEventType;
+  performerId: string | null;
+  timestamp: number;
+  value: number | null;
+}
+
+/**
+ * The contract between the lock runtime (gateway listeners, command engine) and the event
+ * recorder. The runtime reports everything it learns; the recorder decides what becomes a
+ * LockEvent (spec §Events rules 1–3, DESIGN §3 Events):
+ * - activity with source `tap` → lock/unlock event, performer = the tapping eKey's user
+ *   (recorded and flagged, with a warning logged, when that key is not usable at that moment);
+ * - activity with source `manual`, `triple_tap`, `fob`, `auto` → no event;
+ * - activity with source `remote` → no event here: the command engine reports the completed
+ *   command itself, with its requester as performer, so it is recorded exactly once;
+ * - battery → a battery event (value 0–1, no performer) only when the level changed.
+ * Every activity record is recorded at most once per (lock, sequence), whether it arrives live
+ * or is read back after a reconnect.
+ */
+export interface LockEventSink {
+  recordActivity(input: {
+    lockId: string;
+    sequence: number;
+    action: LockAction;
+    source: ActivitySource;
+    /** eKey id for taps, else null. */
+    credential: string | null;
+    /** When the bolt moved (the lock's clock), ms since the epoch. */
+    timestamp: number;
+  }): RecordedEvent | null;
+
+  recordCommandCompleted(input: {
+    lockId: string;
+    commandId: string;
+    action: LockAction;
+    performerId: string;
+    timestamp: number;
+  }): RecordedEvent;
+
+  recordBattery(input: { lockId: string; level: number; timestamp: number }): RecordedEvent | null;
+}
