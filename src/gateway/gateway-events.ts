@@ -1,0 +1,40 @@
+import type { ActivityRecord } from './activity-record-codec.js';
+import type { ActivitySource } from './lock-profile.js';
+import type { GatewayBolt } from './lock-snapshot.js';
+
+/** The bolt settled in a new position. */
+export interface BoltChangedEvent {
+  lockId: string;
+  bolt: GatewayBolt;
+  /** What moved it, as the lock reported; null when unknown (e.g. first read after boot). */
+  source: ActivitySource | null;
+}
+
+/** The battery level changed (or was read for the first time). */
+export interface BatteryChangedEvent {
+  lockId: string;
+  /** 0..1 */
+  level: number;
+}
+
+/** The lock became reachable or unreachable (DESIGN §3 "online"). */
+export interface ConnectivityChangedEvent {
+  lockId: string;
+  online: boolean;
+}
+
+/** One activity record from the lock, live or read back after a reconnect. */
+export interface ActivityEvent {
+  lockId: string;
+  record: ActivityRecord;
+  /** True when it came from a read-since backlog (it happened while the gateway was away). */
+  backlog: boolean;
+}
+
+/** Event map of {@link LockGateway} (for Node's typed EventEmitter). */
+export interface LockGatewayEvents {
+  bolt: [BoltChangedEvent];
+  battery: [BatteryChangedEvent];
+  connectivity: [ConnectivityChangedEvent];
+  activity: [ActivityEvent];
+}

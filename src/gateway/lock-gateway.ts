@@ -1,0 +1,177 @@
+import { EventEmitter } from 'node:events';
+import type { Clock } from '../domain/clock.js';
+import { failed, type CommandOutcome } from './command-outcome.js';
+import { parseLockKey } from './frame-authentication.js';
+import type { LockGatewayEvents } from './gateway-events.js';
+import type { GatewayLogger } from './gateway-logger.js';
+import type { LockAction } from './lock-profile.js';
+import type { LockSnapshot } from './lock-snapshot.js';
+import type { LockTransport } from './lock-transport.js';
+import { ManagedLock, type ManagedLockSettings } from './managed-lock.js';
+import { DEFAULT_BACKOFF, type BackoffPolicy } from './reconnect-backoff.js';
+
+/** A lock the gateway should manage. */
+export interface LockRegistration {
+  /** The service's lock id (UUID); events carry it. */
+  id: string;
+  /** BLE address `AA:BB:CC:DD:EE:FF` (any case). */
+  address: string;
+  /** The per-lock key, 64 hex digits (32 bytes). */
+  key: string;
+  /** Human name, for logs. */
+  name: string;
+}
+
+/** Gateway settings; every field has a default. */
+export interface LockGatewayOptions {
+  /** Budget for finding + connecting + resolving GATT, ms (default 10 000). */
+  connectTimeoutMs?: number;
+  /** Default command timeout, ms, counted from the `sendCommand` call (default 15 000, DESIGN §3). */
+  commandTimeoutMs?: number;
+  /** A lock not connected and not heard from for this long is offline, s (default 120, DESIGN §3). */
+  offlineAfterS?: number;
+  /** Budget of each read and of the activity read-back after a connect, ms (default 5 000). */
+  operationTimeoutMs?: number;
+  /** Reconnect backoff (default 1 s doubling to 60 s). */
+  reconnectBackoff?: Partial<BackoffPolicy>;
+  /** How often reachability is re-evaluated to emit `connectivity`, ms (default 1 000). */
+  presenceCheckIntervalMs?: number;
+  /**
+   * The highest activity sequence the caller has stored for a lock. Asked on every (re)connect;
+   * records after it are read back from the lock and emitted with `backlog: true`. Without it
+   * the gateway uses the highest sequence it emitted since it was constructed (0 at first).
+   */
+  lastSequence?: (lockId: string) => number | undefined | Promise<number | undefined>;
+}
+
+/**
+ * The gateway facade: the one object the command engine, events service and HomeKit use to
+ * reach locks. It keeps every registered lock connected (reconnecting with backoff), answers
+ * state from memory, runs commands and reports changes as events.
+ *
+ * Events (typed, see {@link LockGatewayEvents}): `bolt`, `battery`, `connectivity`, `activity`.
+ *
+ * @example
+ * const gateway = new LockGateway(new SimulatorTransport([lock]), systemClock, log, { commandTimeoutMs: 15000 });
+ * gateway.on('activity', ({ lockId, record }) => events.recordFromLock(lockId, record));
+ * gateway.addLock({ id, address: 'AA:BB:CC:DD:EE:01', key, name: 'Front door' });
+ * gateway.start();
+ * const outcome = await gateway.sendCommand(id, 'unlock'); // { status: 'completed', bolt: 'unlocked' }
+ */
+export class LockGateway extends EventEmitter<LockGatewayEvents> {
+  private readonly locks = new Map<string, ManagedLock>();
+  private readonly commandTimeoutMs: number;
+  private readonly settings: ManagedLockSettings;
+  private readonly presenceCheckIntervalMs: number;
+  private presenceTimer: NodeJS.Timeout | null = null;
+  private started = false;
+
+  constructor(
+    private readonly transport: LockTransport,
+    private readonly clock: Clock,
+    private readonly logger: GatewayLogger,
+    private readonly options: LockGatewayOptions = {},
+  ) {
+    super();
+    this.commandTimeoutMs = options.commandTimeoutMs ?? 15_000;
+    this.presenceCheckIntervalMs = options.presenceCheckIntervalMs ?? 1_000;
+    this.settings = {
+      connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+      operationTimeoutMs: options.operationTimeoutMs ?? 5_000,
+      offlineAfterMs: (options.offlineAfterS ?? 120) * 1000,
+      backoff: { ...DEFAULT_BACKOFF, ...options.reconnectBackoff },
+    };
+  }
+
+  /**
+   * Registers a lock; once started, the gateway connects to it. Replaces nothing: adding an id
+   * twice throws.
+   * @throws Error on a duplicate id or a key that is not 64 hex digits.
+   */
+  addLock(registration: LockRegistration): void {
+    if (this.locks.has(registration.id)) throw new Error(`Lock ${registration.id} is already registered.`);
+    const lock = new ManagedLock(registration.id, registration.address.toUpperCase(), registration.name, parseLockKey(registration.key), {
+      transport: this.transport,
+      clock: this.clock,
+      logger: this.logger,
+      settings: this.settings,
+      emit: (event, ...payload) => {
+        // Node's typed emit cannot relate a generic key to its payload; the context's signature does.
+        EventEmitter.prototype.emit.call(this, event, ...payload);
+      },
+      lastSequence: async (lockId) => this.options.lastSequence?.(lockId),
+    });
+    this.locks.set(registration.id, lock);
+    if (this.started) lock.start();
+  }
+
+  /** Disconnects and forgets a lock; a command in flight ends `delivery_failed`. No events follow. */
+  async removeLock(lockId: string): Promise<void> {
+    const lock = this.locks.get(lockId);
+    if (lock === undefined) return;
+    this.locks.delete(lockId);
+    await lock.stop();
+  }
+
+  /** Starts connecting to every registered lock and watching reachability. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    for (const lock of this.locks.values()) lock.start();
+    this.presenceTimer = setInterval(() => {
+      this.checkPresence();
+    }, this.presenceCheckIntervalMs);
+    this.presenceTimer.unref();
+  }
+
+  /** Disconnects every lock and stops all timers; then closes the transport. */
+  async stop(): Promise<void> {
+    this.started = false;
+    if (this.presenceTimer !== null) clearInterval(this.presenceTimer);
+    this.presenceTimer = null;
+    const locks = [...this.locks.values()];
+    this.locks.clear();
+    await Promise.all(locks.map((lock) => lock.stop()));
+    await this.transport.close();
+  }
+
+  /**
+   * Locks or unlocks. Resolves with the outcome, never rejects: `completed` only when the lock
+   * confirmed the bolt position; `lock_offline` for an unknown id or an unreachable lock.
+   * Commands to one lock run one at a time in call order; `timeoutMs` counts from this call.
+   */
+  async sendCommand(lockId: string, action: LockAction, options: { timeoutMs?: number } = {}): Promise<CommandOutcome> {
+    const lock = this.locks.get(lockId);
+    if (lock === undefined) {
+      this.logger.warn(`Command for unknown lock ${lockId}.`);
+      return failed('lock_offline');
+    }
+    try {
+      return await lock.sendCommand(action, options.timeoutMs ?? this.commandTimeoutMs);
+    } catch (error) {
+      // A bug below must not escape as an exception to the command engine: report it, fail the command.
+      this.logger.error(`Command to ${lock.name} failed unexpectedly: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      return failed('delivery_failed');
+    }
+  }
+
+  /** Connected now, or heard from within `offlineAfterS` (DESIGN §3). False for unknown ids. */
+  isReachable(lockId: string): boolean {
+    return this.locks.get(lockId)?.isReachable() ?? false;
+  }
+
+  /** State from memory; undefined for an unknown id. */
+  getSnapshot(lockId: string): LockSnapshot | undefined {
+    return this.locks.get(lockId)?.snapshot();
+  }
+
+  /** Ids of the registered locks. */
+  lockIds(): string[] {
+    return [...this.locks.keys()];
+  }
+
+  /** Re-evaluates reachability of every lock now (the interval calls this; tests with a manual clock may too). */
+  checkPresence(): void {
+    for (const lock of this.locks.values()) lock.refreshPresence();
+  }
+}

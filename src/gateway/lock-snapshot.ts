@@ -1,0 +1,26 @@
+import type { ActivitySource, DeviceInformation } from './lock-profile.js';
+
+/** Bolt state as the service shows it (DESIGN §3 "Locks": `bolt_state` values). */
+export type GatewayBolt = 'locked' | 'unlocked' | 'jammed' | 'unknown';
+
+/** Everything the gateway knows about one lock, answered from memory (never waits on Bluetooth). */
+export interface LockSnapshot {
+  /** Last settled bolt position; a move in progress keeps the previous value (see `moving`). */
+  bolt: GatewayBolt;
+  /** True while the lock reports its motor moving. */
+  moving: boolean;
+  /** Connected now, or heard from within `offlineAfterS` (DESIGN §3 "online"). */
+  online: boolean;
+  /** A GATT connection is up right now. */
+  connected: boolean;
+  /** Battery level on the service's 0..1 scale, null until first read. */
+  batteryLevel: number | null;
+  /** Last time the gateway heard from the lock (ms since epoch, from the injected Clock). */
+  lastSeenAt: number | null;
+  /** Source of the most recent activity record or bolt change, null when unknown. */
+  lastActivitySource: ActivitySource | null;
+  /** Manufacturer, model, serial and firmware revision, null until first read. */
+  deviceInformation: DeviceInformation | null;
+  /** Highest activity sequence delivered to listeners. */
+  lastSequence: number;
+}

@@ -1,0 +1,403 @@
+import type { Clock } from '../../domain/clock.js';
+import { encodeActivityBacklogEnd, encodeActivityRecord, decodeActivityReadSince, type ActivityRecord } from '../activity-record-codec.js';
+import { decodeControlRequest, encodeControlResponse, peekRequestHeader } from '../control-frame-codec.js';
+import { LockUuids, type ActivitySource, type DeviceInformation, type BoltPosition, type ControlResult, type LockAction } from '../lock-profile.js';
+import { ReplayGuard } from '../replay-guard.js';
+import { encodeBatteryLevel, encodeBoltState } from '../status-value-codec.js';
+
+/** How to build a simulated lock. */
+export interface SimulatedLockOptions {
+  /** BLE address, `AA:BB:CC:DD:EE:FF`. */
+  address: string;
+  /** The per-lock 32-byte key shared with the gateway. */
+  key: Buffer;
+  /** Advertised name. */
+  name: string;
+  /** Timestamps of activity records come from here. */
+  clock: Clock;
+  /** How long a motorised move takes, in real ms; 0 (default) finishes on the next timer tick. */
+  motorTimeMs?: number;
+  /** Initial bolt position (default `locked`). */
+  bolt?: 'locked' | 'unlocked';
+  /** Initial battery, percent 0..100 (default 100). */
+  batteryPercent?: number;
+  deviceInformation?: Partial<DeviceInformation>;
+  /** How many activity records the lock keeps before overwriting the oldest (default 500). */
+  activityCapacity?: number;
+}
+
+/** A GATT-level failure the lock answers with instead of accepting a read or write. */
+export class GattOperationError extends Error {
+  constructor(
+    /** Short reason, mapped by transports to their own error shape (e.g. org.bluez.Error.*). */
+    readonly reason: 'not_connected' | 'not_supported' | 'invalid_length',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'GattOperationError';
+  }
+}
+
+/** Listener for notifications: characteristic UUID and value. */
+export type NotificationListener = (characteristicUuid: string, value: Buffer) => void;
+
+/**
+ * One open GATT connection to a simulated lock: the byte-level view both transports use (the
+ * simulator transport directly, the fake BlueZ behind D-Bus), so the codecs are exercised the
+ * same way whichever transport runs.
+ */
+export interface SimulatedLockLink {
+  /** False once closed by either side or by the lock going out of range. */
+  readonly open: boolean;
+  /** Reads a characteristic value. @throws GattOperationError */
+  read(characteristicUuid: string): Buffer;
+  /** Writes a characteristic value (acknowledged); responses arrive as notifications. @throws GattOperationError */
+  write(characteristicUuid: string, value: Buffer): void;
+  /** Registers the notification listener (one per link; a link is one client). */
+  onNotification(listener: NotificationListener): void;
+  /** Called once when the link closes for a reason other than `close()`. */
+  onLost(listener: () => void): void;
+  /** Closes the link from the central's side. */
+  close(): void;
+}
+
+const NO_CREDENTIAL = null;
+
+/**
+ * The lock side of the profile, in memory: bolt, motor, jam, battery, activity log, radio range
+ * and the Control Point protocol with replay protection. It changes only when driven (a method
+ * call or a motor timer it started), so tests and demos repeat exactly.
+ */
+export class SimulatedLock {
+  readonly address: string;
+  readonly name: string;
+  readonly deviceInformation: DeviceInformation;
+  private readonly key: Buffer;
+  private readonly clock: Clock;
+  private readonly motorTimeMs: number;
+  private readonly capacity: number;
+  private readonly replayGuard = new ReplayGuard();
+  private readonly log: ActivityRecord[] = [];
+  private readonly links = new Set<LinkImpl>();
+  private position: BoltPosition;
+  private lastSource: ActivitySource | null = null;
+  private battery: number;
+  private jamPending = false;
+  private moving = false;
+  private nextSequence = 1;
+  private reachable = true;
+  private readonly idleWaiters: (() => void)[] = [];
+
+  constructor(options: SimulatedLockOptions) {
+    this.address = options.address.toUpperCase();
+    this.name = options.name;
+    this.key = options.key;
+    this.clock = options.clock;
+    this.motorTimeMs = options.motorTimeMs ?? 0;
+    this.capacity = options.activityCapacity ?? 500;
+    this.position = options.bolt ?? 'locked';
+    this.battery = options.batteryPercent ?? 100;
+    this.deviceInformation = {
+      manufacturer: 'Open Lock Project',
+      model: 'SIM-1',
+      serial: this.address.replace(/:/g, ''),
+      firmware: '1.0.0',
+      ...options.deviceInformation,
+    };
+  }
+
+  /** Where the bolt is now. */
+  get bolt(): BoltPosition {
+    return this.position;
+  }
+
+  /** Battery percent 0..100. */
+  get batteryPercent(): number {
+    return this.battery;
+  }
+
+  /** True while the lock is within radio range (advertising and answering). */
+  get inRange(): boolean {
+    return this.reachable;
+  }
+
+  /** True while a motorised move is under way. */
+  get isMoving(): boolean {
+    return this.moving;
+  }
+
+  /** A copy of the activity log, oldest first. */
+  get activity(): readonly ActivityRecord[] {
+    return [...this.log];
+  }
+
+  /** Number of open GATT links (0 or 1 for a real lock; the model allows more). */
+  get connectionCount(): number {
+    return this.links.size;
+  }
+
+  /** Resolves when no motorised move is under way. */
+  idle(): Promise<void> {
+    if (!this.moving) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** An eKey holder taps the lock: a motorised move recorded with source `tap` and the eKey id. */
+  tap(ekeyId: string, action: LockAction): void {
+    this.startMove(action, 'tap', ekeyId.toLowerCase());
+  }
+
+  /** A key fob button: motorised move with source `fob`. */
+  fob(action: LockAction): void {
+    this.startMove(action, 'fob', NO_CREDENTIAL);
+  }
+
+  /** The triple-tap lock feature: motorised lock with source `triple_tap`. */
+  tripleTap(): void {
+    this.startMove('lock', 'triple_tap', NO_CREDENTIAL);
+  }
+
+  /** The lock's auto-lock timer fires: motorised lock with source `auto`. */
+  autoLock(): void {
+    this.startMove('lock', 'auto', NO_CREDENTIAL);
+  }
+
+  /**
+   * A thumb-turn or key: no motor, so it always succeeds and clears a jam. Recorded as `manual`
+   * when the position changes.
+   */
+  manualTurn(bolt: 'locked' | 'unlocked'): void {
+    const wasJammed = this.position === 'jammed';
+    this.jamPending = false;
+    if (this.position === bolt && !wasJammed) return;
+    this.finishMove(bolt === 'locked' ? 'lock' : 'unlock', 'manual', NO_CREDENTIAL);
+  }
+
+  /** The next motorised move jams; the bolt then stays jammed until a manual turn. */
+  jamNextMove(): void {
+    this.jamPending = true;
+  }
+
+  /** Sets the battery level (percent) and notifies it. */
+  setBattery(percent: number): void {
+    this.battery = Math.max(0, Math.min(100, Math.round(percent)));
+    this.notify(LockUuids.batteryLevel, encodeBatteryLevel(this.battery));
+  }
+
+  /** The lock leaves radio range: open links drop, it stops advertising and answering. */
+  goOutOfRange(): void {
+    this.reachable = false;
+    for (const link of [...this.links]) link.lose();
+  }
+
+  /** The lock is back in range and advertises again. */
+  comeBackInRange(): void {
+    this.reachable = true;
+  }
+
+  /**
+   * A central connects. @throws GattOperationError (`not_connected`) when out of range, which
+   * transports report as their own "not found"/"connect failed".
+   */
+  openLink(): SimulatedLockLink {
+    if (!this.reachable) throw new GattOperationError('not_connected', `${this.address} is out of range`);
+    const link = new LinkImpl(this);
+    this.links.add(link);
+    return link;
+  }
+
+  /** @internal used by LinkImpl */
+  detach(link: LinkImpl): void {
+    this.links.delete(link);
+  }
+
+  /** @internal used by LinkImpl */
+  readCharacteristic(uuid: string): Buffer {
+    switch (uuid) {
+      case LockUuids.boltState:
+        return encodeBoltState({ bolt: this.position, source: this.lastSource });
+      case LockUuids.batteryLevel:
+        return encodeBatteryLevel(this.battery);
+      case LockUuids.manufacturerName:
+        return Buffer.from(this.deviceInformation.manufacturer, 'utf8');
+      case LockUuids.modelNumber:
+        return Buffer.from(this.deviceInformation.model, 'utf8');
+      case LockUuids.serialNumber:
+        return Buffer.from(this.deviceInformation.serial, 'utf8');
+      case LockUuids.firmwareRevision:
+        return Buffer.from(this.deviceInformation.firmware, 'utf8');
+      default:
+        throw new GattOperationError('not_supported', `characteristic ${uuid} is not readable`);
+    }
+  }
+
+  /** @internal used by LinkImpl */
+  writeCharacteristic(uuid: string, value: Buffer): void {
+    if (uuid === LockUuids.controlPoint) {
+      this.handleControlRequest(value);
+    } else if (uuid === LockUuids.activity) {
+      this.handleReadSince(value);
+    } else {
+      throw new GattOperationError('not_supported', `characteristic ${uuid} is not writable`);
+    }
+  }
+
+  private handleControlRequest(frame: Buffer): void {
+    const header = peekRequestHeader(frame);
+    // Too short to even address a response: refuse at the ATT level, like firmware would.
+    if (header === undefined) throw new GattOperationError('invalid_length', 'control frame too short');
+    const respond = (result: ControlResult): void => {
+      this.notify(
+        LockUuids.controlPoint,
+        encodeControlResponse(
+          {
+            opcodeByte: header.opcodeByte,
+            requestId: header.requestId,
+            requestCounter: header.counter,
+            result,
+            bolt: this.position,
+            highestCounter: this.replayGuard.highestAccepted,
+          },
+          this.key,
+        ),
+      );
+    };
+    const decoded = decodeControlRequest(frame, this.key);
+    if (!decoded.ok) {
+      const result: ControlResult = decoded.reason === 'bad_tag' || decoded.reason === 'unknown_opcode' ? decoded.reason : 'malformed';
+      respond(result);
+      return;
+    }
+    if (!this.replayGuard.accept(decoded.value.counter)) {
+      respond('stale_counter');
+      return;
+    }
+    if (this.moving) {
+      respond('busy');
+      return;
+    }
+    this.startMove(decoded.value.opcode, 'remote', NO_CREDENTIAL, respond);
+  }
+
+  private handleReadSince(frame: Buffer): void {
+    const decoded = decodeActivityReadSince(frame);
+    if (!decoded.ok) throw new GattOperationError('invalid_length', 'malformed read-since request');
+    const since = decoded.value.since;
+    const records = this.log.filter((r) => r.sequence > since);
+    for (const record of records) this.notify(LockUuids.activity, encodeActivityRecord(record, this.key));
+    this.notify(
+      LockUuids.activity,
+      encodeActivityBacklogEnd({
+        highestSequence: this.nextSequence - 1,
+        oldestAvailable: this.log[0]?.sequence ?? this.nextSequence,
+        sent: records.length,
+      }),
+    );
+  }
+
+  private startMove(action: LockAction, source: ActivitySource, credential: string | null, respond?: (result: ControlResult) => void): void {
+    const target: BoltPosition = action === 'lock' ? 'locked' : 'unlocked';
+    if (this.moving) return;
+    if (this.position === 'jammed') {
+      // A jammed bolt does not move under motor power until someone turns it by hand.
+      respond?.('jammed');
+      return;
+    }
+    if (this.position === target) {
+      respond?.('ok');
+      return;
+    }
+    this.moving = true;
+    this.position = 'moving';
+    this.lastSource = source;
+    this.notifyBolt();
+    setTimeout(() => {
+      this.moving = false;
+      if (this.jamPending) {
+        this.jamPending = false;
+        this.position = 'jammed';
+        this.notifyBolt();
+        respond?.('jammed');
+      } else {
+        this.finishMove(action, source, credential);
+        respond?.('ok');
+      }
+      for (const resolve of this.idleWaiters.splice(0)) resolve();
+    }, this.motorTimeMs);
+  }
+
+  private finishMove(action: LockAction, source: ActivitySource, credential: string | null): void {
+    this.position = action === 'lock' ? 'locked' : 'unlocked';
+    this.lastSource = source;
+    const record: ActivityRecord = { sequence: this.nextSequence++, action, source, credential, timestamp: this.clock.now() };
+    this.log.push(record);
+    if (this.log.length > this.capacity) this.log.shift();
+    this.notifyBolt();
+    this.notify(LockUuids.activity, encodeActivityRecord(record, this.key));
+  }
+
+  private notifyBolt(): void {
+    this.notify(LockUuids.boltState, encodeBoltState({ bolt: this.position, source: this.lastSource }));
+  }
+
+  private notify(uuid: string, value: Buffer): void {
+    for (const link of this.links) link.deliver(uuid, value);
+  }
+}
+
+/** One central's connection; notifications are delivered asynchronously, as over the air. */
+class LinkImpl implements SimulatedLockLink {
+  private listener: NotificationListener | undefined;
+  private lostListener: (() => void) | undefined;
+  private isOpen = true;
+
+  constructor(private readonly lock: SimulatedLock) {}
+
+  get open(): boolean {
+    return this.isOpen;
+  }
+
+  read(characteristicUuid: string): Buffer {
+    this.assertOpen();
+    return this.lock.readCharacteristic(characteristicUuid);
+  }
+
+  write(characteristicUuid: string, value: Buffer): void {
+    this.assertOpen();
+    this.lock.writeCharacteristic(characteristicUuid, value);
+  }
+
+  onNotification(listener: NotificationListener): void {
+    this.listener = listener;
+  }
+
+  onLost(listener: () => void): void {
+    this.lostListener = listener;
+  }
+
+  close(): void {
+    if (!this.isOpen) return;
+    this.isOpen = false;
+    this.lock.detach(this);
+    this.listener = undefined;
+    this.lostListener = undefined;
+  }
+
+  deliver(uuid: string, value: Buffer): void {
+    // setImmediate keeps notifications in order and after the write that caused them returns.
+    setImmediate(() => {
+      if (this.isOpen) this.listener?.(uuid, value);
+    });
+  }
+
+  lose(): void {
+    if (!this.isOpen) return;
+    const lost = this.lostListener;
+    this.close();
+    if (lost !== undefined) setImmediate(lost);
+  }
+
+  private assertOpen(): void {
+    if (!this.isOpen) throw new GattOperationError('not_connected', 'link is closed');
+  }
+}
