@@ -9,6 +9,7 @@ export default {
     '^.+\\.ts$': ['ts-jest', { useESM: true, isolatedModules: true }],
   },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
   testTimeout: 30000,
   maxWorkers: 2,
 };

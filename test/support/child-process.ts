@@ -1,0 +1,130 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { join } from 'node:path';
+import { ensureBuild, PROJECT_ROOT } from './global-setup.js';
+
+export { ensureBuild, PROJECT_ROOT };
+
+/** The built `ekey-locks` entry point (see ensureBuild). */
+export const builtCli = (): string => join(ensureBuild(), 'cli.js');
+
+/** A spawned child with line-wise access to its output. */
+export interface RunningChild {
+  process: ChildProcessWithoutNullStreams;
+  /** Every complete stdout line so far. */
+  stdoutLines: string[];
+  /** All of stdout so far, as received. */
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the first stdout line matching `predicate` (or any line), polling until `timeoutMs`. */
+  nextLine(predicate?: (line: string) => boolean, timeoutMs?: number): Promise<string>;
+  /** Resolves with the exit code (or signal name) once the child has exited. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Sends SIGKILL if the child is still running. */
+  kill(signal?: NodeJS.Signals): void;
+}
+
+/** Spawns `node <script> ...args` with piped stdio; output is collected as it arrives. */
+export function spawnNode(script: string, args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): RunningChild {
+  const child = spawn(process.execPath, [script, ...args], {
+    cwd: options.cwd ?? PROJECT_ROOT,
+    env: { ...process.env, ...options.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const stdoutLines: string[] = [];
+  let partial = '';
+  let stdout = '';
+  let stderr = '';
+  const waiters = new Set<() => void>();
+  const wake = (): void => {
+    for (const waiter of waiters) waiter();
+  };
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+    partial += chunk;
+    const lines = partial.split('\n');
+    partial = lines.pop() ?? '';
+    stdoutLines.push(...lines);
+    wake();
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolvePromise) => {
+    child.on('exit', (code, signal) => {
+      resolvePromise({ code, signal });
+    });
+  });
+  let exitedNow = false;
+  void exited.then(() => {
+    exitedNow = true;
+    wake();
+  });
+  let consumed = 0;
+
+  const nextLine = (predicate: (line: string) => boolean = () => true, timeoutMs = 15_000): Promise<string> =>
+    new Promise((resolvePromise, reject) => {
+      const check = (): void => {
+        while (consumed < stdoutLines.length) {
+          const line = stdoutLines[consumed++] ?? '';
+          if (predicate(line)) {
+            finish();
+            resolvePromise(line);
+            return;
+          }
+        }
+        if (exitedNow) {
+          finish();
+          reject(new Error(`child exited before printing the expected line; stderr:\n${stderr}`));
+        }
+      };
+      const timer = setTimeout(() => {
+        finish();
+        reject(new Error(`no matching stdout line within ${timeoutMs} ms; stderr:\n${stderr}`));
+      }, timeoutMs);
+      const finish = (): void => {
+        clearTimeout(timer);
+        waiters.delete(check);
+      };
+      waiters.add(check);
+      check();
+    });
+
+  return {
+    process: child,
+    stdoutLines,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    nextLine,
+    exited,
+    kill: (signal = 'SIGKILL') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    },
+  };
+}
+
+/** Runs `node <script> ...args` to completion and returns its exit code and output. */
+export async function runNode(
+  script: string,
+  args: string[],
+  options: { env?: Record<string, string>; stdin?: string; timeoutMs?: number } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawnNode(script, args, options.env ? { env: options.env } : {});
+  child.process.stdin.end(options.stdin ?? '');
+  const timer = setTimeout(() => {
+    child.kill();
+  }, options.timeoutMs ?? 20_000);
+  const { code } = await child.exited;
+  clearTimeout(timer);
+  // 'exit' can precede the last 'data' events; wait for the streams to close.
+  await Promise.all([streamClosed(child.process.stdout), streamClosed(child.process.stderr)]);
+  return { code, stdout: child.stdout(), stderr: child.stderr() };
+}
+
+function streamClosed(stream: NodeJS.ReadableStream & { closed?: boolean }): Promise<void> {
+  if (stream.closed === true) return Promise.resolve();
+  return new Promise((resolvePromise) => {
+    stream.once('close', () => {
+      resolvePromise();
+    });
+  });
+}
