@@ -8,6 +8,7 @@
  * and on a fall-back day a window inside the repeated hour is open during both passes.
  */
 import { CronExpressionParser } from 'cron-parser';
+import type { CronExpression } from 'cron-parser';
 import { DateTime } from 'luxon';
 import { assertValidTimeZone } from './ekey-datetime.js';
 import type { FieldError } from './errors.js';
@@ -123,7 +124,8 @@ export function toFiveFieldCron(expression: string): string {
  * boundary — an unrestricted start opens at the midnight beginning each day on which the end
  * occurs, an unrestricted end closes at the midnight ending each day on which the start occurs.
  *
- * Cost is bounded: two `prev()` look-ups on cron-parser, each at most a week back.
+ * Cost is bounded: two `prev()` look-ups on cron-parser, each at most a week back, on parsed
+ * expressions kept in a small cache.
  *
  * @throws RangeError for an invalid expression or zone (stored data is validated on the way in).
  * @example isInsideSchedule('0 22 * * * *', '0 6 * * * *', Date.parse('2026-06-01T03:00:00Z'), 'UTC') // true
@@ -152,9 +154,25 @@ function wallClockAsUtc(instantMs: number, zone: string): number {
 }
 
 function latestOccurrenceAtOrBefore(fiveFieldCron: string, wallClockMs: number): number {
-  // prev() is strictly before currentDate; one millisecond later makes "at or before" inclusive.
-  const cron = CronExpressionParser.parse(fiveFieldCron, { currentDate: new Date(wallClockMs + 1), tz: 'UTC' });
+  const cron = parsedCron(fiveFieldCron);
+  // prev() is strictly before the current date; one millisecond later makes "at or before" inclusive.
+  cron.reset(new Date(wallClockMs + 1));
   return cron.prev().getTime();
+}
+
+// Parsing costs as much as a look-up, and a lock has few distinct schedules: keep the parsed
+// expressions. Bounded, so unusual input cannot grow it without limit; used synchronously only.
+const CRON_CACHE_LIMIT = 500;
+const cronCache = new Map<string, CronExpression>();
+
+function parsedCron(fiveFieldCron: string): CronExpression {
+  let cron = cronCache.get(fiveFieldCron);
+  if (cron === undefined) {
+    if (cronCache.size >= CRON_CACHE_LIMIT) cronCache.clear();
+    cron = CronExpressionParser.parse(fiveFieldCron, { tz: 'UTC' });
+    cronCache.set(fiveFieldCron, cron);
+  }
+  return cron;
 }
 
 function dayList(days: readonly number[]): string {
