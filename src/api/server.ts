@@ -74,13 +74,6 @@ export async function buildApiServer(options: ApiServerOptions): Promise<ApiServ
       .send({ ...buildProblem(404, 'route_not_found', `No route ${request.method} ${request.url.split('?')[0] ?? ''}.`), request_id: request.id });
   });
 
-  app.addHook('onRequest', async (request: FastifyRequest, reply) => {
-    void reply.header('x-request-id', request.id);
-    const produces = request.routeOptions.config.produces ?? 'json';
-    if (produces === 'json' && !acceptsMediaType(request.headers.accept, 'application/json')) {
-      throw new ServiceError(406, 'not_acceptable', 'This API answers application/json only; send Accept: application/json.');
-    }
-  });
 
   await app.register(fastifyHelmet, {
     contentSecurityPolicy: {
@@ -94,6 +87,14 @@ export async function buildApiServer(options: ApiServerOptions): Promise<ApiServ
       },
     },
     hsts: false,
+  });
+  // After helmet, so refusals carry the security headers too.
+  app.addHook('onRequest', async (request: FastifyRequest, reply) => {
+    void reply.header('x-request-id', request.id);
+    const produces = request.routeOptions.config.produces ?? 'json';
+    if (produces === 'json' && !acceptsMediaType(request.headers.accept, 'application/json')) {
+      throw new ServiceError(406, 'not_acceptable', 'This API answers application/json only; send Accept: application/json.');
+    }
   });
   await app.register(fastifyRateLimit, {
     global: false,
