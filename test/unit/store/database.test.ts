@@ -1,0 +1,128 @@
+import { describe, expect, it } from '@jest/globals';
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { applyMigrations, openDatabase } from '../../../src/store/database.js';
+import type { Migration } from '../../../src/store/migration.js';
+import { migrations } from '../../../src/store/migrations/index.js';
+
+function withTempDir<T>(work: (dir: string) => T): T {
+  const dir = mkdtempSync(join(tmpdir(), 'ekey-db-'));
+  try {
+    return work(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const userVersion = (db: Database.Database): number => db.pragma('user_version', { simple: true }) as number;
+
+const tables = (db: Database.Database): string[] =>
+  db
+    .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .all()
+    .map((row) => row.name);
+
+describe('openDatabase', () => {
+  it('creates the folder and the file, and sets WAL, synchronous=FULL, foreign keys and a busy timeout', () => {
+    withTempDir((dir) => {
+      const db = openDatabase(join(dir, 'nested', 'service.sqlite'));
+      try {
+        expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+        // 2 = FULL: a commit is fsynced before better-sqlite3 returns, so an acknowledged write survives a crash.
+        expect(db.pragma('synchronous', { simple: true })).toBe(2);
+        expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+        expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
+      } finally {
+        db.close();
+      }
+    });
+  });
+
+  it('applies every migration to a new database', () => {
+    withTempDir((dir) => {
+      const db = openDatabase(join(dir, 'service.sqlite'));
+      try {
+        expect(userVersion(db)).toBe(Math.max(...migrations.map((migration) => migration.version)));
+        expect(tables(db)).toEqual(expect.arrayContaining(['users', 'oauth_clients', 'oauth_codes', 'oauth_tokens', 'settings', 'locks', 'ekeys', 'invitations']));
+      } finally {
+        db.close();
+      }
+    });
+  });
+
+  it('reopens an up-to-date database without touching its schema or data', () => {
+    withTempDir((dir) => {
+      const file = join(dir, 'service.sqlite');
+      const first = openDatabase(file);
+      first.prepare("INSERT INTO settings (key, value) VALUES ('kept', '1')").run();
+      const schema = first.prepare<[], { sql: string }>('SELECT sql FROM sqlite_master ORDER BY name').all();
+      first.close();
+
+      const second = openDatabase(file);
+      try {
+        expect(second.prepare<[], { sql: string }>('SELECT sql FROM sqlite_master ORDER BY name').all()).toEqual(schema);
+        expect(second.prepare<[], { value: string }>("SELECT value FROM settings WHERE key = 'kept'").get()).toEqual({ value: '1' });
+      } finally {
+        second.close();
+      }
+    });
+  });
+
+  it('refuses a database whose schema is newer than the plugin', () => {
+    withTempDir((dir) => {
+      const file = join(dir, 'service.sqlite');
+      openDatabase(file).close();
+      const raw = new Database(file);
+      raw.pragma('user_version = 99');
+      raw.close();
+      expect(() => openDatabase(file)).toThrow(/schema version 99 is newer than this plugin understands/);
+    });
+  });
+});
+
+describe('applyMigrations', () => {
+  const step = (version: number, sql: string): Migration => ({ version, name: `step-${version}`, sql });
+
+  it('applies only the steps newer than user_version, in version order', () => {
+    const db = new Database(':memory:');
+    applyMigrations(db, [step(2, 'INSERT INTO log VALUES (2)'), step(1, 'CREATE TABLE log (v INTEGER)')]);
+    expect(userVersion(db)).toBe(2);
+    applyMigrations(db, [step(1, 'CREATE TABLE log (v INTEGER)'), step(2, 'INSERT INTO log VALUES (2)'), step(3, 'INSERT INTO log VALUES (3)')]);
+    expect(db.prepare<[], { v: number }>('SELECT v FROM log ORDER BY v').all()).toEqual([{ v: 2 }, { v: 3 }]);
+    expect(userVersion(db)).toBe(3);
+    db.close();
+  });
+
+  it('is a no-op the second time', () => {
+    const db = new Database(':memory:');
+    const steps = [step(1, 'CREATE TABLE t (v INTEGER); INSERT INTO t VALUES (1);')];
+    applyMigrations(db, steps);
+    applyMigrations(db, steps);
+    expect(db.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 1 });
+    db.close();
+  });
+
+  it('rolls a failing step back whole and leaves user_version at the last good step', () => {
+    const db = new Database(':memory:');
+    const steps = [step(1, 'CREATE TABLE a (v INTEGER)'), step(2, 'CREATE TABLE b (v INTEGER); INSERT INTO missing VALUES (1);')];
+    expect(() => {
+      applyMigrations(db, steps);
+    }).toThrow(/no such table: missing/);
+    expect(userVersion(db)).toBe(1);
+    expect(tables(db)).toEqual(['a']);
+    db.close();
+  });
+
+  it('accepts an empty list on an empty database', () => {
+    const db = new Database(':memory:');
+    applyMigrations(db, []);
+    expect(userVersion(db)).toBe(0);
+    db.close();
+  });
+
+  it('numbers the shipped migrations 1, 2, … without gaps or duplicates', () => {
+    expect(migrations.map((migration) => migration.version)).toEqual(migrations.map((_, index) => index + 1));
+  });
+});
