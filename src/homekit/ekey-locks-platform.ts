@@ -1,79 +1,290 @@
 import { join } from 'node:path';
-import type { API, DynamicPlatformPlugin, Logging, PlatformAccessory, PlatformConfig } from 'homebridge';
-import { EKeyService } from '../app.js';
+import type { API, Categories, DynamicPlatformPlugin, Logging, PlatformAccessory, PlatformConfig } from 'homebridge';
+import { EKeyService, type ServiceOptions } from '../app.js';
 import { validatePluginConfig, type PluginConfig } from '../config/plugin-config.js';
+import type { DemoHousehold } from '../demo/demo-household.js';
 import type { Logger } from '../logger.js';
+import { describeError } from './characteristic-binding.js';
+import { DEMO_CONTROL_ENV, openDemoControlChannel, type DemoControlChannel, type DemoControlHandler } from './demo-control-channel.js';
+import { LockAccessory, type LockAccessorySettings, type LockContext, type LockPlatformAccessory } from './lock-accessory.js';
+import type { HomeKitLock, HomeKitUser, LockChange, LockPort } from './lock-port.js';
+import { DEFAULT_LOW_BATTERY_THRESHOLD } from './lock-state-mapping.js';
+import { PLATFORM_NAME, PLUGIN_NAME } from './platform-name.js';
 
 /** Adapts Homebridge's log to our Logger (Homebridge's debug only shows with -D). */
 const toLogger = (log: Logging): Logger => ({
-  debug: (message) => log.debug(message),
-  info: (message) => log.info(message),
-  warn: (message) => log.warn(message),
-  error: (message) => log.error(message),
+  debug: (message) => {
+    log.debug(message);
+  },
+  info: (message) => {
+    log.info(message);
+  },
+  warn: (message) => {
+    log.warn(message);
+  },
+  error: (message) => {
+    log.error(message);
+  },
 });
+
+/** HAP's accessory category for door locks (`Categories.DOOR_LOCK`, a const enum we cannot read at run time). */
+const DOOR_LOCK_CATEGORY = 6 as unknown as Categories;
 
 /** What makes a config worth starting: demo mode, or at least one lock or client. */
 const isConfigured = (config: PluginConfig): boolean =>
   config.demo === true || (config.locks?.length ?? 0) > 0 || (config.clients?.length ?? 0) > 0;
 
+/** The part of the embedded service the platform uses; `EKeyService` satisfies it. */
+export interface EmbeddedService {
+  /** Starts the REST API; resolves with its base URL. */
+  listen(port: number, host: string): Promise<string>;
+  /** The demo line's object, in demo mode once listening. */
+  demoInfo(): (DemoHousehold & { base_url: string }) | undefined;
+  /** The HomeKit port (see lock-port.ts); absent on a service that offers no HomeKit side. */
+  homekitPort?: () => LockPort;
+  /** Demo mode's control-line handler (see demo-control-channel.ts). */
+  demoControl?: () => DemoControlHandler | undefined;
+  /** Stops the service. */
+  close(): Promise<void>;
+}
+
+/** Opens the embedded service; tests pass their own to run the platform on an in-memory port. */
+export type EmbeddedServiceOpener = (options: ServiceOptions) => Promise<EmbeddedService>;
+
+/** Optional collaborators of the platform (Homebridge passes none). */
+export interface PlatformDependencies {
+  openService?: EmbeddedServiceOpener;
+  /** Where the `EKEY_DEMO` line goes (default: stdout, raw). */
+  writeDemoLine?: (line: string) => void;
+}
+
 /**
- * The Homebridge dynamic platform. It embeds the access service: started after Homebridge has
- * finished launching, stopped on shutdown, data in Homebridge's storage path. No error escapes
- * into Homebridge: a fault here disables this plugin, never the bridge.
+ * The Homebridge dynamic platform. It embeds the access service (started after Homebridge has
+ * finished launching, stopped on shutdown, data in Homebridge's storage path) and shows every lock
+ * as a HomeKit accessory. No error escapes into Homebridge: a fault in one lock's accessory is
+ * logged and degrades that accessory; a fault at start-up disables this plugin, never the bridge.
  */
 export class EKeyLocksPlatform implements DynamicPlatformPlugin {
   private readonly logger: Logger;
-  private readonly cachedAccessories = new Map<string, PlatformAccessory>();
-  private service: EKeyService | undefined;
+  /** Accessories Homebridge restored from its cache, by UUID, until start-up reconciles them. */
+  private readonly cachedAccessories = new Map<string, LockPlatformAccessory>();
+  /** Live lock accessories by lock id. */
+  private readonly accessories = new Map<string, LockAccessory>();
+  private readonly openService: EmbeddedServiceOpener;
+  private readonly writeDemoLine: (line: string) => void;
+  private service: EmbeddedService | undefined;
+  private port: LockPort | undefined;
+  private settings: LockAccessorySettings | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private controlChannel: DemoControlChannel | undefined;
+  private starting: Promise<void> | undefined;
 
   constructor(
     private readonly log: Logging,
     private readonly platformConfig: PlatformConfig | undefined,
     private readonly api: API,
+    dependencies: PlatformDependencies = {},
   ) {
     this.logger = toLogger(log);
+    this.openService = dependencies.openService ?? ((options) => EKeyService.open(options));
+    this.writeDemoLine = dependencies.writeDemoLine ?? ((line) => process.stdout.write(line));
     api.on('didFinishLaunching', () => {
-      this.start().catch((error: unknown) => {
-        this.log.error(`eKey Locks could not start: ${error instanceof Error ? error.message : String(error)}`);
+      this.starting = this.start().catch((error: unknown) => {
+        this.log.error(`eKey Locks could not start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       });
     });
     api.on('shutdown', () => {
       this.stop().catch((error: unknown) => {
-        this.log.error(`eKey Locks did not stop cleanly: ${error instanceof Error ? error.message : String(error)}`);
+        this.log.error(`eKey Locks did not stop cleanly: ${describeError(error)}`);
       });
     });
   }
 
   /** Homebridge hands back accessories restored from its cache; we only collect them here. */
   configureAccessory(accessory: PlatformAccessory): void {
-    this.cachedAccessories.set(accessory.UUID, accessory);
+    this.cachedAccessories.set(accessory.UUID, accessory as LockPlatformAccessory);
+  }
+
+  /** Resolves once start-up after `didFinishLaunching` has finished (or failed and been logged). */
+  async whenStarted(): Promise<void> {
+    await this.starting;
   }
 
   private async start(): Promise<void> {
     const config = (this.platformConfig ?? {}) as PluginConfig;
     const errors = validatePluginConfig(config);
     if (errors.length > 0) {
+      // Cached accessories stay: a typo in the config must not delete the user's automations.
       this.log.error(`Configuration is invalid; eKey Locks is not started:\n${errors.map((e) => `  ${e.field}: ${e.message}`).join('\n')}`);
       return;
     }
     if (!isConfigured(config)) {
       this.log.warn('eKey Locks is not configured (no locks, no clients, demo off): nothing to do. See the README to set it up.');
+      this.reconcileAccessories([]);
       return;
     }
     const dataDir = join(this.api.user.storagePath(), 'ekey-locks');
     const demo = config.demo === true;
-    this.service = await EKeyService.open({ config, dataDir, logger: this.logger, demo });
+    this.service = await this.openService({ config, dataDir, logger: this.logger, demo });
     const url = await this.service.listen(config.api?.port ?? (demo ? 0 : 8787), config.api?.host ?? (demo ? '127.0.0.1' : '0.0.0.0'));
     this.log.info(`eKey access service listening on ${url}`);
+
+    this.startHomeKit(config);
+
     const demoInfo = this.service.demoInfo();
     if (demoInfo) {
-      // Written raw, once, so the line itself starts with EKEY_DEMO (Homebridge's log adds prefixes).
-      process.stdout.write(`EKEY_DEMO ${JSON.stringify(demoInfo)}\n`);
+      await this.openDemoControl();
+      // Written raw, once, after the accessories are registered, so the line itself starts with
+      // EKEY_DEMO (Homebridge's log adds prefixes) and whoever reads it can pair at once.
+      this.writeDemoLine(`EKEY_DEMO ${JSON.stringify(demoInfo)}\n`);
       for (const user of demoInfo.users) this.log.info(`Demo login: ${user.email} / ${user.password} (${user.name})`);
     }
   }
 
+  /** Shows the service's locks in HomeKit and follows their changes. */
+  private startHomeKit(config: PluginConfig): void {
+    const port = this.service?.homekitPort?.();
+    if (!port) {
+      this.log.warn('This build of the access service offers no HomeKit port: locks are not shown in HomeKit.');
+      return;
+    }
+    this.port = port;
+    const configuredEmail = config.homekit?.user_email;
+    this.settings = {
+      lowBatteryThreshold: config.homekit?.low_battery_threshold ?? DEFAULT_LOW_BATTERY_THRESHOLD,
+      // Resolved per command: a user created after start-up (invitation) works without a restart.
+      actingUserId: (lock) => (configuredEmail === undefined ? lock.ownerId : (port.resolveUser(configuredEmail)?.id ?? null)),
+      arrivalUsers: this.resolveArrivalUsers(port, config.homekit?.arrival_triggers ?? []),
+    };
+    if (configuredEmail !== undefined && port.resolveUser(configuredEmail) === null) {
+      this.log.warn(`homekit.user_email ${configuredEmail} is not a known user: HomeKit commands will be refused until it exists.`);
+    }
+    this.unsubscribe = port.subscribe((change) => {
+      this.onChange(change);
+    });
+    this.reconcileAccessories(port.listLocks());
+  }
+
+  private resolveArrivalUsers(port: LockPort, emails: readonly string[]): HomeKitUser[] {
+    const users: HomeKitUser[] = [];
+    for (const email of emails) {
+      const user = port.resolveUser(email);
+      if (user === null) {
+        this.log.warn(`Arrival trigger for ${email}: no such user; skipped.`);
+      } else if (!users.some((known) => known.id === user.id)) {
+        users.push(user);
+      }
+    }
+    return users;
+  }
+
+  /**
+   * Makes the accessories match the locks: restores cached ones, registers new ones, unregisters
+   * those whose lock is gone. One lock that fails to build is logged and left out; the rest work.
+   */
+  private reconcileAccessories(locks: readonly HomeKitLock[]): void {
+    const { uuid } = this.api.hap;
+    const wanted = new Set<string>();
+    const created: LockPlatformAccessory[] = [];
+    const restored: LockPlatformAccessory[] = [];
+    for (const lock of locks) {
+      const accessoryUuid = uuid.generate(lock.id);
+      wanted.add(accessoryUuid);
+      const live = this.accessories.get(lock.id);
+      if (live) {
+        this.guard(lock.name, () => {
+          live.refresh(lock);
+        });
+        continue;
+      }
+      const cached = this.cachedAccessories.get(accessoryUuid);
+      const accessory = cached ?? new this.api.platformAccessory<LockContext>(lock.name, accessoryUuid, DOOR_LOCK_CATEGORY);
+      accessory.context = { lockId: lock.id };
+      const built = this.guard(lock.name, () => this.buildAccessory(accessory, lock));
+      if (!built) continue;
+      this.accessories.set(lock.id, built);
+      if (cached) {
+        this.cachedAccessories.delete(accessoryUuid);
+        restored.push(accessory);
+        this.log.info(`Restored HomeKit accessory ${lock.name}`);
+      } else {
+        created.push(accessory);
+        this.log.info(`Added HomeKit accessory ${lock.name}`);
+      }
+    }
+
+    const stale: LockPlatformAccessory[] = [...this.cachedAccessories.values()].filter((accessory) => !wanted.has(accessory.UUID));
+    for (const [lockId, live] of this.accessories) {
+      if (wanted.has(live.accessory.UUID)) continue;
+      live.dispose();
+      this.accessories.delete(lockId);
+      stale.push(live.accessory);
+    }
+    for (const accessory of stale) {
+      this.cachedAccessories.delete(accessory.UUID);
+      this.log.info(`Removed HomeKit accessory ${accessory.displayName}: its lock is no longer configured`);
+    }
+
+    if (created.length > 0) this.api.registerPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, created);
+    if (restored.length > 0) this.api.updatePlatformAccessories(restored);
+    if (stale.length > 0) this.api.unregisterPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, stale);
+  }
+
+  private buildAccessory(accessory: LockPlatformAccessory, lock: HomeKitLock): LockAccessory {
+    if (!this.port || !this.settings) throw new Error('HomeKit is not started');
+    return new LockAccessory(this.api, accessory, lock, this.port, this.logger, this.settings);
+  }
+
+  /** Routes one change to its lock's accessory; a fault stays with that accessory. */
+  private onChange(change: LockChange): void {
+    if (change.kind === 'locks_changed') {
+      const port = this.port;
+      if (port) this.guard('lock list', () => {
+        this.reconcileAccessories(port.listLocks());
+      });
+      return;
+    }
+    const accessory = this.accessories.get(change.lockId);
+    if (!accessory) return;
+    this.guard(accessory.accessory.displayName, () => {
+      accessory.apply(change);
+    });
+  }
+
+  /** Runs work for one accessory; logs and swallows its errors (returns undefined then). */
+  private guard<T>(what: string, work: () => T): T | undefined {
+    try {
+      return work();
+    } catch (error) {
+      this.log.error(`HomeKit: ${what}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      return undefined;
+    }
+  }
+
+  /** Opens the test-only demo control socket when `EKEY_DEMO_CONTROL` names a path. */
+  private async openDemoControl(): Promise<void> {
+    const path = process.env[DEMO_CONTROL_ENV];
+    if (path === undefined || path === '') return;
+    const handler = this.service?.demoControl?.();
+    if (!handler) {
+      this.log.warn(`${DEMO_CONTROL_ENV} is set but this service offers no demo control; ignored.`);
+      return;
+    }
+    try {
+      this.controlChannel = await openDemoControlChannel(path, handler, this.logger);
+    } catch (error) {
+      this.log.error(`Could not open the demo control socket ${path}: ${describeError(error)}`);
+    }
+  }
+
   private async stop(): Promise<void> {
+    await this.starting;
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    for (const accessory of this.accessories.values()) accessory.dispose();
+    const channel = this.controlChannel;
+    this.controlChannel = undefined;
+    await channel?.close();
     const service = this.service;
     this.service = undefined;
     await service?.close();

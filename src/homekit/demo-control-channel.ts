@@ -1,0 +1,83 @@
+import { rmSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { createInterface } from 'node:readline';
+import type { Logger } from '../logger.js';
+import { describeError } from './characteristic-binding.js';
+
+/** Environment variable naming the demo control socket inside Homebridge (docs/homekit.md). */
+export const DEMO_CONTROL_ENV = 'EKEY_DEMO_CONTROL';
+
+/**
+ * Answers one demo control line (DESIGN §6: `{"op":"tap"|"manual"|"battery"|"jam"|"offline"|"online",…}`)
+ * with its one-line JSON answer (`{"ok":true}` or `{"ok":false,"error":…}`, echoing `"id"`), once
+ * the simulated lock has acted on it. The same handler serves `ekey-locks demo`'s stdin.
+ */
+export type DemoControlHandler = (line: string) => Promise<string>;
+
+/** What the embedded service offers in demo mode to drive its simulated locks. */
+export interface DemoControlProvider {
+  /** The control-line handler; undefined outside demo mode. */
+  demoControl(): DemoControlHandler | undefined;
+}
+
+/** An open control socket. */
+export interface DemoControlChannel {
+  /** Stops accepting connections, ends open ones and removes the socket file. */
+  close(): Promise<void>;
+}
+
+/**
+ * Homebridge gives a plugin no stdin, so in demo mode the control lines of `ekey-locks demo`
+ * arrive on a Unix socket instead: one JSON line in, one JSON line out, in order per connection.
+ * Test-only by design: it is opened only when {@link DEMO_CONTROL_ENV} names a path.
+ */
+export async function openDemoControlChannel(path: string, handle: DemoControlHandler, logger: Logger): Promise<DemoControlChannel> {
+  rmSync(path, { force: true });
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', (error) => {
+      logger.debug(`demo control connection: ${error.message}`);
+    });
+    serveConnection(socket, handle, logger).catch((error: unknown) => {
+      logger.warn(`demo control connection failed: ${describeError(error)}`);
+      socket.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(path, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  logger.info(`Demo control lines accepted on ${path}`);
+  return {
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      });
+      rmSync(path, { force: true });
+    },
+  };
+}
+
+async function serveConnection(socket: Socket, handle: DemoControlHandler, logger: Logger): Promise<void> {
+  const lines = createInterface({ input: socket, crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (line.trim() === '') continue;
+    let answer: string;
+    try {
+      answer = await handle(line);
+    } catch (error) {
+      logger.warn(`demo control line failed: ${describeError(error)}`);
+      answer = JSON.stringify({ ok: false, error: describeError(error) });
+    }
+    if (socket.destroyed) return;
+    socket.write(`${answer}\n`);
+  }
+}

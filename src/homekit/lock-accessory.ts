@@ -1,0 +1,371 @@
+import type { API, Characteristic, CharacteristicValue, PlatformAccessory, Service, WithUUID } from 'homebridge';
+import type { Logger } from '../logger.js';
+import { bindCharacteristic, describeError, type CharacteristicBinding } from './characteristic-binding.js';
+import type { HomeKitCommandResult, HomeKitLock, HomeKitUser, LockChange, LockPort } from './lock-port.js';
+import {
+  LockCurrentStateValue,
+  LockLastKnownActionValue,
+  parseLockTargetState,
+  toBatteryValues,
+  toBoltTarget,
+  toFirmwareRevision,
+  toLockCurrentState,
+  toLockLastKnownAction,
+  toLockTargetState,
+  toStatusFault,
+  type LockTargetStateValue,
+  type StatusFaultValue,
+  type StatusLowBatteryValue,
+} from './lock-state-mapping.js';
+
+/** What Homebridge stores with each cached lock accessory. */
+export interface LockContext {
+  /** The service's lock id; the accessory UUID is `api.hap.uuid.generate(lockId)`. */
+  lockId: string;
+}
+
+/** A lock accessory as Homebridge holds it. */
+export type LockPlatformAccessory = PlatformAccessory<LockContext>;
+
+/** Settings shared by every lock accessory (from the `homekit` config block). */
+export interface LockAccessorySettings {
+  /** StatusLowBattery turns LOW strictly below this battery level (0..1). */
+  lowBatteryThreshold: number;
+  /**
+   * The user a HomeKit command on this lock acts as (DESIGN §5: the configured HomeKit user,
+   * default the lock's owner); null when the configured user does not exist (the command is refused).
+   */
+  actingUserId: (lock: HomeKitLock) => string | null;
+  /** Users with an arrival trigger (a stateless switch on every lock). */
+  arrivalUsers: readonly HomeKitUser[];
+}
+
+/** Version of the Lock Management service we implement (HAP: "1.0"). */
+const LOCK_MANAGEMENT_VERSION = '1.0';
+/** Manufacturer and model shown until the lock's Device Information has been read. */
+const FALLBACK_MANUFACTURER = 'eKey Locks';
+const FALLBACK_MODEL = 'Bluetooth LE lock';
+/** Subtype prefix of arrival switches; the suffix is the user id. */
+const ARRIVAL_SUBTYPE_PREFIX = 'arrival-';
+
+/**
+ * One lock in HomeKit: AccessoryInformation, LockMechanism (+ StatusFault), Battery,
+ * LockManagement and the arrival switches. State lives in memory and is pushed through
+ * {@link CharacteristicBinding}s; commands go to the port and their outcomes come back as values.
+ */
+export class LockAccessory {
+  private lock: HomeKitLock;
+  private readonly currentState: CharacteristicBinding<LockCurrentStateValue>;
+  private readonly targetState: CharacteristicBinding<LockTargetStateValue>;
+  private readonly fault: CharacteristicBinding<StatusFaultValue>;
+  private readonly batteryLevel: CharacteristicBinding<number>;
+  private readonly lowBattery: CharacteristicBinding<StatusLowBatteryValue>;
+  private readonly lastKnownAction: CharacteristicBinding<LockLastKnownActionValue>;
+  private readonly arrivalSwitches = new Map<string, Service>();
+  private serviceLabel: Service | undefined;
+  private disposed = false;
+
+  constructor(
+    private readonly api: API,
+    readonly accessory: LockPlatformAccessory,
+    lock: HomeKitLock,
+    private readonly port: LockPort,
+    private readonly logger: Logger,
+    private readonly settings: LockAccessorySettings,
+  ) {
+    this.lock = { ...lock };
+    const { Characteristic, Service: Services } = api.hap;
+    const name = lock.name;
+
+    this.updateInformation();
+
+    const mechanism = this.service(Services.LockMechanism, name);
+    mechanism.setPrimaryService(true);
+    // StatusFault is not in LockMechanism's optional list; declaring it keeps HAP-NodeJS quiet.
+    if (!mechanism.testCharacteristic(Characteristic.StatusFault)) mechanism.addOptionalCharacteristic(Characteristic.StatusFault);
+    this.currentState = bindCharacteristic(mechanism, Characteristic.LockCurrentState, {
+      initial: toLockCurrentState(lock.bolt, lock.moving),
+      label: `${name} LockCurrentState`,
+      logger,
+    });
+    this.targetState = bindCharacteristic(mechanism, Characteristic.LockTargetState, {
+      initial: toLockTargetState(lock.bolt) ?? cachedNumber(mechanism, Characteristic.LockTargetState) ?? 1,
+      label: `${name} LockTargetState`,
+      logger,
+      onWrite: (value) => {
+        this.onTargetWritten(value);
+      },
+    }) as CharacteristicBinding<LockTargetStateValue>;
+    this.fault = bindCharacteristic(mechanism, Characteristic.StatusFault, {
+      initial: toStatusFault(lock.online),
+      label: `${name} StatusFault`,
+      logger,
+    });
+
+    const battery = this.service(Services.Battery, `${name} Battery`);
+    const batteryValues = toBatteryValues(lock.batteryLevel, settings.lowBatteryThreshold);
+    this.batteryLevel = bindCharacteristic(battery, Characteristic.BatteryLevel, {
+      initial: batteryValues.level ?? cachedNumber(battery, Characteristic.BatteryLevel) ?? 0,
+      label: `${name} BatteryLevel`,
+      logger,
+    });
+    this.lowBattery = bindCharacteristic(battery, Characteristic.StatusLowBattery, {
+      initial: batteryValues.low,
+      label: `${name} StatusLowBattery`,
+      logger,
+    });
+    bindCharacteristic(battery, Characteristic.ChargingState, {
+      initial: Characteristic.ChargingState.NOT_CHARGEABLE,
+      label: `${name} ChargingState`,
+      logger,
+    });
+
+    const management = this.service(Services.LockManagement, `${name} Management`);
+    // Lock Control Point carries vendor TLV commands; we offer none, so writes are accepted and ignored.
+    management.getCharacteristic(Characteristic.LockControlPoint).onSet((value: CharacteristicValue) => {
+      logger.debug(`${name}: ignored a LockControlPoint write (${typeof value === 'string' ? value.length : 0} base64 characters)`);
+    });
+    bindCharacteristic(management, Characteristic.Version, { initial: LOCK_MANAGEMENT_VERSION, label: `${name} Version`, logger });
+    this.lastKnownAction = bindCharacteristic(management, Characteristic.LockLastKnownAction, {
+      initial:
+        toLockLastKnownAction(lock.lastActivitySource, lock.bolt) ??
+        (cachedNumber(management, Characteristic.LockLastKnownAction) as LockLastKnownActionValue | undefined) ??
+        LockLastKnownActionValue.SECURED_PHYSICALLY,
+      label: `${name} LockLastKnownAction`,
+      logger,
+    });
+
+    this.setUpArrivalSwitches();
+    this.pruneServices([mechanism, battery, management, ...(this.serviceLabel ? [this.serviceLabel] : []), ...this.arrivalSwitches.values()]);
+  }
+
+  /** The lock id this accessory shows. */
+  get lockId(): string {
+    return this.lock.id;
+  }
+
+  /** Applies a change of this lock; values that did not change are not pushed again. */
+  apply(change: LockChange): void {
+    switch (change.kind) {
+      case 'bolt':
+        this.lock.bolt = change.bolt;
+        this.lock.moving = false;
+        if (change.source !== null) this.lock.lastActivitySource = change.source;
+        this.showBolt(change.source);
+        return;
+      case 'moving':
+        this.lock.moving = change.moving;
+        this.currentState.push(toLockCurrentState(this.lock.bolt, this.lock.moving));
+        return;
+      case 'battery':
+        this.lock.batteryLevel = change.level;
+        this.showBattery();
+        return;
+      case 'connectivity':
+        this.lock.online = change.online;
+        this.fault.push(toStatusFault(change.online));
+        return;
+      case 'device_information':
+        this.lock.deviceInformation = change.deviceInformation;
+        this.updateInformation();
+        return;
+      case 'tap':
+        if (change.action === 'unlock') this.fireArrival(change.userId);
+        return;
+      case 'locks_changed':
+        return;
+    }
+  }
+
+  /** Re-reads everything from a fresh snapshot (after a restart of the service or a config change). */
+  refresh(lock: HomeKitLock): void {
+    this.lock = { ...lock };
+    this.updateInformation();
+    this.showBolt(lock.lastActivitySource);
+    this.showBattery();
+    this.fault.push(toStatusFault(lock.online));
+  }
+
+  /** Stops applying command outcomes (the accessory was removed or the platform is stopping). */
+  dispose(): void {
+    this.disposed = true;
+  }
+
+  /** Bolt moved for any reason: current and target follow (DESIGN §5), and the last action. */
+  private showBolt(source: HomeKitLock['lastActivitySource']): void {
+    this.currentState.push(toLockCurrentState(this.lock.bolt, this.lock.moving));
+    const target = toLockTargetState(this.lock.bolt);
+    if (target !== null) this.targetState.push(target);
+    const action = toLockLastKnownAction(source, this.lock.bolt);
+    if (action !== null) this.lastKnownAction.push(action);
+  }
+
+  private showBattery(): void {
+    const values = toBatteryValues(this.lock.batteryLevel, this.settings.lowBatteryThreshold);
+    if (values.level !== null) this.batteryLevel.push(values.level);
+    this.lowBattery.push(values.low);
+  }
+
+  /** A controller wrote LockTargetState: queue the command and return (outcome arrives later). */
+  private onTargetWritten(value: CharacteristicValue): void {
+    const target = parseLockTargetState(value);
+    if (target === null) {
+      this.logger.warn(`${this.lock.name}: ignored LockTargetState ${JSON.stringify(value)} from HomeKit`);
+      this.afterWrite(() => {
+        this.restoreTarget();
+      });
+      return;
+    }
+    const userId = this.settings.actingUserId(this.lock);
+    const bolt = toBoltTarget(target);
+    if (userId === null) {
+      this.logger.warn(`${this.lock.name}: HomeKit command refused: the configured HomeKit user (homekit.user_email) does not exist`);
+      this.afterWrite(() => {
+        this.restoreTarget();
+      });
+      return;
+    }
+    this.logger.info(`${this.lock.name}: ${bolt === 'locked' ? 'locking' : 'unlocking'} from HomeKit`);
+    this.port
+      .requestBolt(this.lock.id, bolt, userId)
+      .catch((error: unknown): HomeKitCommandResult => {
+        // The port promises never to reject; if it does, the command is lost, not Homebridge.
+        this.logger.error(`${this.lock.name}: command failed unexpectedly: ${describeError(error)}`);
+        return { status: 'rejected', reason: 'unavailable' };
+      })
+      .then((result) => {
+        this.afterWrite(() => {
+          this.showOutcome(bolt, result);
+        });
+      })
+      .catch((error: unknown) => {
+        this.logger.error(`${this.lock.name}: could not show a command outcome: ${describeError(error)}`);
+      });
+  }
+
+  /**
+   * Runs after HAP-NodeJS has stored the written value (it does so after our write handler
+   * returns), so a quick outcome is not overwritten by the write it answers.
+   */
+  private afterWrite(work: () => void): void {
+    setImmediate(() => {
+      if (this.disposed) return;
+      try {
+        work();
+      } catch (error) {
+        this.logger.error(`${this.lock.name}: ${describeError(error)}`);
+      }
+    });
+  }
+
+  private showOutcome(requested: 'locked' | 'unlocked', result: HomeKitCommandResult): void {
+    const verb = requested === 'locked' ? 'lock' : 'unlock';
+    switch (result.status) {
+      case 'completed':
+        this.logger.info(`${this.lock.name}: ${requested} from HomeKit`);
+        this.lock.bolt = result.bolt;
+        this.lock.moving = false;
+        this.showBolt('remote');
+        return;
+      case 'failed':
+        this.logger.warn(`${this.lock.name}: HomeKit ${verb} command failed: ${result.reason}`);
+        if (result.reason === 'jammed') {
+          this.lock.bolt = 'jammed';
+          this.lock.moving = false;
+          this.currentState.push(LockCurrentStateValue.JAMMED);
+        }
+        this.restoreTarget();
+        return;
+      case 'rejected':
+        this.logger.warn(`${this.lock.name}: HomeKit ${verb} command refused: ${result.reason}`);
+        this.restoreTarget();
+        return;
+    }
+  }
+
+  /** Target back to the current bolt, so the Home app does not stay on "Unlocking…". */
+  private restoreTarget(): void {
+    const target = toLockTargetState(this.lock.bolt);
+    if (target !== null) this.targetState.push(target);
+  }
+
+  private fireArrival(userId: string): void {
+    const service = this.arrivalSwitches.get(userId);
+    if (!service) return;
+    const { Characteristic } = this.api.hap;
+    this.logger.info(`${this.lock.name}: arrival of ${service.displayName}`);
+    // Every press is an event, even when the value repeats: sendEventNotification, not updateValue.
+    service.getCharacteristic(Characteristic.ProgrammableSwitchEvent).sendEventNotification(Characteristic.ProgrammableSwitchEvent.SINGLE_PRESS);
+  }
+
+  private updateInformation(): void {
+    const { Characteristic, Service: Services } = this.api.hap;
+    const information = this.accessory.getService(Services.AccessoryInformation) ?? this.accessory.addService(Services.AccessoryInformation);
+    const device = this.lock.deviceInformation;
+    information
+      .updateCharacteristic(Characteristic.Name, this.lock.name)
+      .updateCharacteristic(Characteristic.Manufacturer, nonEmpty(device?.manufacturer) ?? FALLBACK_MANUFACTURER)
+      .updateCharacteristic(Characteristic.Model, nonEmpty(device?.model) ?? FALLBACK_MODEL)
+      .updateCharacteristic(Characteristic.SerialNumber, this.lock.bleAddress);
+    const firmware = device ? toFirmwareRevision(device.firmware) : null;
+    if (firmware !== null) information.updateCharacteristic(Characteristic.FirmwareRevision, firmware);
+  }
+
+  private setUpArrivalSwitches(): void {
+    const { Characteristic, Service: Services } = this.api.hap;
+    if (this.settings.arrivalUsers.length === 0) return;
+    // Several buttons on one accessory need a Service Label so the Home app can tell them apart.
+    const label = this.service(Services.ServiceLabel, `${this.lock.name} Arrivals`);
+    label.updateCharacteristic(Characteristic.ServiceLabelNamespace, Characteristic.ServiceLabelNamespace.ARABIC_NUMERALS);
+    this.serviceLabel = label;
+    this.settings.arrivalUsers.forEach((user, index) => {
+      const name = `${this.lock.name} ${user.name} Arrived`;
+      const subtype = `${ARRIVAL_SUBTYPE_PREFIX}${user.id}`;
+      const service =
+        this.accessory.getServiceById(Services.StatelessProgrammableSwitch, subtype) ??
+        this.accessory.addService(Services.StatelessProgrammableSwitch, name, subtype);
+      service.displayName = name;
+      service.updateCharacteristic(Characteristic.Name, name);
+      service.getCharacteristic(Characteristic.ProgrammableSwitchEvent).setProps({
+        validValues: [Characteristic.ProgrammableSwitchEvent.SINGLE_PRESS],
+      });
+      service.updateCharacteristic(Characteristic.ServiceLabelIndex, index + 1);
+      this.arrivalSwitches.set(user.id, service);
+    });
+  }
+
+  /** Removes services a cached accessory still has but this version no longer offers. */
+  private pruneServices(kept: readonly Service[]): void {
+    const { Service: Services } = this.api.hap;
+    for (const service of [...this.accessory.services]) {
+      if (service.UUID === Services.AccessoryInformation.UUID) continue;
+      if (kept.includes(service)) continue;
+      this.logger.debug(`${this.lock.name}: removing unused service ${service.displayName}`);
+      this.accessory.removeService(service);
+    }
+  }
+
+  /** The service of that type without subtype, created when missing. */
+  private service(type: ServiceType, name: string): Service {
+    const { Characteristic } = this.api.hap;
+    const service =
+      this.accessory.services.find((candidate) => candidate.UUID === type.UUID && candidate.subtype === undefined) ??
+      this.accessory.addService(new type(name));
+    // Only services created with a name carry Name; adding it elsewhere makes HAP-NodeJS warn.
+    if (service.testCharacteristic(Characteristic.Name)) service.updateCharacteristic(Characteristic.Name, name);
+    return service;
+  }
+}
+
+/** A HAP service class whose instances take a display name (LockMechanism, Battery, …). */
+type ServiceType = WithUUID<new (displayName?: string, subtype?: string) => Service>;
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+/** A numeric value Homebridge restored from its accessory cache, if any. */
+function cachedNumber(service: Service, type: WithUUID<new () => Characteristic>): number | undefined {
+  const value = service.characteristics.find((characteristic) => characteristic.UUID === type.UUID)?.value;
+  return typeof value === 'number' ? value : undefined;
+}
