@@ -237,14 +237,19 @@ describe('isInsideSchedule', () => {
     expect(() => isInsideSchedule('0 9 * * * *', '0 17 * * * *', 0, 'Nowhere/Special')).toThrow(RangeError);
   });
 
-  it('stays fast for the sparsest schedule (one minute a week), checked every 10 minutes of a week', () => {
+  it('stays cheap for the sparsest schedule (one minute a week), checked every 10 minutes of a week', () => {
     const weekStart = utc('2026-06-01T00:00:00Z');
-    const started = performance.now();
+    const durations: number[] = [];
     let insideMinutes = 0;
     for (let minute = 0; minute < 7 * 24 * 60; minute += 10) {
+      const started = performance.now();
       if (isInsideSchedule('0 12 * * 0 *', '1 12 * * 0 *', weekStart + minute * 60_000, 'UTC')) insideMinutes += 1;
+      durations.push(performance.now() - started);
     }
     expect(insideMinutes).toBe(1);
-    expect(performance.now() - started).toBeLessThan(5_000);
+    // About 0.5 ms in plain Node. The median with a wide margin, so a loaded CI host does not
+    // fail it; it still catches a regression to tens of milliseconds per check.
+    const median = durations.sort((a, b) => a - b)[Math.floor(durations.length / 2)] ?? Infinity;
+    expect(median).toBeLessThan(25);
   });
 });
