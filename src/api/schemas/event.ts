@@ -1,0 +1,49 @@
+import { Type } from 'typebox';
+import { DEFAULT_EVENT_LIMIT, MAX_EVENT_LIMIT } from '../../domain/event-paging.js';
+
+/** Spec: LockEvent. `performer` only on lock/unlock, `value` only on battery events. */
+export const LockEventSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid', description: 'Event ID' }),
+    type: Type.Union([Type.Literal('lock'), Type.Literal('unlock'), Type.Literal('battery')], { description: 'lock, unlock or battery' }),
+    lock_id: Type.String({ format: 'uuid', description: 'Lock the event is for' }),
+    performer: Type.Optional(Type.Ref('User', { description: 'User who performed the event; absent in battery events' })),
+    timestamp: Type.String({ format: 'date-time', description: 'When the event occurred, ISO 8601 UTC with milliseconds and Z' }),
+    value: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'Battery level on a 0 to 1 scale (battery events)' })),
+  },
+  { $id: 'LockEvent', additionalProperties: false },
+);
+
+/** Spec: Pagination metadata. Links are relative URLs keeping `limit` and `type`. */
+export const EventPageMetadataSchema = Type.Object(
+  {
+    limit: Type.Integer({ description: 'Page size in effect' }),
+    count: Type.Integer({ description: 'Total number of events matching the filter (that the caller may see)' }),
+    previous: Type.Optional(Type.String({ description: 'Relative URL of the newer neighbouring page; absent on the newest page' })),
+    next: Type.Optional(Type.String({ description: 'Relative URL of the older neighbouring page; absent on the oldest page' })),
+  },
+  { additionalProperties: false },
+);
+
+/** `GET /locks/{lock_id}/events` response. */
+export const LockEventPageSchema = Type.Object(
+  {
+    lock_events: Type.Array(Type.Ref('LockEvent')),
+    metadata: EventPageMetadataSchema,
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * Query of the event list. Kept as strings here: the domain validates them (event-paging.ts) so
+ * that every refusal carries a precise code (`invalid_type`, `invalid_limit`, `invalid_cursor`,
+ * `conflicting_cursors`), and only after the lock's visibility was checked.
+ */
+export const EventPageQuerySchema = Type.Object({
+  type: Type.Optional(Type.String({ description: 'Comma-joined event types to include: lock, unlock, battery', examples: ['lock,unlock'] })),
+  limit: Type.Optional(
+    Type.String({ description: `Page size, 1 to ${MAX_EVENT_LIMIT} (default ${DEFAULT_EVENT_LIMIT})`, examples: ['50'] }),
+  ),
+  after: Type.Optional(Type.String({ description: 'Event ID: the page of events older than it (newest first)' })),
+  before: Type.Optional(Type.String({ description: 'Event ID: the page of events just newer than it (still newest first)' })),
+});

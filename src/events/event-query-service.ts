@@ -1,0 +1,136 @@
+import type { Clock } from '../domain/clock.js';
+import { badRequest, notFound } from '../domain/errors.js';
+import { buildPageLinks, parseEventPageQuery, takeWindow, type RawEventPageQuery } from '../domain/event-paging.js';
+import { isUuid, normalizeId } from '../domain/ids.js';
+import type { EventFilter, EventRepository, StoredEvent } from '../store/event-repository.js';
+import { eventViewFor, type EventView, type LockRoles } from './event-access.js';
+import { toLockEventJson, type LockEventJson } from './lock-event-json.js';
+
+/** The body of `GET /locks/{lock_id}/events` (spec: lock_events + Pagination metadata). */
+export interface LockEventPage {
+  lock_events: LockEventJson[];
+  metadata: {
+    limit: number;
+    count: number;
+    previous?: string;
+    next?: string;
+  };
+}
+
+/** What a caller may see of one lock's events: the lock and the visibility filter. */
+export interface EventAudience {
+  lockId: string;
+  callerId: string;
+  view: EventView;
+}
+
+export interface EventQueryServiceDependencies {
+  events: EventRepository;
+  locks: { findById(id: string): { id: string } | undefined };
+  roles: LockRoles;
+  clock: Clock;
+}
+
+/** Batch size of a Last-Event-ID replay read. */
+const REPLAY_BATCH = 200;
+
+/**
+ * Reads the event history (DESIGN §3 Events): who may see what, keyset pages, cheap counts.
+ * Visibility: owners and admins see every event of the lock; other holders of a usable key see
+ * only events they performed; anyone else gets 404, exactly as for an unknown lock.
+ */
+export class EventQueryService {
+  constructor(private readonly deps: EventQueryServiceDependencies) {}
+
+  /** The caller's view of the lock's events now; 404 when the lock is unknown or not theirs. */
+  audience(callerId: string, lockId: string): EventAudience {
+    if (!isUuid(lockId)) throw notFound('lock');
+    const lock = this.deps.locks.findById(normalizeId(lockId));
+    const view = lock ? eventViewFor(this.deps.roles.roleOn(callerId, lock.id, this.deps.clock.now())) : null;
+    if (!lock || view === null) throw notFound('lock');
+    return { lockId: lock.id, callerId, view };
+  }
+
+  /** Whether the audience may see this event (the restricted view: own events only). */
+  canSee(audience: EventAudience, event: StoredEvent): boolean {
+    return event.lockId === audience.lockId && (audience.view === 'all' || event.performerId === audience.callerId);
+  }
+
+  /** `GET /locks/{lock_id}/events`: 404 first (visibility), then 400 for a bad query or cursor. */
+  list(callerId: string, lockId: string, raw: RawEventPageQuery): LockEventPage {
+    const audience = this.audience(callerId, lockId);
+    const parsed = parseEventPageQuery(raw);
+    if (!parsed.ok) throw badRequest(parsed.error.code, `Invalid event query: ${parsed.error.message}.`, parsed.error.errors);
+    const { query } = parsed;
+    const filter = this.filterFor(audience, query.types);
+    const cursorSeq = query.cursor ? this.cursorSeq(audience, query.cursor.eventId, query.cursor.kind) : null;
+
+    let items: StoredEvent[];
+    let hasNewer: boolean;
+    let hasOlder: boolean;
+    if (query.cursor?.kind === 'before') {
+      const window = takeWindow(this.deps.events.page(filter, 'newer', cursorSeq, query.limit + 1), query.limit);
+      items = window.items.reverse();
+      hasNewer = window.more;
+      hasOlder = items.length > 0 && this.exists(filter, 'older', items.at(-1)?.seq ?? null);
+    } else {
+      const window = takeWindow(this.deps.events.page(filter, 'older', cursorSeq, query.limit + 1), query.limit);
+      items = window.items;
+      hasOlder = window.more;
+      hasNewer = items.length > 0 && this.exists(filter, 'newer', items[0]?.seq ?? null);
+    }
+    return {
+      lock_events: items.map(toLockEventJson),
+      metadata: {
+        limit: query.limit,
+        count: this.deps.events.count(filter),
+        ...buildPageLinks({
+          lockId: audience.lockId,
+          query,
+          firstId: items[0]?.id,
+          lastId: items.at(-1)?.id,
+          hasNewer,
+          hasOlder,
+        }),
+      },
+    };
+  }
+
+  /**
+   * Events newer than `lastEventId` that the audience may see, oldest first, for a stream's
+   * `Last-Event-ID` resume; read in batches so one replay never holds the store long.
+   * Returns null when the id is not a visible event of this lock (the stream then starts live).
+   */
+  replayAfter(audience: EventAudience, lastEventId: string, afterSeq?: number): { events: StoredEvent[]; done: boolean } | null {
+    let fromSeq = afterSeq;
+    if (fromSeq === undefined) {
+      const anchor = isUuid(lastEventId) ? this.deps.events.findById(lastEventId) : undefined;
+      if (!anchor || !this.canSee(audience, anchor)) return null;
+      fromSeq = anchor.seq;
+    }
+    const events = this.deps.events.page(this.filterFor(audience, ['lock', 'unlock', 'battery']), 'newer', fromSeq, REPLAY_BATCH);
+    return { events, done: events.length < REPLAY_BATCH };
+  }
+
+  private filterFor(audience: EventAudience, types: EventFilter['types']): EventFilter {
+    if (audience.view === 'all') return { lockId: audience.lockId, types };
+    // Battery events have no performer, so the restricted view never contains them.
+    const own = types.filter((type) => type !== 'battery');
+    return { lockId: audience.lockId, types: own, performerId: audience.callerId };
+  }
+
+  /** The keyset position of a cursor; 400 `invalid_cursor` unless it is a visible event of this lock. */
+  private cursorSeq(audience: EventAudience, eventId: string, kind: 'after' | 'before'): number {
+    const event = this.deps.events.findById(eventId);
+    if (!event || !this.canSee(audience, event)) {
+      throw badRequest('invalid_cursor', `Unknown cursor: ${kind} must be the id of an event of this lock.`, [
+        { field: `querystring/${kind}`, message: 'is not an event of this lock' },
+      ]);
+    }
+    return event.seq;
+  }
+
+  private exists(filter: EventFilter, direction: 'older' | 'newer', fromSeq: number | null): boolean {
+    return fromSeq !== null && this.deps.events.page(filter, direction, fromSeq, 1).length > 0;
+  }
+}

@@ -1,0 +1,238 @@
+import type { Clock } from '../domain/clock.js';
+import { newId, normalizeId } from '../domain/ids.js';
+import type { Logger } from '../logger.js';
+import type { EventRepository, NewEvent, StoredEvent } from '../store/event-repository.js';
+import type { EKeyFinder, UsableKeys, UserNames } from './event-access.js';
+import type { LockEventSink, RecordedEvent } from './lock-event-sink.js';
+
+/** The input of {@link LockEventSink.recordActivity}. */
+export type ActivityReport = Parameters<LockEventSink['recordActivity']>[0];
+/** The input of {@link LockEventSink.recordCommandCompleted}. */
+export type CommandCompletedReport = Parameters<LockEventSink['recordCommandCompleted']>[0];
+/** The input of {@link LockEventSink.recordBattery}. */
+export type BatteryReport = Parameters<LockEventSink['recordBattery']>[0];
+
+/** One report of any kind, for {@link EventRecorder.recordBatch}. */
+export type SinkReport =
+  | ({ kind: 'activity' } & ActivityReport)
+  | ({ kind: 'command' } & CommandCompletedReport)
+  | ({ kind: 'battery' } & BatteryReport);
+
+export interface EventRecorderDependencies {
+  events: EventRepository;
+  /** eKey by id, to attribute a tap to its holder. */
+  ekeys: EKeyFinder;
+  /** Usability of the holder's key at the instant of the tap. */
+  usableKeys: UsableKeys;
+  users: UserNames;
+  clock: Clock;
+  logger: Logger;
+  /** Runs `work` in one SQLite transaction (better-sqlite3 `db.transaction`). */
+  transaction: <T>(work: () => T) => T;
+  /** Called with each event after its transaction committed (the live stream hub). */
+  publish: (event: StoredEvent) => void;
+}
+
+/** Battery levels closer than this are the same level (the lock reports whole percents). */
+const BATTERY_EPSILON = 1e-6;
+
+const toRecorded = (event: NewEvent | StoredEvent): RecordedEvent => ({
+  id: event.id,
+  lockId: event.lockId,
+  type: event.type,
+  performerId: event.performerId,
+  timestamp: event.occurredAt,
+  value: event.value,
+});
+
+/**
+ * Turns what the lock runtime reports into LockEvents (spec §Events rules 1–3, DESIGN §3 Events),
+ * durably: each call is one SQLite transaction (WAL, synchronous=FULL) and returns only after it
+ * committed; {@link recordBatch} commits many reports in one transaction (read-back backlogs,
+ * {@link GroupCommitter}). Committed events are then published to the live streams.
+ */
+export class EventRecorder implements LockEventSink {
+  constructor(private readonly deps: EventRecorderDependencies) {}
+
+  /** Taps become lock/unlock events; every other source records nothing (see LockEventSink). */
+  recordActivity(input: ActivityReport): RecordedEvent | null {
+    return this.recordBatch([{ kind: 'activity', ...input }])[0] ?? null;
+  }
+
+  /** A completed remote command becomes one event, performer = requester; again = same event. */
+  recordCommandCompleted(input: CommandCompletedReport): RecordedEvent {
+    const recorded = this.recordBatch([{ kind: 'command', ...input }])[0];
+    if (!recorded) throw new Error(`command ${input.commandId} was not recorded`);
+    return recorded;
+  }
+
+  /** A battery event only when the level differs from the lock's last recorded one. */
+  recordBattery(input: BatteryReport): RecordedEvent | null {
+    return this.recordBatch([{ kind: 'battery', ...input }])[0] ?? null;
+  }
+
+  /**
+   * Records many reports in one transaction (one fsync), in order; the result at index i is what
+   * report i produced. For backlogs read back after a reconnect and for group commit.
+   */
+  recordBatch(reports: readonly SinkReport[]): (RecordedEvent | null)[] {
+    const published: StoredEvent[] = [];
+    const results = this.deps.transaction(() =>
+      reports.map((report) => {
+        const outcome = this.recordOne(report);
+        if (outcome?.fresh) published.push(outcome.event);
+        return outcome ? toRecorded(outcome.event) : null;
+      }),
+    );
+    for (const event of published) this.deps.publish(event);
+    return results;
+  }
+
+  private recordOne(report: SinkReport): { event: StoredEvent; fresh: boolean } | null {
+    switch (report.kind) {
+      case 'activity':
+        return this.activity(report);
+      case 'command':
+        return this.command(report);
+      case 'battery':
+        return this.battery(report);
+    }
+  }
+
+  private activity(report: ActivityReport): { event: StoredEvent; fresh: boolean } | null {
+    // Spec §Events rule 2: manual turns, triple-tap and key fobs produce no event; remote moves
+    // are recorded from the completed command (with its requester), auto-relock by nobody.
+    if (report.source !== 'tap') return null;
+    const lockId = normalizeId(report.lockId);
+    if (this.deps.events.hasLockSequence(lockId, report.sequence)) return null;
+
+    const credential = report.credential === null ? null : normalizeId(report.credential);
+    const key = credential === null ? undefined : this.deps.ekeys.findById(credential);
+    const holder = key && normalizeId(key.lock_id) === lockId ? normalizeId(key.user_id) : null;
+    const usable = holder !== null && this.deps.usableKeys.usableKeyFor(holder, lockId, report.timestamp)?.id === key?.id;
+    if (!usable) {
+      const why = credential === null ? 'no credential' : holder === null ? `unknown eKey ${credential}` : `eKey ${credential} not usable then`;
+      this.deps.logger.warn(
+        `lock ${lockId}: ${report.action} by tap at ${new Date(report.timestamp).toISOString()} with ${why}; recorded and flagged (activity #${report.sequence})`,
+      );
+    }
+    return this.insert({
+      lockId,
+      type: report.action,
+      performerId: holder,
+      occurredAt: report.timestamp,
+      value: null,
+      source: 'tap',
+      ekeyId: credential,
+      commandId: null,
+      lockSequence: report.sequence,
+      flagged: !usable,
+    });
+  }
+
+  private command(report: CommandCompletedReport): { event: StoredEvent; fresh: boolean } {
+    const existing = this.deps.events.findByCommand(report.commandId);
+    if (existing) return { event: existing, fresh: false };
+    return this.insert({
+      lockId: normalizeId(report.lockId),
+      type: report.action,
+      performerId: normalizeId(report.performerId),
+      occurredAt: report.timestamp,
+      value: null,
+      source: 'command',
+      ekeyId: null,
+      commandId: report.commandId,
+      lockSequence: null,
+      flagged: false,
+    });
+  }
+
+  private battery(report: BatteryReport): { event: StoredEvent; fresh: boolean } | null {
+    const lockId = normalizeId(report.lockId);
+    if (!Number.isFinite(report.level)) {
+      this.deps.logger.warn(`lock ${lockId}: ignored a battery report that is not a number`);
+      return null;
+    }
+    const level = Math.min(1, Math.max(0, report.level));
+    const last = this.deps.events.lastBatteryLevel(lockId);
+    if (last !== undefined && Math.abs(last - level) < BATTERY_EPSILON) return null;
+    return this.insert({
+      lockId,
+      type: 'battery',
+      performerId: null,
+      occurredAt: report.timestamp,
+      value: level,
+      source: 'battery',
+      ekeyId: null,
+      commandId: null,
+      lockSequence: null,
+      flagged: false,
+    });
+  }
+
+  private insert(fields: Omit<NewEvent, 'id' | 'performerName' | 'recordedAt'>): { event: StoredEvent; fresh: true } {
+    const event: NewEvent = {
+      ...fields,
+      id: newId(),
+      performerName: fields.performerId === null ? null : (this.deps.users.findById(fields.performerId)?.name ?? null),
+      recordedAt: this.deps.clock.now(),
+    };
+    const seq = this.deps.events.insert(event);
+    return { event: { ...event, seq }, fresh: true };
+  }
+}
+
+/**
+ * Group commit: reports submitted in the same turn of the event loop share one transaction and
+ * one fsync, and each promise resolves once its report is durable. Throughput under load goes
+ * from one fsync per event to one per batch (docs/performance.md "event-ingest").
+ */
+export class GroupCommitter {
+  private queue: { report: SinkReport; resolve: (value: RecordedEvent | null) => void; reject: (error: unknown) => void }[] = [];
+  private scheduled = false;
+
+  constructor(
+    private readonly recorder: EventRecorder,
+    private readonly maxBatch = 1000,
+  ) {}
+
+  /** Queues a report; resolves with what it produced once committed. */
+  submit(report: SinkReport): Promise<RecordedEvent | null> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ report, resolve, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => {
+          this.flush();
+        });
+      }
+    });
+  }
+
+  /** Commits everything queued now, in batches of at most `maxBatch`. */
+  flush(): void {
+    this.scheduled = false;
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.maxBatch);
+      try {
+        const results = this.recorder.recordBatch(batch.map((entry) => entry.report));
+        batch.forEach((entry, index) => {
+          entry.resolve(results[index] ?? null);
+        });
+      } catch (error) {
+        if (batch.length === 1) {
+          batch[0]?.reject(error);
+          continue;
+        }
+        // One bad report (say, an unknown lock) must not fail its neighbours: retry one by one.
+        for (const entry of batch) {
+          try {
+            entry.resolve(this.recorder.recordBatch([entry.report])[0] ?? null);
+          } catch (single) {
+            entry.reject(single);
+          }
+        }
+      }
+    }
+  }
+}

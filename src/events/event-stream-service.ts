@@ -1,0 +1,141 @@
+import type { Logger } from '../logger.js';
+import type { StoredEvent } from '../store/event-repository.js';
+import type { EventAudience, EventQueryService } from './event-query-service.js';
+import type { LockEventHub } from './lock-event-hub.js';
+import { toLockEventJson } from './lock-event-json.js';
+
+/** Where a stream writes: the HTTP response, abstracted so the logic is testable without sockets. */
+export interface StreamConnection {
+  /** Writes a chunk of the text/event-stream body. */
+  write(chunk: string): void;
+  /** Bytes written but not yet sent to the client (back-pressure). */
+  readonly pendingBytes: number;
+  /** Ends the response (idempotent). */
+  end(): void;
+}
+
+/** Runs `tick` every `ms` until the returned function is called. Injected so tests drive time. */
+export type IntervalTimer = (ms: number, tick: () => void) => () => void;
+
+/** The host's timers; unref'd so an open stream never keeps the process alive on its own. */
+export const hostIntervalTimer: IntervalTimer = (ms, tick) => {
+  const handle = setInterval(tick, ms);
+  handle.unref();
+  return () => {
+    clearInterval(handle);
+  };
+};
+
+export interface EventStreamServiceDependencies {
+  query: EventQueryService;
+  hub: LockEventHub;
+  logger: Logger;
+  /** Heartbeat period (default 15 s): a comment line that keeps proxies from timing the stream out. */
+  heartbeatMs?: number;
+  timer?: IntervalTimer;
+  /** A client this far behind is dropped rather than buffered without bound (default 1 MiB). */
+  maxPendingBytes?: number;
+}
+
+/** One open stream; {@link close} is idempotent and releases its listener and timer. */
+export interface EventStream {
+  readonly audience: EventAudience;
+  close(): void;
+}
+
+/**
+ * Live lock events as Server-Sent Events (DESIGN §3 Events › Live): same visibility as the
+ * history, one message per event (`id:` = event id, `data:` = LockEvent JSON), `Last-Event-ID`
+ * resume (the missed events first, oldest first, then live, with none lost or repeated),
+ * heartbeats, and teardown when the client leaves or the service stops.
+ */
+export class EventStreamService {
+  private readonly open = new Set<EventStream>();
+  private readonly heartbeatMs: number;
+  private readonly timer: IntervalTimer;
+  private readonly maxPendingBytes: number;
+
+  constructor(private readonly deps: EventStreamServiceDependencies) {
+    this.heartbeatMs = deps.heartbeatMs ?? 15_000;
+    this.timer = deps.timer ?? hostIntervalTimer;
+    this.maxPendingBytes = deps.maxPendingBytes ?? 1024 * 1024;
+  }
+
+  /** Checks the caller may see the lock's events (404 otherwise) before anything is written. */
+  authorize(callerId: string, lockId: string): EventAudience {
+    return this.deps.query.audience(callerId, lockId);
+  }
+
+  /** Starts streaming to `connection`; the caller must call `close()` when the client goes away. */
+  start(audience: EventAudience, connection: StreamConnection, lastEventId?: string): EventStream {
+    const { query, hub } = this.deps;
+    let closed = false;
+    let replaying = lastEventId !== undefined;
+    let lastSeq = 0;
+    const held: StoredEvent[] = [];
+
+    const send = (event: StoredEvent): void => {
+      if (closed || event.seq <= lastSeq || !query.canSee(audience, event)) return;
+      lastSeq = event.seq;
+      connection.write(`id: ${event.id}\ndata: ${JSON.stringify(toLockEventJson(event))}\n\n`);
+      if (connection.pendingBytes > this.maxPendingBytes) {
+        this.deps.logger.warn(`event stream for lock ${audience.lockId}: client too slow, closing`);
+        stream.close();
+      }
+    };
+
+    const unsubscribe = hub.subscribe(audience.lockId, (event) => {
+      if (replaying) held.push(event);
+      else send(event);
+    });
+    const stopHeartbeat = this.timer(this.heartbeatMs, () => {
+      // The caller's key may have been revoked or expired since the stream opened.
+      try {
+        this.deps.query.audience(audience.callerId, audience.lockId);
+      } catch {
+        stream.close();
+        return;
+      }
+      connection.write(': heartbeat\n\n');
+    });
+
+    const stream: EventStream = {
+      audience,
+      close: () => {
+        if (closed) return;
+        closed = true;
+        unsubscribe();
+        stopHeartbeat();
+        this.open.delete(stream);
+        connection.end();
+      },
+    };
+    this.open.add(stream);
+    connection.write(': connected\n\n');
+
+    const replayStep = (): void => {
+      if (closed || lastEventId === undefined) return;
+      const batch = query.replayAfter(audience, lastEventId, lastSeq === 0 ? undefined : lastSeq);
+      for (const event of batch?.events ?? []) send(event);
+      if (batch && !batch.done) {
+        // Yield between batches so a long replay never holds the event loop.
+        setImmediate(replayStep);
+        return;
+      }
+      replaying = false;
+      for (const event of held.splice(0)) send(event);
+    };
+    if (lastEventId !== undefined) replayStep();
+    return stream;
+  }
+
+  /** How many streams are open (for leak checks). */
+  get openCount(): number {
+    return this.open.size;
+  }
+
+  /** Ends every open stream (service shutdown). */
+  closeAll(): void {
+    for (const stream of [...this.open]) stream.close();
+  }
+}

@@ -1,0 +1,244 @@
+import type { Statement } from 'better-sqlite3';
+import type { SqliteDatabase } from './database.js';
+import type { LockEventType } from '../events/lock-event-sink.js';
+
+/** Where a stored event came from: a tap on the lock, a completed remote command, a battery report. */
+export type EventSource = 'tap' | 'command' | 'battery';
+
+/** A lock event as stored. `seq` is the internal keyset position; `id` the public UUID. */
+export interface StoredEvent {
+  seq: number;
+  id: string;
+  lockId: string;
+  type: LockEventType;
+  performerId: string | null;
+  /** The performer's current name (their stored name when recorded, if the user is gone). */
+  performerName: string | null;
+  occurredAt: number;
+  value: number | null;
+  source: EventSource;
+  ekeyId: string | null;
+  commandId: string | null;
+  lockSequence: number | null;
+  flagged: boolean;
+  recordedAt: number;
+}
+
+/** What the recorder inserts. */
+export type NewEvent = Omit<StoredEvent, 'seq'>;
+
+/** Which events a query may return: a lock, a set of types, optionally one performer's only. */
+export interface EventFilter {
+  lockId: string;
+  /** Non-empty, without duplicates. */
+  types: readonly LockEventType[];
+  /** Restrict to this performer (the restricted view of a holder who is not owner or admin). */
+  performerId?: string;
+}
+
+interface EventRow {
+  seq: number;
+  id: string;
+  lock_id: string;
+  type: LockEventType;
+  performer_id: string | null;
+  performer_name: string | null;
+  occurred_at: number;
+  value: number | null;
+  source: EventSource;
+  ekey_id: string | null;
+  command_id: string | null;
+  lock_sequence: number | null;
+  flagged: number;
+  recorded_at: number;
+}
+
+const toStored = (row: EventRow): StoredEvent => ({
+  seq: row.seq,
+  id: row.id,
+  lockId: row.lock_id,
+  type: row.type,
+  performerId: row.performer_id,
+  performerName: row.performer_name,
+  occurredAt: row.occurred_at,
+  value: row.value,
+  source: row.source,
+  ekeyId: row.ekey_id,
+  commandId: row.command_id,
+  lockSequence: row.lock_sequence,
+  flagged: row.flagged === 1,
+  recordedAt: row.recorded_at,
+});
+
+const SELECT_COLUMNS = `e.seq, e.id, e.lock_id, e.type, e.performer_id, COALESCE(u.name, e.performer_name) AS performer_name,
+  e.occurred_at, e.value, e.source, e.ekey_id, e.command_id, e.lock_sequence, e.flagged, e.recorded_at`;
+
+type Direction = 'older' | 'newer';
+
+/**
+ * The lock_events table and its counters. Every page query is a keyset range on `seq` over one of
+ * the (lock, [performer,] type, seq) indexes — one index range per requested type, merged — so the
+ * cost of a page depends on its size, never on its depth. Counts come from `lock_event_counts`,
+ * kept exact by triggers (migration 004).
+ */
+export class EventRepository {
+  private readonly insertStatement;
+  private readonly byIdStatement;
+  private readonly bySequenceStatement;
+  private readonly byCommandStatement;
+  private readonly lastBatteryStatement;
+  private readonly countStatement;
+  private readonly oldestStatement;
+  private readonly olderThanStatement;
+  private readonly deleteStatement;
+  private readonly locksWithEventsStatement;
+  private readonly maxSeqStatement;
+  private readonly pageStatements = new Map<string, Statement<(string | number)[], EventRow>>();
+
+  constructor(private readonly db: SqliteDatabase) {
+    this.insertStatement = db.prepare(
+      `INSERT INTO lock_events (id, lock_id, type, performer_id, performer_name, occurred_at, value, source, ekey_id,
+         command_id, lock_sequence, flagged, recorded_at)
+       VALUES (@id, @lock_id, @type, @performer_id, @performer_name, @occurred_at, @value, @source, @ekey_id,
+         @command_id, @lock_sequence, @flagged, @recorded_at)`,
+    );
+    this.byIdStatement = db.prepare<[string], EventRow>(
+      `SELECT ${SELECT_COLUMNS} FROM lock_events e LEFT JOIN users u ON u.id = e.performer_id WHERE e.id = ?`,
+    );
+    this.bySequenceStatement = db.prepare<[string, number], { seq: number }>(
+      'SELECT seq FROM lock_events WHERE lock_id = ? AND lock_sequence = ?',
+    );
+    this.byCommandStatement = db.prepare<[string], EventRow>(
+      `SELECT ${SELECT_COLUMNS} FROM lock_events e LEFT JOIN users u ON u.id = e.performer_id WHERE e.command_id = ?`,
+    );
+    this.lastBatteryStatement = db.prepare<[string], { value: number | null }>(
+      "SELECT value FROM lock_events WHERE lock_id = ? AND type = 'battery' ORDER BY seq DESC LIMIT 1",
+    );
+    this.countStatement = db.prepare<[string, string, string], { n: number | null }>(
+      'SELECT SUM(n) AS n FROM lock_event_counts WHERE lock_id = ? AND performer_id = ? AND type IN (SELECT value FROM json_each(?))',
+    );
+    this.oldestStatement = db.prepare<[string, number], { seq: number }>(
+      'SELECT seq FROM lock_events WHERE lock_id = ? ORDER BY seq ASC LIMIT ?',
+    );
+    this.olderThanStatement = db.prepare<[number, number], { seq: number }>(
+      'SELECT seq FROM lock_events WHERE occurred_at < ? ORDER BY occurred_at ASC LIMIT ?',
+    );
+    this.deleteStatement = db.prepare<[string]>('DELETE FROM lock_events WHERE seq IN (SELECT value FROM json_each(?))');
+    this.locksWithEventsStatement = db.prepare<[], { lock_id: string; n: number }>(
+      "SELECT lock_id, SUM(n) AS n FROM lock_event_counts WHERE performer_id = '' GROUP BY lock_id",
+    );
+    this.maxSeqStatement = db.prepare<[], { seq: number | null }>('SELECT MAX(seq) AS seq FROM lock_events');
+  }
+
+  /** Inserts an event; returns its `seq`. Throws on a duplicate (lock, lock_sequence) or command id. */
+  insert(event: NewEvent): number {
+    const result = this.insertStatement.run({
+      id: event.id,
+      lock_id: event.lockId,
+      type: event.type,
+      performer_id: event.performerId,
+      performer_name: event.performerName,
+      occurred_at: event.occurredAt,
+      value: event.value,
+      source: event.source,
+      ekey_id: event.ekeyId,
+      command_id: event.commandId,
+      lock_sequence: event.lockSequence,
+      flagged: event.flagged ? 1 : 0,
+      recorded_at: event.recordedAt,
+    });
+    return Number(result.lastInsertRowid);
+  }
+
+  findById(id: string): StoredEvent | undefined {
+    const row = this.byIdStatement.get(id.toLowerCase());
+    return row ? toStored(row) : undefined;
+  }
+
+  /** Whether the lock's activity record `sequence` is already stored (dedupe of read-backs). */
+  hasLockSequence(lockId: string, sequence: number): boolean {
+    return this.bySequenceStatement.get(lockId, sequence) !== undefined;
+  }
+
+  findByCommand(commandId: string): StoredEvent | undefined {
+    const row = this.byCommandStatement.get(commandId);
+    return row ? toStored(row) : undefined;
+  }
+
+  /** The value of the lock's most recent battery event, or undefined when there is none. */
+  lastBatteryLevel(lockId: string): number | undefined {
+    const row = this.lastBatteryStatement.get(lockId);
+    return row?.value ?? undefined;
+  }
+
+  /** How many events match the filter: a sum over at most three counter rows, never a scan. */
+  count(filter: EventFilter): number {
+    return this.countStatement.get(filter.lockId, filter.performerId ?? '', JSON.stringify(filter.types))?.n ?? 0;
+  }
+
+  /**
+   * Up to `limit` events matching the filter on one side of `fromSeq` (exclusive; null = from the
+   * newest end for `older`, from the oldest end for `newer`). `older` returns newest first (the
+   * list order); `newer` returns oldest first (nearest the cursor first), so callers take a prefix.
+   */
+  page(filter: EventFilter, direction: Direction, fromSeq: number | null, limit: number): StoredEvent[] {
+    if (filter.types.length === 0) return [];
+    const statement = this.pageStatement(filter.types.length, filter.performerId !== undefined, direction, fromSeq !== null);
+    const params: (string | number)[] = [];
+    for (const type of filter.types) {
+      params.push(filter.lockId);
+      if (filter.performerId !== undefined) params.push(filter.performerId);
+      params.push(type);
+      if (fromSeq !== null) params.push(fromSeq);
+      params.push(limit);
+    }
+    params.push(limit);
+    return statement.all(...params).map(toStored);
+  }
+
+  /**
+   * One statement per query shape. Each type gets its own index range with its own LIMIT (an
+   * `IN (...)` over the middle index column would make SQLite sort the whole range instead).
+   */
+  private pageStatement(typeCount: number, byPerformer: boolean, direction: Direction, hasCursor: boolean): Statement<(string | number)[], EventRow> {
+    const key = `${typeCount}:${byPerformer}:${direction}:${hasCursor}`;
+    const cached = this.pageStatements.get(key);
+    if (cached) return cached;
+    const order = direction === 'older' ? 'DESC' : 'ASC';
+    const comparison = direction === 'older' ? '<' : '>';
+    const branch = `SELECT * FROM (SELECT seq FROM lock_events WHERE lock_id = ?${byPerformer ? ' AND performer_id = ?' : ''}
+      AND type = ?${hasCursor ? ` AND seq ${comparison} ?` : ''} ORDER BY seq ${order} LIMIT ?)`;
+    const union = Array.from({ length: typeCount }, () => branch).join(' UNION ALL ');
+    const sql = `SELECT ${SELECT_COLUMNS} FROM (SELECT seq FROM (${union}) ORDER BY seq ${order} LIMIT ?) picked
+      JOIN lock_events e ON e.seq = picked.seq LEFT JOIN users u ON u.id = e.performer_id ORDER BY e.seq ${order}`;
+    const statement = this.db.prepare<(string | number)[], EventRow>(sql);
+    this.pageStatements.set(key, statement);
+    return statement;
+  }
+
+  /** The `limit` oldest events of a lock (retention by count), oldest first. */
+  oldestSeqs(lockId: string, limit: number): number[] {
+    return this.oldestStatement.all(lockId, limit).map((row) => row.seq);
+  }
+
+  /** Up to `limit` events of any lock that occurred before `cutoffMs` (retention by age). */
+  seqsOlderThan(cutoffMs: number, limit: number): number[] {
+    return this.olderThanStatement.all(cutoffMs, limit).map((row) => row.seq);
+  }
+
+  /** Deletes events by seq; the counters follow through the delete trigger. Returns how many went. */
+  deleteSeqs(seqs: readonly number[]): number {
+    if (seqs.length === 0) return 0;
+    return this.deleteStatement.run(JSON.stringify(seqs)).changes;
+  }
+
+  /** Every lock with its total event count (from the counters). */
+  totalsByLock(): { lockId: string; total: number }[] {
+    return this.locksWithEventsStatement.all().map((row) => ({ lockId: row.lock_id, total: row.n }));
+  }
+
+  /** The highest seq ever handed out that still exists (0 when empty). */
+  maxSeq(): number {
+    return this.maxSeqStatement.get()?.seq ?? 0;
+  }
+}
