@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type InjectOptions } from 'fastify';
 import { Type } from 'typebox';
 import { buildProblem, createErrorHandler, problemTypeUri } from '../../../src/api/problem.js';
 import { ServiceError, conflict, notFound, tooManyRequests, validationFailed } from '../../../src/domain/errors.js';
@@ -71,7 +71,7 @@ async function appWithHandler(logger: RecordingLogger): Promise<FastifyInstance>
 }
 
 describe('createErrorHandler', () => {
-  const cases: { name: string; request: Parameters<FastifyInstance['inject']>[0]; status: number; code: string }[] = [
+  const cases: { name: string; request: InjectOptions; status: number; code: string }[] = [
     { name: 'a ServiceError 404', request: { url: '/not-found' }, status: 404, code: 'not_found' },
     { name: 'a ServiceError 409', request: { url: '/conflict' }, status: 409, code: 'ekey_exists' },
     { name: 'a ServiceError 400 with fields', request: { url: '/invalid-fields' }, status: 400, code: 'validation_failed' },
