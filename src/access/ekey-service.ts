@@ -1,0 +1,379 @@
+/**
+ * The eKey service: send, read, update, revoke and delete eKeys, each checked against the
+ * permission rules of `domain/` and written through `store/` in one transaction
+ * (DESIGN §3 eKeys). Knows nothing about HTTP; errors are ServiceErrors.
+ */
+import type { Clock } from '../domain/clock.js';
+import { formatEKeyDateTime } from '../domain/ekey-datetime.js';
+import { checkPermission, roleOfType, roleOnLock, actionsForUpdate } from '../domain/ekey-permissions.js';
+import type { EKeyAction, EKeyRole, PermissionDenial } from '../domain/ekey-permissions.js';
+import { fieldsOrThrow, mergeEKeyUpdate, normalizeEKeyCreation } from '../domain/ekey-rules.js';
+import type { EKeyCreateInput, EKeyPatch } from '../domain/ekey-rules.js';
+import { isEKeyType } from '../domain/ekey-types.js';
+import type { EKey, EKeyStatus, EKeyType } from '../domain/ekey-types.js';
+import { isUsableAt } from '../domain/ekey-validity.js';
+import {
+  conflict,
+  forbidden,
+  notFound,
+  paymentRequired,
+  unprocessable,
+  validationFailed,
+} from '../domain/errors.js';
+import type { ServiceError } from '../domain/errors.js';
+import { newId, normalizeId } from '../domain/ids.js';
+import type { EKeyRepository, StoredEKey } from '../store/ekey-repository.js';
+import type { LockRecord, LockRepository } from '../store/lock-repository.js';
+import type { UserRecord, UserRepository } from '../store/user-repository.js';
+import type { InvitationService, IssuedInvitation } from './invitation-service.js';
+
+/**
+ * An eKey as the API returns it (spec: Resources › eKey), in the spec's field order with the
+ * foreign keys last. DateTimes are `M/D/YYYY h:mm:ss AM|PM` in the lock's zone; keys without a
+ * schedule carry `null` in both schedule fields.
+ */
+export interface EKeyView {
+  id: string;
+  name: string | null;
+  type: EKeyType;
+  status: EKeyStatus;
+  valid_from: string | null;
+  valid_to: string | null;
+  schedule_start: string | null;
+  schedule_end: string | null;
+  message: string | null;
+  user_id: string;
+  lock_id: string;
+}
+
+/** Body of `POST /ekey`: the recipient, the lock, and the key's own fields. */
+export interface SendEKeyRequest extends EKeyCreateInput {
+  /** Recipient's e-mail address; an unknown one is invited. */
+  email: string;
+  lock_id: string;
+}
+
+/** Options of `DELETE /ekey/{id}`. */
+export interface RemoveEKeyOptions {
+  /** `?purge=true`: the delete action — remove the record (revoking it first). */
+  purge?: boolean;
+}
+
+export interface EKeyServiceDependencies {
+  ekeys: EKeyRepository;
+  locks: LockRepository;
+  users: UserRepository;
+  invitations: InvitationService;
+  clock: Clock;
+  /** Runs `work` in one SQLite transaction (better-sqlite3 `db.transaction`). */
+  transaction: <T>(work: () => T) => T;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const EMAIL_MAX_LENGTH = 254;
+
+const DENIAL_MESSAGES: Readonly<Record<Exclude<PermissionDenial, 'no_role'>, string>> = {
+  action_not_permitted: 'Your eKey on this lock does not allow this action.',
+  owner_key_protected: 'Only an owner of the lock can change owner eKeys.',
+  target_not_permitted: 'Your eKey on this lock does not allow this action on this eKey.',
+  type_above_own: 'You cannot give an eKey type above your own.',
+};
+
+/** Sends, reads, updates and revokes eKeys; answers "may this user use this lock now?". */
+export class EKeyService {
+  constructor(private readonly deps: EKeyServiceDependencies) {}
+
+  /**
+   * `POST /ekey` (the send action). Checks, in order: the caller can see the lock (404), the
+   * caller's sending right is not withdrawn (422 `ekey_sending_withdrawn`), the caller's role may
+   * send and grant this type (403), the fields (400), the quota (402 `ekey_quota_exhausted`), one
+   * live key per user and lock (409 `ekey_exists`). A known recipient gets an `accepted` key; an
+   * unknown or not-yet-signed-up one a `pending` key and an invitation.
+   */
+  send(callerId: string, request: SendEKeyRequest): EKeyView {
+    const now = this.deps.clock.now();
+    const lock = this.lockOr404(request.lock_id);
+    const callerKeys = this.deps.ekeys.listByUserOnLock(callerId, lock.id);
+    const role = roleOnLock(callerKeys, now, lock.timeZone);
+    if (role === null) {
+      // Someone who held an owner or admin key here already knows the lock: tell them why.
+      if (callerKeys.some((key) => hadSendingRight(key, now))) throw sendingWithdrawn();
+      throw notFound('lock');
+    }
+    const email = request.email.trim();
+    const recipient = EMAIL.test(email) && email.length <= EMAIL_MAX_LENGTH ? this.deps.users.findByEmail(email) : undefined;
+    const type = request.type;
+    const target = { type: isEKeyType(type) ? type : 'guest', user_id: recipient?.id ?? '' } as const;
+    if (role === 'guest') this.assertAllowed(role, 'send', target, callerId);
+    const caller = this.deps.users.findById(callerId);
+    if (!caller?.canSendEkeys) throw sendingWithdrawn();
+    if (isEKeyType(type)) {
+      this.assertAllowed(role, 'send', target, callerId, type);
+      this.assertAllowed(role, 'grant', target, callerId, type);
+    }
+
+    const fieldErrors = EMAIL.test(email) && email.length <= EMAIL_MAX_LENGTH ? [] : [{ field: '/email', message: 'must be an e-mail address' }];
+    const result = normalizeEKeyCreation(request, { now, zone: lock.timeZone });
+    if (!result.ok || fieldErrors.length > 0) throw validationFailed([...fieldErrors, ...(result.ok ? [] : result.errors)]);
+    const fields = result.fields;
+
+    const { key, invitation } = this.deps.transaction(() => {
+      // Quota and conflict are read inside the write transaction, so they hold when it commits.
+      if (caller.ekeyQuota !== null && this.deps.ekeys.countLiveSentBy(callerId) >= caller.ekeyQuota) {
+        throw paymentRequired(
+          'ekey_quota_exhausted',
+          `You have used all ${caller.ekeyQuota} of your eKeys; revoke one you sent, or ask the operator for more.`,
+        );
+      }
+      let holder: UserRecord | undefined = this.deps.users.findByEmail(email);
+      if (holder && this.deps.ekeys.findLive(holder.id, lock.id)) throw ekeyExists();
+      if (!holder) {
+        holder = invitedUser(email, now);
+        this.deps.users.insert(holder);
+      }
+      const stored: StoredEKey = {
+        id: newId(),
+        ...fields,
+        // Spec: every reference creation response is accepted; an invited user's key waits for sign-up.
+        status: holder.passwordHash === null ? 'pending' : 'accepted',
+        user_id: holder.id,
+        lock_id: lock.id,
+        sent_by: callerId,
+        created_at: now,
+        updated_at: now,
+        revoked_at: null,
+      };
+      try {
+        this.deps.ekeys.insert(stored);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw ekeyExists();
+        throw error;
+      }
+      const issued: IssuedInvitation | undefined =
+        stored.status === 'pending' ? this.deps.invitations.issue(holder.id, callerId, now) : undefined;
+      return { key: stored, invitation: issued };
+    });
+
+    if (invitation) {
+      this.deps.invitations.deliver({
+        to: email,
+        senderName: caller.name,
+        lockName: lock.name,
+        personalMessage: key.message,
+        expiresAt: invitation.record.expiresAt,
+        token: invitation.token,
+      });
+    }
+    return toEKeyView(key, lock.timeZone);
+  }
+
+  /** `GET /ekey/{id}`: the key's holder and the lock's owners and admins see it; others get 404. */
+  get(callerId: string, ekeyId: string): EKeyView {
+    const { key, lock } = this.visibleKey(callerId, ekeyId, this.deps.clock.now());
+    return toEKeyView(key, lock.timeZone);
+  }
+
+  /**
+   * `GET /locks/{lock_id}/ekeys`: owners and admins see every key of the lock (any status), other
+   * holders of a usable key only their own; without a usable key the lock is 404.
+   */
+  listForLock(callerId: string, lockId: string): EKeyView[] {
+    const now = this.deps.clock.now();
+    const lock = this.lockOr404(lockId);
+    const role = this.roleOnRecord(callerId, lock, now);
+    if (role === null) throw notFound('lock');
+    const keys = role === 'guest' ? this.deps.ekeys.listByUserOnLock(callerId, lock.id) : this.deps.ekeys.listByLock(lock.id);
+    return keys.map((key) => toEKeyView(key, lock.timeZone));
+  }
+
+  /**
+   * `PUT /ekey/{id}`: merges the patch (null resets, absent keeps), then requires every action the
+   * change amounts to (grant = type, rename = name/message, reschedule = validity and schedules).
+   * 404 unseen key, 400 invalid fields, 403 an action not allowed, 409 `ekey_revoked` or
+   * `last_owner_key`. An update that changes nothing succeeds without a write.
+   */
+  update(callerId: string, ekeyId: string, patch: EKeyPatch): EKeyView {
+    const now = this.deps.clock.now();
+    const { key, lock } = this.visibleKey(callerId, ekeyId, now);
+    const role = this.actingRole(callerId, key, lock, now);
+    const result = mergeEKeyUpdate(key, patch, { now, zone: lock.timeZone });
+    if (!result.ok) {
+      // Someone who may not take the attempted actions at all hears that first, not why the values are wrong.
+      for (const action of attemptedActions(patch)) this.assertAllowed(role, action, key, callerId);
+    }
+    const merged = fieldsOrThrow(result);
+    const actions = actionsForUpdate(key, merged);
+    if (actions.length === 0) return toEKeyView(key, lock.timeZone);
+    for (const action of actions) {
+      this.assertAllowed(role, action, key, callerId, action === 'grant' ? merged.type : undefined);
+    }
+    if (key.status === 'revoked') throw conflict('ekey_revoked', 'A revoked eKey cannot be changed; send a new one.');
+    const updated: StoredEKey = { ...key, ...merged, updated_at: now };
+    this.deps.transaction(() => {
+      if (key.type === 'owner' && merged.type !== 'owner') this.assertNotLastOwnerKey(key);
+      this.deps.ekeys.update(updated);
+    });
+    return toEKeyView(updated, lock.timeZone);
+  }
+
+  /**
+   * `DELETE /ekey/{id}`: revokes (status `revoked`, unusable at once) or, with `purge`, deletes
+   * (revokes and removes the record). A guest-role holder deleting its own key gives it up:
+   * revoked and removed. Returns the key as revoked. 404 unseen key, 403 not allowed,
+   * 409 `last_owner_key`. Revoking a revoked key again changes nothing.
+   */
+  remove(callerId: string, ekeyId: string, options: RemoveEKeyOptions = {}): EKeyView {
+    const now = this.deps.clock.now();
+    const { key, lock } = this.visibleKey(callerId, ekeyId, now);
+    const role = this.actingRole(callerId, key, lock, now);
+    const givesUp = role === 'guest' && key.user_id === callerId;
+    const action: EKeyAction = options.purge === true || givesUp ? 'delete' : 'revoke';
+    this.assertAllowed(role, action, key, callerId);
+    const revoked: StoredEKey =
+      key.status === 'revoked' ? key : { ...key, status: 'revoked', revoked_at: now, updated_at: now };
+    this.deps.transaction(() => {
+      if (key.type === 'owner' && key.status === 'accepted') this.assertNotLastOwnerKey(key);
+      if (revoked !== key) this.deps.ekeys.update(revoked);
+      if (action === 'delete') this.deps.ekeys.delete(key.id);
+    });
+    return toEKeyView(revoked, lock.timeZone);
+  }
+
+  /**
+   * The user's key on the lock if it is usable at `atMs` (accepted, inside its validity window and
+   * schedule), else undefined. Commands and taps call this at the moment they happen.
+   */
+  usableKeyFor(userId: string, lockId: string, atMs: number): StoredEKey | undefined {
+    const lock = this.deps.locks.findById(normalizeId(lockId));
+    if (!lock) return undefined;
+    const key = this.deps.ekeys.findLive(normalizeId(userId), lock.id);
+    return key && isUsableAt(key, atMs, lock.timeZone) ? key : undefined;
+  }
+
+  /** The user's role on the lock at `atMs` from their usable key, or null without one. */
+  roleOn(userId: string, lockId: string, atMs: number): EKeyRole | null {
+    const lock = this.deps.locks.findById(normalizeId(lockId));
+    return lock ? this.roleOnRecord(normalizeId(userId), lock, atMs) : null;
+  }
+
+  /**
+   * Whether `callerId` may see user `targetId` (DESIGN §3 Users): the target holds a live key on a
+   * lock where the caller is owner or admin now. Installed into UserService.setVisibility.
+   */
+  canSeeUser(callerId: string, targetId: string): boolean {
+    const now = this.deps.clock.now();
+    const target = normalizeId(targetId);
+    return this.deps.ekeys.listByUser(callerId).some((key) => {
+      if (key.status !== 'accepted' || (key.type !== 'owner' && key.type !== 'admin')) return false;
+      const lock = this.deps.locks.findById(key.lock_id);
+      if (!lock || !isUsableAt(key, now, lock.timeZone)) return false;
+      return this.deps.ekeys.findLive(target, lock.id) !== undefined;
+    });
+  }
+
+  private roleOnRecord(userId: string, lock: LockRecord, atMs: number): EKeyRole | null {
+    return roleOnLock(this.deps.ekeys.listByUserOnLock(userId, lock.id), atMs, lock.timeZone);
+  }
+
+  /**
+   * The role a caller acts in on `key`: from their usable key on the lock; failing that, a holder
+   * keeps the guest-role rights over their own key (rename it, give it up) even while it is
+   * pending, outside its window or revoked — the "self" column of the spec's table.
+   */
+  private actingRole(callerId: string, key: StoredEKey, lock: LockRecord, now: number): EKeyRole | null {
+    return this.roleOnRecord(callerId, lock, now) ?? (key.user_id === callerId ? 'guest' : null);
+  }
+
+  private visibleKey(callerId: string, ekeyId: string, now: number): { key: StoredEKey; lock: LockRecord } {
+    const key = this.deps.ekeys.findById(normalizeId(ekeyId));
+    const lock = key ? this.deps.locks.findById(key.lock_id) : undefined;
+    if (!key || !lock) throw notFound('eKey');
+    if (key.user_id === callerId) return { key, lock };
+    const role = this.roleOnRecord(callerId, lock, now);
+    if (role === 'owner' || role === 'admin') return { key, lock };
+    throw notFound('eKey');
+  }
+
+  private lockOr404(lockId: string): LockRecord {
+    const lock = this.deps.locks.findById(normalizeId(lockId));
+    if (!lock) throw notFound('lock');
+    return lock;
+  }
+
+  private assertAllowed(
+    role: EKeyRole | null,
+    action: EKeyAction,
+    targetKey: Pick<EKey, 'type' | 'user_id'>,
+    callerId: string,
+    newType?: EKeyType,
+  ): void {
+    const decision = checkPermission({ role, action, targetKey, callerUserId: callerId, ...(newType ? { newType } : {}) });
+    if (decision.allowed) return;
+    if (decision.reason === 'no_role') throw forbidden('no_usable_ekey', 'You hold no usable eKey on this lock.');
+    throw forbidden(decision.reason, DENIAL_MESSAGES[decision.reason]);
+  }
+
+  private assertNotLastOwnerKey(key: StoredEKey): void {
+    if (this.deps.ekeys.countOtherOwnerKeys(key.lock_id, key.id) === 0) {
+      throw conflict('last_owner_key', 'This is the last owner eKey of the lock; give another user an owner eKey first.');
+    }
+  }
+}
+
+/** The wire form of a stored key, DateTimes in the lock's zone (spec: DateTime format). */
+export function toEKeyView(key: EKey, zone: string): EKeyView {
+  return {
+    id: key.id,
+    name: key.name,
+    type: key.type,
+    status: key.status,
+    valid_from: key.valid_from === null ? null : formatEKeyDateTime(key.valid_from, zone),
+    valid_to: key.valid_to === null ? null : formatEKeyDateTime(key.valid_to, zone),
+    schedule_start: key.schedule_start,
+    schedule_end: key.schedule_end,
+    message: key.message,
+    user_id: key.user_id,
+    lock_id: key.lock_id,
+  };
+}
+
+/** The actions a patch attempts, judged by the properties it carries (used when it is invalid). */
+function attemptedActions(patch: EKeyPatch): EKeyAction[] {
+  const actions: EKeyAction[] = [];
+  if (patch.type !== undefined) actions.push('grant');
+  if (patch.name !== undefined || patch.message !== undefined) actions.push('rename');
+  const { valid_from, valid_to, schedule_start, schedule_end } = patch;
+  if ([valid_from, valid_to, schedule_start, schedule_end].some((value) => value !== undefined)) actions.push('reschedule');
+  return actions;
+}
+
+/** An owner or admin key that was revoked or has expired: its holder's sending right is withdrawn. */
+function hadSendingRight(key: StoredEKey, now: number): boolean {
+  if (roleOfType(key.type) === 'guest') return false;
+  return key.status === 'revoked' || (key.status === 'accepted' && key.valid_to !== null && key.valid_to <= now);
+}
+
+function invitedUser(email: string, now: number): UserRecord {
+  return {
+    id: newId(),
+    email,
+    // A placeholder until the invited person chooses a name on sign-up.
+    name: email.split('@')[0] ?? email,
+    passwordHash: null,
+    ekeyQuota: null,
+    canSendEkeys: true,
+    createdAt: now,
+  };
+}
+
+function sendingWithdrawn(): ServiceError {
+  return unprocessable('ekey_sending_withdrawn', 'You are no longer allowed to send eKeys for this lock.');
+}
+
+function ekeyExists(): ServiceError {
+  return conflict('ekey_exists', 'This user already holds an eKey for this lock; change it with PUT /ekey/{id} instead.');
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Error && 'code' in error && error.code === 'SQLITE_CONSTRAINT_UNIQUE';
+}

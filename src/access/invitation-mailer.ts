@@ -1,0 +1,86 @@
+/**
+ * Delivers eKey invitations: by SMTP (nodemailer) when `smtp` is configured, otherwise into the
+ * log with the acceptance link, so an operator without mail can still pass the link on
+ * (DESIGN §3 eKeys). The link is the only secret ever logged — logging it is the point.
+ */
+import nodemailer from 'nodemailer';
+import type { PluginConfig } from '../config/plugin-config.js';
+import type { Logger } from '../logger.js';
+
+/** SMTP settings of the plugin config. */
+export type SmtpSettings = NonNullable<PluginConfig['smtp']>;
+
+/** Everything an invitation e-mail says. */
+export interface InvitationMessage {
+  /** Recipient address, as the sender typed it. */
+  to: string;
+  /** Display name of the user who sent the eKey. */
+  senderName: string;
+  lockName: string;
+  /** The acceptance (sign-up) link; carries the secret invitation token. */
+  link: string;
+  /** The eKey's accompanying message, if any. */
+  personalMessage: string | null;
+  /** Epoch ms after which the link no longer works. */
+  expiresAt: number;
+}
+
+/** Sends one invitation; rejects when delivery fails (the caller decides what then). */
+export interface InvitationMailer {
+  send(message: InvitationMessage): Promise<void>;
+}
+
+/** Subject and plain-text body of an invitation (no HTML: nothing to escape, nothing to render). */
+export function composeInvitation(message: InvitationMessage): { subject: string; text: string } {
+  const lines = [
+    `${message.senderName} has sent you an eKey for "${message.lockName}".`,
+    '',
+    ...(message.personalMessage ? [`Their message: ${message.personalMessage}`, ''] : []),
+    'Create your account to accept it:',
+    message.link,
+    '',
+    `The link works until ${new Date(message.expiresAt).toISOString()}. If you did not expect this e-mail, ignore it.`,
+  ];
+  return { subject: `${message.senderName} sent you an eKey for ${message.lockName}`, text: `${lines.join('\n')}\n` };
+}
+
+/** Sends invitations through an SMTP server. */
+export class SmtpInvitationMailer implements InvitationMailer {
+  private readonly transport;
+
+  constructor(private readonly settings: SmtpSettings) {
+    this.transport = nodemailer.createTransport({
+      host: settings.host,
+      port: settings.port ?? (settings.secure ? 465 : 587),
+      secure: settings.secure ?? false,
+      ...(settings.user === undefined ? {} : { auth: { user: settings.user, pass: settings.password ?? '' } }),
+      // A slow or dead mail server must not hold invitations (or shutdown) for minutes.
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 20_000,
+    });
+  }
+
+  async send(message: InvitationMessage): Promise<void> {
+    const { subject, text } = composeInvitation(message);
+    await this.transport.sendMail({ from: this.settings.from, to: message.to, subject, text });
+  }
+}
+
+/** Without SMTP: writes the invitation, link included, to the log. */
+export class LoggingInvitationMailer implements InvitationMailer {
+  constructor(private readonly logger: Logger) {}
+
+  send(message: InvitationMessage): Promise<void> {
+    this.logger.info(
+      `eKey invitation for ${message.to} (lock "${message.lockName}", from ${message.senderName}); no SMTP configured, ` +
+        `pass on this acceptance link: ${message.link}`,
+    );
+    return Promise.resolve();
+  }
+}
+
+/** The mailer the config asks for. */
+export function createInvitationMailer(smtp: SmtpSettings | undefined, logger: Logger): InvitationMailer {
+  return smtp === undefined ? new LoggingInvitationMailer(logger) : new SmtpInvitationMailer(smtp);
+}

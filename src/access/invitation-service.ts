@@ -1,0 +1,210 @@
+/**
+ * Invitations of unknown e-mail addresses (DESIGN §3 eKeys): an eKey sent to an address without an
+ * account makes an invited user (no password) holding a `pending` key, and an invitation whose link
+ * leads to a sign-up page. Signing up sets the name and password and accepts every pending key of
+ * that user, in one transaction.
+ */
+import type { Clock } from '../domain/clock.js';
+import { ServiceError, validationFailed, type FieldError } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
+import { hashPassword } from '../auth/password.js';
+import { newToken, sha256Hex } from '../auth/secrets.js';
+import type { Logger } from '../logger.js';
+import type { EKeyRepository } from '../store/ekey-repository.js';
+import type { InvitationRecord, InvitationRepository } from '../store/invitation-repository.js';
+import type { LockRepository } from '../store/lock-repository.js';
+import type { UserRepository } from '../store/user-repository.js';
+import type { InvitationMailer, InvitationMessage } from './invitation-mailer.js';
+import { MIN_PASSWORD_LENGTH } from './user-service.js';
+
+/** How long an invitation link works (ours; the spec has no invitations). */
+export const INVITATION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** Longest accepted display name on sign-up, as for `ekey-locks user add`. */
+const NAME_MAX_LENGTH = 100;
+/** scrypt cost is per byte too; refuse absurd passwords before hashing. */
+const PASSWORD_MAX_LENGTH = 1024;
+
+/** An invitation just made: the secret link token exists only here and in the link. */
+export interface IssuedInvitation {
+  record: InvitationRecord;
+  token: string;
+}
+
+/** What the sign-up page shows for a link. */
+export type InvitationState =
+  | { state: 'open'; email: string; name: string; locks: string[] }
+  | { state: 'accepted'; email: string }
+  | { state: 'expired' }
+  | { state: 'unknown' };
+
+/** What a successful sign-up did. */
+export interface SignUpResult {
+  userId: string;
+  email: string;
+  /** How many pending eKeys became accepted. */
+  acceptedKeys: number;
+}
+
+export interface InvitationServiceDependencies {
+  invitations: InvitationRepository;
+  users: UserRepository;
+  ekeys: EKeyRepository;
+  locks: LockRepository;
+  mailer: InvitationMailer;
+  logger: Logger;
+  clock: Clock;
+  transaction: <T>(work: () => T) => T;
+  /** Base URL the acceptance links start with (the public URL, else the listening one). */
+  baseUrl?: string;
+}
+
+/** The invitation link token is 256 random bits, base64url; anything else is not a link of ours. */
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+export class InvitationService {
+  private baseUrl: string;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(private readonly deps: InvitationServiceDependencies) {
+    this.baseUrl = deps.baseUrl ?? 'http://127.0.0.1:8787';
+  }
+
+  /** Sets where acceptance links point (called once the HTTP API listens). */
+  setBaseUrl(url: string): void {
+    this.baseUrl = url.replace(/\/+$/, '');
+  }
+
+  /** The acceptance link of a token. */
+  linkFor(token: string): string {
+    return `${this.baseUrl}/invitations/${token}`;
+  }
+
+  /**
+   * Records a new invitation for an invited user. Synchronous so that it runs inside the caller's
+   * transaction (the key and its invitation are written together or not at all).
+   */
+  issue(userId: string, invitedBy: string, now: number): IssuedInvitation {
+    const token = newToken();
+    const record: InvitationRecord = {
+      id: newId(),
+      tokenHash: sha256Hex(token),
+      userId,
+      invitedBy,
+      expiresAt: now + INVITATION_TTL_MS,
+      acceptedAt: null,
+      createdAt: now,
+    };
+    this.deps.invitations.insert(record);
+    return { record, token };
+  }
+
+  /**
+   * Sends the invitation in the background: the eKey is already committed, so a slow or failing
+   * mail server must not fail the request. A failed delivery is logged with the link, so the
+   * operator can still pass it on.
+   */
+  deliver(message: Omit<InvitationMessage, 'link'> & { token: string }): void {
+    const { token, ...rest } = message;
+    const full: InvitationMessage = { ...rest, link: this.linkFor(token) };
+    const delivery = this.deps.mailer.send(full).then(
+      () => {
+        this.deps.logger.info(`eKey invitation for lock "${full.lockName}" sent to ${full.to}.`);
+      },
+      (error: unknown) => {
+        const reason = error instanceof Error ? error.message : String(error);
+        this.deps.logger.warn(
+          `Could not e-mail the eKey invitation to ${full.to} (${reason}); pass on this acceptance link instead: ${full.link}`,
+        );
+      },
+    );
+    this.inFlight.add(delivery);
+    void delivery.finally(() => this.inFlight.delete(delivery));
+  }
+
+  /** Resolves once every invitation handed to {@link deliver} has been sent or has failed. */
+  async whenIdle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+  }
+
+  /** What the link `token` stands for, without revealing anything for a bad or expired one. */
+  describe(token: string): InvitationState {
+    const found = this.find(token);
+    if (found.state !== 'found') return { state: found.state };
+    const { invitation, user } = found;
+    if (user.passwordHash !== null || invitation.acceptedAt !== null) return { state: 'accepted', email: user.email };
+    const locks = this.deps.ekeys
+      .listPendingByUser(user.id)
+      .map((key) => this.deps.locks.findById(key.lock_id)?.name)
+      .filter((name): name is string => name !== undefined);
+    return { state: 'open', email: user.email, name: user.name, locks };
+  }
+
+  /**
+   * Completes sign-up through an invitation link: sets name and password, accepts the user's
+   * pending eKeys and closes their invitations, all in one transaction.
+   *
+   * @throws ServiceError 404 `invitation_not_found` (unknown link), 410 `invitation_expired`,
+   *   409 `invitation_used` (the account already has a password), 400 `validation_failed`.
+   */
+  async signUp(token: string, input: { name?: string | undefined; password?: string | undefined }): Promise<SignUpResult> {
+    const errors: FieldError[] = [];
+    const name = (input.name ?? '').trim();
+    const password = input.password ?? '';
+    if (name === '' || Array.from(name).length > NAME_MAX_LENGTH || /\p{Cc}/u.test(name)) {
+      errors.push({ field: '/name', message: `must be 1 to ${NAME_MAX_LENGTH} characters on one line` });
+    }
+    if (password.length < MIN_PASSWORD_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
+      errors.push({ field: '/password', message: `must be at least ${MIN_PASSWORD_LENGTH} characters` });
+    }
+    this.usableInvitation(token);
+    if (errors.length > 0) throw validationFailed(errors, 'Please correct the form.');
+    const passwordHash = await hashPassword(password);
+    return this.deps.transaction(() => {
+      // Checked again: another sign-up may have completed while the password was being hashed.
+      const { user } = this.usableInvitation(token);
+      const now = this.deps.clock.now();
+      this.deps.users.update({ ...user, name, passwordHash });
+      let acceptedKeys = 0;
+      for (const key of this.deps.ekeys.listPendingByUser(user.id)) {
+        this.deps.ekeys.update({ ...key, status: 'accepted', updated_at: now });
+        acceptedKeys += 1;
+      }
+      this.deps.invitations.acceptAllFor(user.id, now);
+      return { userId: user.id, email: user.email, acceptedKeys };
+    });
+  }
+
+  private usableInvitation(token: string): { invitation: InvitationRecord; user: NonNullable<ReturnType<UserRepository['findById']>> } {
+    const found = this.find(token);
+    switch (found.state) {
+      case 'unknown':
+        throw new ServiceError(404, 'invitation_not_found', 'This invitation link is not valid.');
+      case 'expired':
+        throw new ServiceError(410, 'invitation_expired', 'This invitation link has expired; ask for the eKey to be sent again.');
+      case 'found':
+        if (found.user.passwordHash !== null || found.invitation.acceptedAt !== null) {
+          throw new ServiceError(409, 'invitation_used', 'This invitation has already been accepted; sign in instead.');
+        }
+        return found;
+    }
+  }
+
+  private find(
+    token: string,
+  ):
+    | { state: 'found'; invitation: InvitationRecord; user: NonNullable<ReturnType<UserRepository['findById']>> }
+    | { state: 'expired' }
+    | { state: 'unknown' } {
+    if (!TOKEN_PATTERN.test(token)) return { state: 'unknown' };
+    const invitation = this.deps.invitations.findByTokenHash(sha256Hex(token));
+    if (!invitation) return { state: 'unknown' };
+    const user = this.deps.users.findById(invitation.userId);
+    if (!user) return { state: 'unknown' };
+    // An accepted invitation stays recognisable after its expiry, so the page can say "sign in".
+    if (invitation.acceptedAt === null && user.passwordHash === null && invitation.expiresAt <= this.deps.clock.now()) {
+      return { state: 'expired' };
+    }
+    return { state: 'found', invitation, user };
+  }
+}

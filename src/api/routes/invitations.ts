@@ -1,0 +1,221 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import fastifyFormbody from '@fastify/formbody';
+import { Type } from 'typebox';
+import { escapeHtml } from '../../auth/authorize-page.js';
+import { ServiceError } from '../../domain/errors.js';
+import type { FieldError } from '../../domain/errors.js';
+import type { Logger } from '../../logger.js';
+import type { RouteContext } from './route-context.js';
+
+const HTML = 'text/html; charset=utf-8';
+
+/** Authorization-request parameters an invitation link may carry, to continue to sign-in afterwards. */
+const AUTHORIZE_PARAMS = ['response_type', 'client_id', 'redirect_uri', 'state', 'code_challenge', 'code_challenge_method'] as const;
+
+const STYLE = `
+  body { font-family: system-ui, sans-serif; background: #f4f5f7; color: #1d1d1f; margin: 0; }
+  main { max-width: 24rem; margin: 4rem auto; background: #fff; padding: 2rem; border-radius: 0.75rem;
+         box-shadow: 0 1px 4px rgba(0,0,0,.12); }
+  h1 { font-size: 1.4rem; margin-top: 0; }
+  label { display: block; margin-top: 1rem; font-weight: 600; }
+  input[type=text], input[type=password] { width: 100%; box-sizing: border-box; padding: .6rem; margin-top: .3rem;
+         font-size: 1rem; border: 1px solid #8a8a8e; border-radius: .4rem; }
+  input:focus, button:focus { outline: 3px solid #0a66d8; outline-offset: 1px; }
+  button { margin-top: 1.5rem; width: 100%; padding: .7rem; font-size: 1rem; border: 0; border-radius: .4rem;
+           background: #0a58ca; color: #fff; cursor: pointer; }
+  .error { background: #fdecea; color: #8a1c12; border: 1px solid #f5c2bd; padding: .75rem; border-radius: .4rem; }
+`;
+
+function page(title: string, body: string): string {
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(title)} — eKey Locks</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+function messagePage(title: string, message: string): string {
+  return page(title, `<h1>${escapeHtml(title)}</h1>\n<p role="alert">${escapeHtml(message)}</p>`);
+}
+
+interface SignUpFormOptions {
+  email: string;
+  locks: string[];
+  /** The query string to post back with (keeps authorization parameters). */
+  query: string;
+  name?: string;
+  errors?: FieldError[];
+}
+
+function signUpPage(options: SignUpFormOptions): string {
+  const lockList = options.locks.length === 0 ? '' : ` for ${options.locks.map((name) => `<strong>${escapeHtml(name)}</strong>`).join(', ')}`;
+  const errors =
+    options.errors === undefined || options.errors.length === 0
+      ? ''
+      : `<div class="error" role="alert" id="signup-error"><ul>${options.errors
+          .map((error) => `<li>${escapeHtml(`${error.field.replace(/^\//, '')} ${error.message}`)}</li>`)
+          .join('')}</ul></div>\n`;
+  const described = errors === '' ? '' : ' aria-describedby="signup-error"';
+  return page(
+    'Accept your eKey',
+    `<h1>Accept your eKey</h1>
+<p>You have been sent an eKey${lockList}. Create your account for <strong>${escapeHtml(options.email)}</strong> to use it.</p>
+${errors}<form method="post" action="${escapeHtml(options.query)}">
+  <label for="name">Your name</label>
+  <input id="name" name="name" type="text" autocomplete="name" maxlength="100" required autofocus value="${escapeHtml(options.name ?? '')}"${described}>
+  <label for="password">Choose a password (at least 8 characters)</label>
+  <input id="password" name="password" type="password" autocomplete="new-password" minlength="8" required${described}>
+  <button type="submit">Create account and accept</button>
+</form>`,
+  );
+}
+
+/** `?a=b…` of the request, or `?` alone (a form action of "" would be the page itself too, but explicit is clearer). */
+function queryOf(request: FastifyRequest): string {
+  const index = request.url.indexOf('?');
+  return index === -1 ? '?' : request.url.slice(index);
+}
+
+/** Where to continue after sign-up: the authorization page, when the link carried its parameters. */
+function continuation(query: Record<string, unknown>): string | undefined {
+  if (typeof query.client_id !== 'string' || typeof query.response_type !== 'string') return undefined;
+  const params = new URLSearchParams();
+  for (const name of AUTHORIZE_PARAMS) {
+    const value = query[name];
+    if (typeof value === 'string') params.set(name, value);
+  }
+  // Relative to /invitations/{token}, so it also works behind a path prefix.
+  return `../oauth/authorize?${params.toString()}`;
+}
+
+const TokenParams = Type.Object({ token: Type.String({ maxLength: 200, description: 'The invitation token from the link' }) });
+const AuthorizeQuery = Type.Object(
+  Object.fromEntries(AUTHORIZE_PARAMS.map((name) => [name, Type.Optional(Type.String())])),
+  { description: 'Optional authorization request to continue with after sign-up' },
+);
+const SignUpForm = Type.Object(
+  { name: Type.Optional(Type.String()), password: Type.Optional(Type.String()) },
+  { description: 'Sign-up form (application/x-www-form-urlencoded)' },
+);
+
+/**
+ * The sign-up page of an invitation link (HTML, public): GET shows the form, POST creates the
+ * account and accepts the pending eKeys (DESIGN §3 eKeys). Registered in its own scope: form bodies
+ * and HTML error pages apply here only.
+ */
+export async function registerInvitationRoutes({ app, services, logger }: RouteContext): Promise<void> {
+  await app.register(fastifyFormbody);
+  app.setErrorHandler(createHtmlErrorHandler(logger));
+  app.addHook('onRequest', async (_request, reply) => {
+    // The page is reached through a secret link: never cache it, never leak it in a Referer.
+    void reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
+  });
+  const rateLimit = { max: 30, timeWindow: 60_000 };
+
+  app.get(
+    '/invitations/:token',
+    {
+      config: { produces: 'html', rateLimit },
+      schema: {
+        tags: ['invitations'],
+        summary: 'Sign-up page of an eKey invitation link (HTML)',
+        security: [],
+        params: TokenParams,
+        querystring: AuthorizeQuery,
+        produces: ['text/html'],
+      },
+    },
+    (request, reply) => {
+      const state = services.invitations.describe(request.params.token);
+      switch (state.state) {
+        case 'open':
+          return reply.type(HTML).send(signUpPage({ email: state.email, locks: state.locks, query: queryOf(request) }));
+        case 'accepted':
+          return reply
+            .type(HTML)
+            .send(messagePage('Invitation already accepted', `Your account exists: sign in with ${state.email} in your app.`));
+        case 'expired':
+          return reply.status(410).type(HTML).send(messagePage('Invitation expired', 'Ask for the eKey to be sent again.'));
+        case 'unknown':
+          return reply.status(404).type(HTML).send(messagePage('Invitation not found', 'This invitation link is not valid.'));
+      }
+    },
+  );
+
+  app.post(
+    '/invitations/:token',
+    {
+      config: { produces: 'html', rateLimit },
+      schema: {
+        tags: ['invitations'],
+        summary: 'Create the account of an invitation and accept its pending eKeys',
+        description:
+          'On success shows a confirmation page, or answers 303 to the authorization page when the link carried an authorization request.',
+        security: [],
+        params: TokenParams,
+        querystring: AuthorizeQuery,
+        consumes: ['application/x-www-form-urlencoded'],
+        produces: ['text/html'],
+        body: SignUpForm,
+      },
+    },
+    async (request, reply) => {
+      const { token } = request.params;
+      try {
+        const result = await services.invitations.signUp(token, request.body);
+        const next = continuation(request.query);
+        if (next !== undefined) return await reply.redirect(next, 303);
+        const keys = result.acceptedKeys === 1 ? 'Your eKey is' : `Your ${result.acceptedKeys} eKeys are`;
+        return await reply
+          .type(HTML)
+          .send(messagePage('You are all set', `${keys} ready. Sign in with ${result.email} and your new password in your app.`));
+      } catch (error) {
+        if (!(error instanceof ServiceError) || error.status !== 400) throw error;
+        const state = services.invitations.describe(token);
+        if (state.state !== 'open') throw error;
+        const form = signUpPage({
+          email: state.email,
+          locks: state.locks,
+          query: queryOf(request),
+          ...(request.body.name === undefined ? {} : { name: request.body.name }),
+          errors: error.errors ?? [],
+        });
+        return await reply.status(400).type(HTML).send(form);
+      }
+    },
+  );
+}
+
+/** Every error in the invitation scope becomes an HTML page; 5xx details stay in the log. */
+function createHtmlErrorHandler(logger: Logger) {
+  return (error: Error, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    let status = 500;
+    let title = 'Something went wrong';
+    let message = 'An unexpected error occurred. It has been logged.';
+    if (error instanceof ServiceError) {
+      status = error.status;
+      title =
+        status === 410 ? 'Invitation expired' : status === 404 ? 'Invitation not found' : status === 429 ? 'Too many attempts' : 'Cannot accept the invitation';
+      message = error.message;
+      if (error.headers) void reply.headers(error.headers);
+    } else if ('statusCode' in error && typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+      status = error.statusCode;
+      title = status === 429 ? 'Too many attempts' : 'Invalid request';
+      message = status === 429 ? 'Please wait a minute and try again.' : 'The form could not be read; please try again.';
+    } else {
+      logger.error(`request ${request.id} ${request.method} /invitations: ${error.stack ?? error.message}`);
+    }
+    return reply.status(status).type(HTML).send(messagePage(title, message));
+  };
+}
