@@ -48,7 +48,8 @@ describe('the authorization step (/oauth/authorize)', () => {
 
     it('shows an HTML error page for an unknown or missing client_id', async () => {
       const { client } = demoParties(t);
-      for (const params of [{ client_id: '00000000-0000-4000-8000-000000000000' }, {}]) {
+      const variants: Record<string, string>[] = [{ client_id: '00000000-0000-4000-8000-000000000000' }, {}];
+      for (const params of variants) {
         const response = await fetch(authorizeUrl({ response_type: 'code', redirect_uri: client.redirect_uri, ...params }), { redirect: 'manual' });
         expect(response.status).toBe(400);
         expect(response.headers.get('location')).toBeNull();
