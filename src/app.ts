@@ -8,6 +8,12 @@ import { OAuthTokenRepository } from './store/oauth-token-repository.js';
 import { LockRepository } from './store/lock-repository.js';
 import { SettingsRepository } from './store/settings-repository.js';
 import { UserService } from './access/user-service.js';
+import { EKeyService as EKeyAccessService } from './access/ekey-service.js';
+import { LockService } from './access/lock-service.js';
+import { InvitationService } from './access/invitation-service.js';
+import { createInvitationMailer } from './access/invitation-mailer.js';
+import { EKeyRepository } from './store/ekey-repository.js';
+import { InvitationRepository } from './store/invitation-repository.js';
 import { StoredBearerAuthenticator } from './auth/bearer-authenticator.js';
 import { OAuthService } from './auth/oauth-service.js';
 import { buildApiServer, type ApiServer } from './api/server.js';
@@ -35,6 +41,8 @@ export interface Repositories {
   tokens: OAuthTokenRepository;
   locks: LockRepository;
   settings: SettingsRepository;
+  ekeys: EKeyRepository;
+  invitations: InvitationRepository;
 }
 
 /**
@@ -66,8 +74,22 @@ export class EKeyService {
         tokens: new OAuthTokenRepository(db),
         locks: new LockRepository(db),
         settings: new SettingsRepository(db),
+        ekeys: new EKeyRepository(db),
+        invitations: new InvitationRepository(db),
       };
       const users = new UserService(repositories.users, clock);
+      const invitations = new InvitationService({
+        ...repositories,
+        mailer: createInvitationMailer(options.config.smtp, options.logger),
+        logger: options.logger,
+        clock,
+        transaction,
+        ...(options.config.api?.public_url === undefined ? {} : { baseUrl: options.config.api.public_url }),
+      });
+      const ekeys = new EKeyAccessService({ ...repositories, invitations, clock, transaction });
+      // DESIGN §3 Users: owners and admins of a lock see the users holding keys on it.
+      users.setVisibility((callerId, targetId) => ekeys.canSeeUser(callerId, targetId));
+      const locks = new LockService({ ...repositories, clock, offlineAfterS: options.config.bluetooth?.offline_after_s ?? 120 });
       const services: ApiServices = {
         authenticator: new StoredBearerAuthenticator(repositories.tokens, clock),
         oauth: new OAuthService({
@@ -80,6 +102,9 @@ export class EKeyService {
           db,
         }),
         users,
+        ekeys,
+        locks,
+        invitations,
       };
       const demo =
         (options.demo ?? options.config.demo ?? false)
@@ -101,6 +126,7 @@ export class EKeyService {
     const boundPort = typeof address === 'object' && address ? address.port : port;
     const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
     this.url = this.options.config.api?.public_url?.replace(/\/$/, '') ?? `http://${displayHost}:${boundPort}`;
+    this.services.invitations.setBaseUrl(this.url);
     return this.url;
   }
 

@@ -1,3 +1,6 @@
+import type { EKeyService } from '../access/ekey-service.js';
+import type { InvitationService } from '../access/invitation-service.js';
+import type { LockService } from '../access/lock-service.js';
 import type { UserService } from '../access/user-service.js';
 import type { BearerAuthenticator } from '../auth/caller.js';
 import type { OAuthService } from '../auth/oauth-service.js';
@@ -7,4 +10,10 @@ export interface ApiServices {
   authenticator: BearerAuthenticator;
   oauth: OAuthService;
   users: UserService;
+  /** eKeys: send, read, update, revoke (routes/ekeys.ts, routes/locks.ts). */
+  ekeys: EKeyService;
+  /** Lock lists and lock visibility (routes/locks.ts). */
+  locks: LockService;
+  /** Invitation sign-up (routes/invitations.ts). */
+  invitations: InvitationService;
 }

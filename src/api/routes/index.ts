@@ -5,9 +5,14 @@ import type { Logger } from '../../logger.js';
 import type { ApiServices } from '../api-services.js';
 import { ProblemSchema } from '../schemas/common.js';
 import { UserSchema } from '../schemas/user.js';
+import { EKeySchema } from '../schemas/ekey.js';
+import { LockSchema } from '../schemas/lock.js';
 import type { TypedFastify } from './route-context.js';
 import { registerOAuthRoutes } from './oauth.js';
 import { registerUserRoutes } from './users.js';
+import { registerEKeyRoutes } from './ekeys.js';
+import { registerLockRoutes } from './locks.js';
+import { registerInvitationRoutes } from './invitations.js';
 
 export interface RouteOptions {
   services: ApiServices;
@@ -28,9 +33,15 @@ export async function registerRoutes(app: TypedFastify, options: RouteOptions): 
   const { services, logger } = options;
   app.addSchema(ProblemSchema);
   app.addSchema(UserSchema);
+  app.addSchema(EKeySchema);
+  app.addSchema(LockSchema);
 
   await app.register(async (scope) => {
     await registerOAuthRoutes({ app: scope, services, logger }, options.oauthRateLimitPerMinute);
+  });
+
+  await app.register(async (scope) => {
+    await registerInvitationRoutes({ app: scope, services, logger });
   });
 
   await app.register(async (scope) => {
@@ -39,5 +50,7 @@ export async function registerRoutes(app: TypedFastify, options: RouteOptions): 
     });
     const context = { app: scope, services, logger, callerOf };
     registerUserRoutes(context);
+    registerEKeyRoutes(context);
+    registerLockRoutes(context);
   });
 }
