@@ -62,6 +62,8 @@ export class ManagedLock {
   private backlogDone: (() => void) | null = null;
   private commandChain: Promise<unknown> = Promise.resolve();
   private reportedOnline = false;
+  /** True once the state after a connect has been read; `connected` in snapshots waits for it. */
+  private synchronised = false;
 
   constructor(
     readonly id: string,
@@ -87,6 +89,7 @@ export class ManagedLock {
     const connecting = this.connecting;
     const connection = this.connection;
     this.connection = null;
+    this.synchronised = false;
     if (connection !== null) await connection.disconnect();
     if (connecting !== null) await connecting;
   }
@@ -112,7 +115,7 @@ export class ManagedLock {
       bolt: this.bolt,
       moving: this.moving,
       online: this.isReachable(),
-      connected: this.connection?.connected === true,
+      connected: this.synchronised && this.connection?.connected === true,
       batteryLevel: this.batteryLevel,
       lastSeenAt: this.lastSeenAt,
       lastActivitySource: this.lastActivitySource,
@@ -258,6 +261,7 @@ export class ManagedLock {
       return null;
     }
     this.failedAttempts = 0;
+    this.synchronised = true;
     this.context.logger.debug(`Lock ${this.name}: connected.`);
     this.refreshPresence();
     return connection;
@@ -373,6 +377,7 @@ export class ManagedLock {
   private handleLinkLost(connection: LockConnection): void {
     if (connection !== this.connection) return;
     this.connection = null;
+    this.synchronised = false;
     this.markSeen();
     this.moving = false;
     this.context.logger.info(`Lock ${this.name}: link lost.`);

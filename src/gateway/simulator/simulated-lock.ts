@@ -24,6 +24,8 @@ export interface SimulatedLockOptions {
   deviceInformation?: Partial<DeviceInformation>;
   /** How many activity records the lock keeps before overwriting the oldest (default 500). */
   activityCapacity?: number;
+  /** Sequence number of the first activity record (default 1); a restarted demo continues its numbering. */
+  firstSequence?: number;
 }
 
 /** A GATT-level failure the lock answers with instead of accepting a read or write. */
@@ -97,6 +99,7 @@ export class SimulatedLock {
     this.capacity = options.activityCapacity ?? 500;
     this.position = options.bolt ?? 'locked';
     this.battery = options.batteryPercent ?? 100;
+    this.nextSequence = Math.max(1, Math.floor(options.firstSequence ?? 1));
     this.deviceInformation = {
       manufacturer: 'Open Lock Project',
       model: 'SIM-1',

@@ -1,0 +1,170 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import type { ActivityEvent } from '../../../src/gateway/gateway-events.js';
+import { LockGateway } from '../../../src/gateway/lock-gateway.js';
+import { SimulatedLock } from '../../../src/gateway/simulator/simulated-lock.js';
+import { BluezTransport } from '../../../src/gateway/transports/bluez-transport.js';
+import { FakeBluez, type FakeDeviceFaults } from '../../support/fake-bluez/fake-bluez.js';
+import { testLogger } from '../../support/fake-bluez/test-logger.js';
+import { startPrivateDbusDaemon, type PrivateDbusDaemon } from '../../support/fake-bluez/private-dbus-daemon.js';
+import { ManualClock } from '../../support/manual-clock.js';
+
+const KEY_HEX = 'a1'.repeat(32);
+const EKEY = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
+
+let daemon: PrivateDbusDaemon;
+let bluez: FakeBluez;
+let nextAddress = 1;
+const cleanups: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  daemon = await startPrivateDbusDaemon();
+  bluez = await FakeBluez.start(daemon.address);
+});
+
+afterAll(async () => {
+  bluez.stop();
+  await daemon.stop();
+});
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+function newLock(faults: FakeDeviceFaults = {}, motorTimeMs = 0): { lock: SimulatedLock; address: string; clock: ManualClock } {
+  const clock = new ManualClock();
+  const address = `C0:FF:EE:00:00:${(nextAddress++).toString(16).padStart(2, '0').toUpperCase()}`;
+  const lock = new SimulatedLock({ address, key: Buffer.from(KEY_HEX, 'hex'), name: `Door ${address}`, clock, batteryPercent: 64, motorTimeMs });
+  bluez.addLock(lock, faults);
+  return { lock, address, clock };
+}
+
+function newGateway(clock: ManualClock, options: ConstructorParameters<typeof LockGateway>[3] = {}): { gateway: LockGateway; transport: BluezTransport } {
+  const transport = new BluezTransport({ busAddress: daemon.address, discoveryIntervalMs: 20, operationTimeoutMs: 500 });
+  const gateway = new LockGateway(transport, clock, testLogger(), {
+    connectTimeoutMs: 1000,
+    operationTimeoutMs: 500,
+    commandTimeoutMs: 2000,
+    reconnectBackoff: { initialMs: 20, maxMs: 200 },
+    ...options,
+  });
+  cleanups.push(() => gateway.stop());
+  return { gateway, transport };
+}
+
+async function until(condition: () => boolean, what: string, timeoutMs = 3000): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+describe('BlueZ transport over a real dbus-daemon (fake BlueZ)', () => {
+  it('discovers, connects, reads bolt, battery and device information, and confirms lock/unlock', async () => {
+    const { lock, address, clock } = newLock();
+    const { gateway } = newGateway(clock);
+    gateway.addLock({ id: 'front', address, key: KEY_HEX, name: 'Front' });
+    gateway.start();
+    await until(() => gateway.getSnapshot('front')?.connected === true, 'connection');
+    expect(gateway.getSnapshot('front')).toMatchObject({
+      bolt: 'locked',
+      online: true,
+      batteryLevel: 0.64,
+      deviceInformation: { manufacturer: 'Open Lock Project', model: 'SIM-1', serial: address.replace(/:/g, ''), firmware: '1.0.0' },
+    });
+    expect(await gateway.sendCommand('front', 'unlock')).toEqual({ status: 'completed', bolt: 'unlocked' });
+    expect(lock.bolt).toBe('unlocked');
+    expect(await gateway.sendCommand('front', 'lock')).toEqual({ status: 'completed', bolt: 'locked' });
+    // Every write chose its type on purpose (node-ble's default would be "reliable").
+    expect(new Set(bluez.device(address).log.writeTypes)).toEqual(new Set(['request']));
+  });
+
+  it('delivers live notifications: tap activity with the eKey id, battery changes', async () => {
+    const { lock, address, clock } = newLock();
+    const { gateway } = newGateway(clock);
+    const activity: ActivityEvent[] = [];
+    const battery: number[] = [];
+    gateway.on('activity', (e) => activity.push(e));
+    gateway.on('battery', (e) => battery.push(e.level));
+    gateway.addLock({ id: 'tap', address, key: KEY_HEX, name: 'Tap' });
+    gateway.start();
+    await until(() => gateway.getSnapshot('tap')?.connected === true, 'connection');
+    lock.tap(EKEY, 'unlock');
+    lock.setBattery(41);
+    await until(() => activity.length === 1 && battery.includes(0.41), 'notifications');
+    expect(activity[0]?.record).toMatchObject({ sequence: 1, action: 'unlock', source: 'tap', credential: EKEY });
+    expect(gateway.getSnapshot('tap')?.bolt).toBe('unlocked');
+  });
+
+  it('reads back activity after a reconnect, from the last stored sequence', async () => {
+    const { lock, address, clock } = newLock();
+    let stored = 0;
+    const { gateway } = newGateway(clock, { lastSequence: () => stored });
+    const activity: ActivityEvent[] = [];
+    gateway.on('activity', (e) => {
+      activity.push(e);
+      stored = e.record.sequence;
+    });
+    gateway.addLock({ id: 'back', address, key: KEY_HEX, name: 'Back' });
+    gateway.start();
+    await until(() => gateway.getSnapshot('back')?.connected === true, 'connection');
+    lock.tap(EKEY, 'unlock');
+    await until(() => activity.length === 1, 'live tap');
+    lock.goOutOfRange();
+    await until(() => gateway.getSnapshot('back')?.connected === false, 'link loss');
+    lock.manualTurn('locked');
+    lock.tap(EKEY, 'unlock');
+    await lock.idle();
+    lock.comeBackInRange();
+    await until(() => activity.length === 3, 'read-back');
+    expect(activity.slice(1).map((e) => [e.record.sequence, e.record.source, e.backlog])).toEqual([
+      [2, 'manual', true],
+      [3, 'tap', true],
+    ]);
+  });
+
+  describe('faults end in a defined outcome within their timeout', () => {
+    const cases: { name: string; faults: FakeDeviceFaults; expected: string; prepare?: (lock: SimulatedLock) => void }[] = [
+      { name: 'a device that is never found', faults: { neverFound: true }, expected: 'lock_offline' },
+      { name: 'ServicesResolved never arriving', faults: { servicesNeverResolve: true }, expected: 'lock_offline' },
+      { name: 'org.bluez.Error.Failed on connect', faults: { connectError: 'org.bluez.Error.Failed' }, expected: 'lock_offline' },
+      { name: 'a connect slower than the connect timeout', faults: { connectDelayMs: 1500 }, expected: 'lock_offline' },
+      { name: 'org.bluez.Error.Failed on the command write', faults: { controlWriteError: 'org.bluez.Error.Failed' }, expected: 'delivery_failed' },
+      { name: 'a disconnect in the middle of a command', faults: { disconnectAfterControlWrite: true }, expected: 'delivery_failed' },
+      { name: 'a command answer that never arrives', faults: { dropControlNotifications: true }, expected: 'timeout' },
+      { name: 'a jam', faults: {}, expected: 'jammed', prepare: (lock) => {
+        lock.jamNextMove();
+      } },
+      { name: 'reads and writes slower than their timeout', faults: { operationDelayMs: 800 }, expected: 'lock_offline' },
+    ];
+    for (const testCase of cases) {
+      it(`${testCase.name} → ${testCase.expected}`, async () => {
+        const { lock, address, clock } = newLock(testCase.faults);
+        testCase.prepare?.(lock);
+        const { gateway } = newGateway(clock);
+        gateway.addLock({ id: 'faulty', address, key: KEY_HEX, name: 'Faulty' });
+        const started = Date.now();
+        const outcome = await gateway.sendCommand('faulty', 'unlock', { timeoutMs: 2000 });
+        expect(outcome).toEqual({ status: 'failed', reason: testCase.expected });
+        expect(Date.now() - started).toBeLessThan(2500);
+      });
+    }
+
+    it('recovers after a fault clears: the next command completes', async () => {
+      const { address, clock } = newLock({ connectError: 'org.bluez.Error.Failed' });
+      const { gateway } = newGateway(clock);
+      gateway.addLock({ id: 'flaky', address, key: KEY_HEX, name: 'Flaky' });
+      expect(await gateway.sendCommand('flaky', 'unlock')).toEqual({ status: 'failed', reason: 'lock_offline' });
+      delete bluez.device(address).faults.connectError;
+      expect(await gateway.sendCommand('flaky', 'unlock')).toEqual({ status: 'completed', bolt: 'unlocked' });
+    });
+  });
+
+  it('survives an unreachable bus: connect fails with bus_unavailable, the process keeps running', async () => {
+    const transport = new BluezTransport({ busAddress: 'unix:path=/nonexistent/bus/socket' });
+    cleanups.push(() => transport.close());
+    await expect(transport.connect('AA:AA:AA:AA:AA:AA', { timeoutMs: 300 })).rejects.toMatchObject({ name: 'TransportError', failure: 'bus_unavailable' });
+    // A second attempt opens a new session and fails the same way instead of hanging.
+    await expect(transport.connect('AA:AA:AA:AA:AA:AA', { timeoutMs: 300 })).rejects.toMatchObject({ failure: 'bus_unavailable' });
+  });
+});
