@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
 import type { TestService } from '../../support/test-service.js';
 import { CHALLENGE, OTHER_CLIENT, PUBLIC_CLIENT, demoParties, postLogin, startOAuthService } from './oauth-test-client.js';
 
@@ -115,6 +116,26 @@ describe('the authorization step (/oauth/authorize)', () => {
       expect(html).toContain('not correct');
       expect(html).toContain('<form method="post"');
       expect(html).not.toContain(user.password);
+      expect(codeCount()).toBe(before);
+    });
+
+    it('refuses an invited user who has no password yet and issues no code', async () => {
+      const { client } = demoParties(t);
+      t.service.repositories.users.insert({
+        id: randomUUID(),
+        email: 'invited@example.com',
+        name: 'Invited',
+        passwordHash: null,
+        ekeyQuota: null,
+        canSendEkeys: true,
+        createdAt: t.clock.now(),
+      });
+      const before = codeCount();
+      for (const password of ['', 'anything-at-all']) {
+        const response = await postLogin(t, { clientId: client.client_id, redirectUri: client.redirect_uri, email: 'invited@example.com', password });
+        expect(response.status).toBe(401);
+        expect(response.headers.get('location')).toBeNull();
+      }
       expect(codeCount()).toBe(before);
     });
 
