@@ -67,7 +67,7 @@ function answerCheck(reply: FastifyReply, check: Exclude<AuthorizationCheck | Au
   return reply.redirect(check.location, 302);
 }
 
-const oauthErrors = { 400: OAuthErrorSchema, 401: OAuthErrorSchema } as const;
+const oauthErrors = { 400: OAuthErrorSchema, 401: OAuthErrorSchema, 429: OAuthErrorSchema } as const;
 
 /**
  * The OAuth 2.0 endpoints: authorization step (HTML), token, revocation. Registered in their own
