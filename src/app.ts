@@ -21,6 +21,12 @@ import type { ApiServices } from './api/api-services.js';
 import { syncConfig } from './config/config-sync.js';
 import type { PluginConfig } from './config/plugin-config.js';
 import { ensureDemoHousehold, type DemoHousehold, type DemoLockSecrets } from './demo/demo-household.js';
+import type { LockEventSink } from './events/lock-event-sink.js';
+import type { LockPort } from './homekit/lock-port.js';
+import { createLockSubsystem, type LockSubsystem } from './locks/lock-subsystem.js';
+import { nullEventSink } from './locks/null-event-sink.js';
+import { CommandRepository } from './store/command-repository.js';
+import { LockStateRepository } from './store/lock-state-repository.js';
 
 export const DATABASE_FILE = 'ekey-locks.sqlite';
 export const PACKAGE_VERSION = '0.1.0';
@@ -33,6 +39,8 @@ export interface ServiceOptions {
   clock?: Clock;
   /** Seed (or reopen) the demo household with simulated locks. Defaults to `config.demo`. */
   demo?: boolean;
+  /** Receives lock activity, battery changes and completed commands (default: the event recorder). */
+  eventSink?: LockEventSink;
 }
 
 export interface Repositories {
@@ -60,6 +68,8 @@ export class EKeyService {
     readonly repositories: Repositories,
     readonly services: ApiServices,
     readonly demo: { household: DemoHousehold; lockSecrets: DemoLockSecrets[] } | undefined,
+    /** Gateway, lock state, command engine, demo simulation and HomeKit port (src/locks/). */
+    readonly lockSubsystem: LockSubsystem,
   ) {}
 
   /** Opens the store, applies migrations, syncs the config and (in demo mode) seeds the household. */
@@ -77,6 +87,11 @@ export class EKeyService {
         ekeys: new EKeyRepository(db),
         invitations: new InvitationRepository(db),
       };
+      const demo =
+        (options.demo ?? options.config.demo ?? false)
+          ? await ensureDemoHousehold({ ...repositories, clock, transaction })
+          : undefined;
+      syncConfig(options.config, { ...repositories, clock, logger: options.logger, transaction });
       const users = new UserService(repositories.users, clock);
       const invitations = new InvitationService({
         ...repositories,
@@ -90,6 +105,20 @@ export class EKeyService {
       // DESIGN §3 Users: owners and admins of a lock see the users holding keys on it.
       users.setVisibility((callerId, targetId) => ekeys.canSeeUser(callerId, targetId));
       const locks = new LockService({ ...repositories, clock, offlineAfterS: options.config.bluetooth?.offline_after_s ?? 120 });
+      const lockSubsystem = createLockSubsystem({
+        config: options.config,
+        clock,
+        logger: options.logger,
+        locks: repositories.locks,
+        lockState: new LockStateRepository(db),
+        commands: new CommandRepository(db),
+        users: repositories.users,
+        events: options.eventSink ?? nullEventSink,
+        keys: ekeys,
+        ...(demo === undefined ? {} : { demo }),
+      });
+      // DESIGN §3 Locks "online": connected, or heard from within offline_after_s — the gateway knows.
+      locks.setPresence((lock) => lockSubsystem.runtime.onlineStatus(lock.id));
       const services: ApiServices = {
         authenticator: new StoredBearerAuthenticator(repositories.tokens, clock),
         oauth: new OAuthService({
@@ -105,13 +134,9 @@ export class EKeyService {
         ekeys,
         locks,
         invitations,
+        commands: lockSubsystem.engine,
       };
-      const demo =
-        (options.demo ?? options.config.demo ?? false)
-          ? await ensureDemoHousehold({ ...repositories, clock, transaction })
-          : undefined;
-      syncConfig(options.config, { ...repositories, clock, logger: options.logger, transaction });
-      return new EKeyService(options, db, clock, repositories, services, demo);
+      return new EKeyService(options, db, clock, repositories, services, demo, lockSubsystem);
     } catch (error) {
       db.close();
       throw error;
@@ -127,6 +152,7 @@ export class EKeyService {
     const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
     this.url = this.options.config.api?.public_url?.replace(/\/$/, '') ?? `http://${displayHost}:${boundPort}`;
     this.services.invitations.setBaseUrl(this.url);
+    this.lockSubsystem.start();
     return this.url;
   }
 
@@ -154,6 +180,11 @@ export class EKeyService {
     return this.server;
   }
 
+  /** The HomeKit port on the real runtime (src/homekit/lock-port.ts). */
+  homekitPort(): LockPort {
+    return this.lockSubsystem.homekitPort();
+  }
+
   /** The demo line's object (DESIGN §6): base_url first, then the household. */
   demoInfo(): (DemoHousehold & { base_url: string }) | undefined {
     if (!this.demo || !this.url) return undefined;
@@ -165,6 +196,7 @@ export class EKeyService {
     const server = this.server;
     this.server = undefined;
     if (server) await server.close();
+    await this.lockSubsystem.stop();
     if (this.db.open) this.db.close();
   }
 }

@@ -4,6 +4,7 @@ import type { LockService } from '../access/lock-service.js';
 import type { UserService } from '../access/user-service.js';
 import type { BearerAuthenticator } from '../auth/caller.js';
 import type { OAuthService } from '../auth/oauth-service.js';
+import type { CommandEngine } from '../commands/command-engine.js';
 
 /** Everything the HTTP layer may call. Routes translate; these services decide. */
 export interface ApiServices {
@@ -16,4 +17,6 @@ export interface ApiServices {
   locks: LockService;
   /** Invitation sign-up (routes/invitations.ts). */
   invitations: InvitationService;
+  /** Remote lock/unlock commands (routes/commands.ts). */
+  commands: CommandEngine;
 }

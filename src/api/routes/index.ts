@@ -13,6 +13,8 @@ import { registerUserRoutes } from './users.js';
 import { registerEKeyRoutes } from './ekeys.js';
 import { registerLockRoutes } from './locks.js';
 import { registerInvitationRoutes } from './invitations.js';
+import { registerCommandRoutes } from './commands.js';
+import { LockCommandSchema } from '../schemas/command.js';
 
 export interface RouteOptions {
   services: ApiServices;
@@ -33,6 +35,7 @@ export async function registerRoutes(app: TypedFastify, options: RouteOptions): 
   const { services, logger } = options;
   app.addSchema(ProblemSchema);
   app.addSchema(UserSchema);
+  app.addSchema(LockCommandSchema);
   app.addSchema(EKeySchema);
   app.addSchema(LockSchema);
 
@@ -52,5 +55,6 @@ export async function registerRoutes(app: TypedFastify, options: RouteOptions): 
     registerUserRoutes(context);
     registerEKeyRoutes(context);
     registerLockRoutes(context);
+    registerCommandRoutes(context);
   });
 }

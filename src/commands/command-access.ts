@@ -1,0 +1,72 @@
+import type { EKeyRole } from '../domain/ekey-permissions.js';
+import { roleOfType } from '../domain/ekey-permissions.js';
+import { isUsableAt } from '../domain/ekey-validity.js';
+import type { CommandRepository } from '../store/command-repository.js';
+import type { LockRepository } from '../store/lock-repository.js';
+
+/**
+ * What the caller's keys allow on a lock at one instant (DESIGN §3 Commands):
+ * - `usable`: a key usable now — may send commands;
+ * - `not_usable`: holds a key that is not usable now (pending, not yet valid, expired, outside
+ *   its schedule) — knows the lock exists, so 403;
+ * - `none`: holds no live key — the lock is not visible, so 404.
+ */
+export type CommandPermission = 'usable' | 'not_usable' | 'none';
+
+/** The eKey questions the command engine asks. Small on purpose, so the eKey service can answer them. */
+export interface CommandAccess {
+  /** May `userId` command `lockId` at `atMs`? */
+  permissionAt(userId: string, lockId: string, atMs: number): CommandPermission;
+  /** The caller's role from their keys usable at `atMs` (owner, admin, guest), or null. */
+  roleAt(userId: string, lockId: string, atMs: number): EKeyRole | null;
+}
+
+/** The eKey service's answers (src/access/ekey-service.ts), as far as the engine needs them. */
+export interface UsableKeySource {
+  usableKeyFor(userId: string, lockId: string, atMs: number): unknown;
+  roleOn(userId: string, lockId: string, atMs: number): EKeyRole | null;
+}
+
+/**
+ * Answers {@link CommandAccess} straight from the store with the domain's usability rule. The
+ * eKey service may be plugged in instead (see {@link accessFromKeyService}); both apply the same
+ * rule, `usabilityAt` of src/domain/ekey-validity.ts.
+ */
+export function storeCommandAccess(commands: CommandRepository, locks: Pick<LockRepository, 'findById'>): CommandAccess {
+  return {
+    permissionAt(userId, lockId, atMs) {
+      const lock = locks.findById(lockId);
+      if (!lock) return 'none';
+      const keys = commands.liveKeysOf(userId, lock.id);
+      if (keys.length === 0) return 'none';
+      return keys.some((key) => isUsableAt(key, atMs, lock.timeZone)) ? 'usable' : 'not_usable';
+    },
+    roleAt(userId, lockId, atMs) {
+      const lock = locks.findById(lockId);
+      if (!lock) return null;
+      let best: EKeyRole | null = null;
+      for (const key of commands.liveKeysOf(userId, lock.id)) {
+        if (!isUsableAt(key, atMs, lock.timeZone)) continue;
+        const role = roleOfType(key.type);
+        if (role === 'owner') return role;
+        if (role === 'admin' || best === null) best = role;
+      }
+      return best;
+    },
+  };
+}
+
+/**
+ * {@link CommandAccess} on top of the eKey service; "holds a key that is not usable" still comes
+ * from the store, since that service only answers for usable keys.
+ */
+export function accessFromKeyService(keys: UsableKeySource, commands: CommandRepository): CommandAccess {
+  return {
+    permissionAt(userId, lockId, atMs) {
+      const usable = keys.usableKeyFor(userId, lockId, atMs);
+      if (usable !== null && usable !== undefined) return 'usable';
+      return commands.liveKeysOf(userId, lockId).length > 0 ? 'not_usable' : 'none';
+    },
+    roleAt: (userId, lockId, atMs) => keys.roleOn(userId, lockId, atMs),
+  };
+}

@@ -1,0 +1,197 @@
+import { createInterface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
+import { isUuid } from '../domain/ids.js';
+import type { SimulatedLock } from '../gateway/simulator/simulated-lock.js';
+import type { LockRuntime } from '../locks/lock-runtime.js';
+import type { LockStateRepository } from '../store/lock-state-repository.js';
+
+/** One control line (DESIGN §6), after validation. */
+export type DemoControlCommand =
+  | { op: 'tap'; lockId: string; ekeyId: string; action: 'lock' | 'unlock' }
+  | { op: 'manual'; lockId: string; bolt: 'locked' | 'unlocked' }
+  | { op: 'battery'; lockId: string; level: number }
+  | { op: 'jam'; lockId: string }
+  | { op: 'offline'; lockId: string }
+  | { op: 'online'; lockId: string };
+
+/** The answer to one line: `{"ok":true}` or `{"ok":false,"error":"…"}`, with the line's `id` echoed. */
+export interface DemoControlAnswer {
+  ok: boolean;
+  error?: string;
+  /** Present when the line carried an `id`. */
+  id?: unknown;
+  /** Present (false) only when the lock acted but the service had not observed it within the wait. */
+  observed?: false;
+}
+
+/** Parses one line; a string is the reason it is malformed. */
+export function parseControlLine(line: string): { command: DemoControlCommand; id: unknown } | { error: string; id: unknown } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    return { error: 'malformed line: not JSON', id: undefined };
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return { error: 'malformed line: expected a JSON object', id: undefined };
+  }
+  const fields = parsed as Record<string, unknown>;
+  const id = fields.id;
+  const lockId = fields.lock_id;
+  const op = fields.op;
+  if (typeof op !== 'string') return { error: 'missing "op"', id };
+  if (typeof lockId !== 'string' || !isUuid(lockId)) return { error: '"lock_id" must be a lock id (UUID)', id };
+  const lock = lockId.toLowerCase();
+  switch (op) {
+    case 'tap': {
+      const ekeyId = fields.ekey_id;
+      const action = fields.action;
+      if (typeof ekeyId !== 'string' || !isUuid(ekeyId)) return { error: '"ekey_id" must be an eKey id (UUID)', id };
+      if (action !== 'lock' && action !== 'unlock') return { error: '"action" must be "lock" or "unlock"', id };
+      return { command: { op, lockId: lock, ekeyId: ekeyId.toLowerCase(), action }, id };
+    }
+    case 'manual': {
+      const bolt = fields.bolt;
+      if (bolt !== 'locked' && bolt !== 'unlocked') return { error: '"bolt" must be "locked" or "unlocked"', id };
+      return { command: { op, lockId: lock, bolt }, id };
+    }
+    case 'battery': {
+      const level = fields.level;
+      if (typeof level !== 'number' || !Number.isFinite(level) || level < 0 || level > 1) {
+        return { error: '"level" must be a number from 0 to 1', id };
+      }
+      return { command: { op, lockId: lock, level }, id };
+    }
+    case 'jam':
+    case 'offline':
+    case 'online':
+      return { command: { op, lockId: lock }, id };
+    default:
+      return { error: `unknown op "${op}" (expected tap, manual, battery, jam, offline or online)`, id };
+  }
+}
+
+/** What the control needs to see whether the service has observed a lock's change. */
+export interface DemoControlDependencies {
+  /** Every demo lock by lower-case id. */
+  locks: ReadonlyMap<string, SimulatedLock>;
+  runtime: Pick<LockRuntime, 'liveState' | 'on' | 'off'>;
+  lockState: Pick<LockStateRepository, 'read'>;
+  /** How long an answer waits for the service to observe the change (default 5 000 ms). */
+  observeTimeoutMs?: number;
+}
+
+/**
+ * The demo's stdin control protocol (DESIGN §6). Each line drives one simulated lock; the answer
+ * comes once the lock has acted and — for a lock with a gateway connection — the service has
+ * observed the result (bolt, battery, activity stored; offline/online shown), so a client that
+ * reads the answer and then calls the API sees the change. Malformed lines are answered with
+ * `ok: false`, never a crash.
+ */
+export class DemoControl {
+  private readonly observeTimeoutMs: number;
+
+  constructor(private readonly deps: DemoControlDependencies) {
+    this.observeTimeoutMs = deps.observeTimeoutMs ?? 5_000;
+  }
+
+  /** Handles one line and returns its one-line answer (no newline); never rejects. */
+  async handleLine(line: string): Promise<string> {
+    let answer: DemoControlAnswer;
+    let id: unknown;
+    try {
+      const parsed = parseControlLine(line);
+      id = parsed.id;
+      answer = 'error' in parsed ? { ok: false, error: parsed.error } : await this.execute(parsed.command);
+    } catch (error) {
+      answer = { ok: false, error: `internal error: ${error instanceof Error ? error.message : String(error)}` };
+    }
+    if (id !== undefined) answer = { ...answer, id };
+    return JSON.stringify(answer);
+  }
+
+  /**
+   * Reads lines from `input` and writes one answer line per non-blank line to `output`, in
+   * order. Resolves when `input` ends.
+   */
+  async serve(input: Readable, output: Writable): Promise<void> {
+    const lines = createInterface({ input, crlfDelay: Infinity });
+    for await (const line of lines) {
+      if (line.trim() === '') continue;
+      output.write(`${await this.handleLine(line)}\n`);
+    }
+  }
+
+  private async execute(command: DemoControlCommand): Promise<DemoControlAnswer> {
+    const lock = this.deps.locks.get(command.lockId);
+    if (lock === undefined) return { ok: false, error: `unknown lock ${command.lockId}` };
+    await lock.idle();
+    switch (command.op) {
+      case 'tap':
+        if (lock.bolt === 'jammed') return { ok: false, error: 'the bolt is jammed; turn it by hand first ("manual")' };
+        if (!lock.inRange) {
+          // Out of range the lock still works for the person at the door; the gateway reads it back later.
+          lock.tap(command.ekeyId, command.action);
+          await lock.idle();
+          return { ok: true };
+        }
+        lock.tap(command.ekeyId, command.action);
+        break;
+      case 'manual':
+        lock.manualTurn(command.bolt);
+        break;
+      case 'battery':
+        lock.setBattery(command.level * 100);
+        break;
+      case 'jam':
+        lock.jamNextMove();
+        return { ok: true };
+      case 'offline':
+        lock.goOutOfRange();
+        break;
+      case 'online':
+        lock.comeBackInRange();
+        break;
+    }
+    await lock.idle();
+    const observed = await this.waitUntilObserved(command.lockId, lock);
+    return observed ? { ok: true } : { ok: true, observed: false };
+  }
+
+  /** Whether the service's view of the lock matches the simulated lock. */
+  private isObserved(lockId: string, lock: SimulatedLock): boolean {
+    const snapshot = this.deps.runtime.liveState(lockId)?.snapshot;
+    // A lock without a gateway connection: nothing observes it, the lock having acted is enough.
+    if (snapshot === undefined) return true;
+    if (!lock.inRange) return !snapshot.online;
+    if (!snapshot.connected || snapshot.moving || lock.isMoving) return false;
+    if (snapshot.bolt !== lock.bolt) return false;
+    if (snapshot.batteryLevel !== lock.batteryPercent / 100) return false;
+    const lastSequence = lock.activity.at(-1)?.sequence ?? 0;
+    return (this.deps.lockState.read(lockId)?.lastActivitySequence ?? 0) >= lastSequence;
+  }
+
+  private waitUntilObserved(lockId: string, lock: SimulatedLock): Promise<boolean> {
+    if (this.isObserved(lockId, lock)) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const check = (): void => {
+        if (this.isObserved(lockId, lock)) finish(true);
+      };
+      // Changes arrive as runtime events; reachability also changes with time, so poll as well.
+      const poll = setInterval(check, 25);
+      const deadline = setTimeout(() => {
+        finish(false);
+      }, this.observeTimeoutMs);
+      let done = false;
+      const finish = (observed: boolean): void => {
+        if (done) return;
+        done = true;
+        clearInterval(poll);
+        clearTimeout(deadline);
+        this.deps.runtime.off('change', check);
+        resolve(observed);
+      };
+      this.deps.runtime.on('change', check);
+    });
+  }
+}

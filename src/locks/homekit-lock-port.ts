@@ -1,0 +1,170 @@
+import type { CommandAccess } from '../commands/command-access.js';
+import type { CommandEngine } from '../commands/command-engine.js';
+import { ServiceError } from '../domain/errors.js';
+import type {
+  HomeKitBoltTarget,
+  HomeKitCommandRefusal,
+  HomeKitCommandResult,
+  HomeKitLock,
+  HomeKitUser,
+  LockChange,
+  LockChangeListener,
+  LockPort,
+} from '../homekit/lock-port.js';
+import type { Logger } from '../logger.js';
+import type { LockRecord } from '../store/lock-repository.js';
+import type { UserRecord } from '../store/user-repository.js';
+import type { LockRuntime, LockRuntimeChange } from './lock-runtime.js';
+
+/** What the HomeKit port reads and drives. */
+export interface HomeKitLockPortDependencies {
+  runtime: LockRuntime;
+  engine: CommandEngine;
+  access: CommandAccess;
+  locks: { list(): LockRecord[]; findById(id: string): LockRecord | undefined };
+  users: { findByEmail(email: string): UserRecord | undefined; findById(id: string): UserRecord | undefined };
+  clock: { now(): number };
+  logger: Logger;
+}
+
+/** Maps a refused request (an HTTP error of the engine) to HomeKit's refusal reasons. */
+export function refusalOf(error: ServiceError): HomeKitCommandRefusal {
+  switch (error.status) {
+    case 403:
+      return 'no_usable_key';
+    case 404:
+      return 'unknown_lock';
+    case 400:
+      return error.code === 'lock_unreachable' ? 'lock_unreachable' : 'unavailable';
+    case 429:
+      return 'queue_full';
+    default:
+      return 'unavailable';
+  }
+}
+
+/**
+ * The service side of the HomeKit port (src/homekit/lock-port.ts) on the real runtime: lock
+ * state from the gateway's memory and the store (never waits on Bluetooth), changes from the
+ * runtime, and commands through the same engine and eKey rules as `POST /locks/{id}/commands`,
+ * as the HomeKit user. A newer HomeKit request supersedes that user's HomeKit commands still
+ * queued on the lock (only the latest target state matters to HomeKit).
+ */
+export class HomeKitLockPort implements LockPort {
+  private readonly listeners = new Set<LockChangeListener>();
+  private readonly onRuntimeChange = (change: LockRuntimeChange): void => {
+    for (const mapped of this.map(change)) this.deliver(mapped);
+  };
+  private lastMoving = new Map<string, boolean>();
+
+  constructor(private readonly deps: HomeKitLockPortDependencies) {
+    deps.runtime.on('change', this.onRuntimeChange);
+  }
+
+  /** Stops listening to the runtime. */
+  close(): void {
+    this.deps.runtime.off('change', this.onRuntimeChange);
+    this.listeners.clear();
+  }
+
+  listLocks(): HomeKitLock[] {
+    return this.deps.locks.list().map((lock) => this.toHomeKitLock(lock));
+  }
+
+  getLock(lockId: string): HomeKitLock | undefined {
+    const lock = this.deps.locks.findById(lockId);
+    return lock === undefined ? undefined : this.toHomeKitLock(lock);
+  }
+
+  subscribe(listener: LockChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  async requestBolt(lockId: string, target: HomeKitBoltTarget, asUserId: string): Promise<HomeKitCommandResult> {
+    if (this.deps.users.findById(asUserId) === undefined) return { status: 'rejected', reason: 'unknown_user' };
+    try {
+      const { command } = this.deps.engine.submit({
+        userId: asUserId,
+        lockId,
+        type: target === 'locked' ? 'lock' : 'unlock',
+        origin: 'homekit',
+        supersedeQueued: true,
+      });
+      const finished = await this.deps.engine.whenFinished(command.id);
+      if (finished.status === 'completed') return { status: 'completed', bolt: target, commandId: finished.id };
+      return { status: 'failed', reason: finished.failureReason ?? 'delivery_failed', commandId: finished.id };
+    } catch (error) {
+      if (error instanceof ServiceError) return { status: 'rejected', reason: refusalOf(error) };
+      this.deps.logger.error(`HomeKit command on ${lockId} failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
+      return { status: 'rejected', reason: 'unavailable' };
+    }
+  }
+
+  resolveUser(email: string): HomeKitUser | null {
+    const user = this.deps.users.findByEmail(email);
+    return user === undefined ? null : { id: user.id, name: user.name, email: user.email };
+  }
+
+  private toHomeKitLock(lock: LockRecord): HomeKitLock {
+    const live = this.deps.runtime.liveState(lock.id);
+    return {
+      id: lock.id,
+      name: lock.name,
+      bleAddress: lock.bleAddress ?? '',
+      ownerId: lock.ownerId,
+      bolt: live?.boltState ?? lock.boltState,
+      moving: live?.moving ?? false,
+      online: live?.onlineStatus === 'online',
+      batteryLevel: live?.batteryLevel ?? lock.batteryLevel,
+      lastActivitySource: live?.snapshot?.lastActivitySource ?? null,
+      deviceInformation: live?.snapshot?.deviceInformation ?? null,
+    };
+  }
+
+  private map(change: LockRuntimeChange): LockChange[] {
+    const out: LockChange[] = [];
+    switch (change.kind) {
+      case 'bolt':
+        out.push({ kind: 'bolt', lockId: change.lockId, bolt: change.bolt, source: change.source });
+        break;
+      case 'battery':
+        out.push({ kind: 'battery', lockId: change.lockId, level: change.level });
+        break;
+      case 'connectivity': {
+        out.push({ kind: 'connectivity', lockId: change.lockId, online: change.online });
+        const info = this.deps.runtime.liveState(change.lockId)?.snapshot?.deviceInformation;
+        if (change.online && info) out.push({ kind: 'device_information', lockId: change.lockId, deviceInformation: info });
+        break;
+      }
+      case 'activity': {
+        const { record, event } = change;
+        // Arrivals: live taps only, by a key usable at that moment (the recorder names the performer).
+        if (!change.backlog && record.source === 'tap' && event?.performerId != null) {
+          if (this.deps.access.permissionAt(event.performerId, change.lockId, record.timestamp) === 'usable') {
+            out.push({ kind: 'tap', lockId: change.lockId, userId: event.performerId, action: record.action });
+          }
+        }
+        break;
+      }
+    }
+    const moving = this.deps.runtime.liveState(change.lockId)?.moving ?? false;
+    if ((this.lastMoving.get(change.lockId) ?? false) !== moving) {
+      this.lastMoving.set(change.lockId, moving);
+      out.unshift({ kind: 'moving', lockId: change.lockId, moving });
+    }
+    return out;
+  }
+
+  private deliver(change: LockChange): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(change);
+      } catch (error) {
+        this.deps.logger.error(`A HomeKit lock listener failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
+}

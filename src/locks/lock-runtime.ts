@@ -1,0 +1,245 @@
+import { EventEmitter } from 'node:events';
+import type { Clock } from '../domain/clock.js';
+import type { LockEventSink, RecordedEvent } from '../events/lock-event-sink.js';
+import type { ActivityRecord } from '../gateway/activity-record-codec.js';
+import type { CommandOutcome } from '../gateway/command-outcome.js';
+import type { ActivityEvent, BatteryChangedEvent, BoltChangedEvent, ConnectivityChangedEvent } from '../gateway/gateway-events.js';
+import { LockGateway, type LockGatewayOptions } from '../gateway/lock-gateway.js';
+import type { ActivitySource, LockAction } from '../gateway/lock-profile.js';
+import type { LockSnapshot } from '../gateway/lock-snapshot.js';
+import type { LockTransport } from '../gateway/lock-transport.js';
+import type { Logger } from '../logger.js';
+import type { BoltState, LockRecord, LockRepository } from '../store/lock-repository.js';
+import type { LockStateRepository, OnlineStatus } from '../store/lock-state-repository.js';
+
+/** A change the runtime observed, published after it was stored (so readers of the store see it). */
+export type LockRuntimeChange =
+  /** The bolt settled in a new position (or jammed). */
+  | { kind: 'bolt'; lockId: string; bolt: BoltState; source: ActivitySource | null }
+  /** A new battery reading, 0..1. */
+  | { kind: 'battery'; lockId: string; level: number }
+  /** The lock became reachable or unreachable. */
+  | { kind: 'connectivity'; lockId: string; online: boolean }
+  /** An activity record, handed to the event recorder; `event` is what it recorded (null: nothing). */
+  | { kind: 'activity'; lockId: string; record: ActivityRecord; backlog: boolean; event: RecordedEvent | null };
+
+/** Event map of {@link LockRuntime}. */
+export interface LockRuntimeEvents {
+  change: [LockRuntimeChange];
+}
+
+/** The live state of a lock, as the lock list and HomeKit show it. */
+export interface LiveLockState {
+  boltState: BoltState;
+  onlineStatus: OnlineStatus;
+  moving: boolean;
+  batteryLevel: number | null;
+  lastSeenAt: number | null;
+  snapshot: LockSnapshot | undefined;
+}
+
+/** What the runtime needs. */
+export interface LockRuntimeDependencies {
+  transport: LockTransport;
+  clock: Clock;
+  logger: Logger;
+  locks: Pick<LockRepository, 'list' | 'findById'>;
+  lockState: LockStateRepository;
+  /** Receives every activity record (live and backlog) and every battery change. */
+  events: Pick<LockEventSink, 'recordActivity' | 'recordBattery'>;
+}
+
+/**
+ * The lock runtime: owns the gateway, registers every lock that has a gateway connection
+ * (address and key) with it, and turns what the gateway observes into stored lock state
+ * (`bolt_state`, `online_status`, `battery_level`, `last_seen_at`, `last_activity_sequence`) and
+ * into recorder calls (DESIGN §3 Locks, Events). The gateway reads activity back from the stored
+ * `last_activity_sequence` after every (re)connect, so nothing is lost while a lock was away.
+ *
+ * @example
+ * const runtime = new LockRuntime({ transport, clock, logger, locks, lockState, events }, { commandTimeoutMs: 15000 });
+ * runtime.registerStoredLocks();
+ * runtime.start();
+ * runtime.on('change', (change) => console.log(change.kind, change.lockId));
+ */
+export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
+  /** The gateway facade (commands go through {@link sendCommand}). */
+  readonly gateway: LockGateway;
+  private stopped = false;
+
+  constructor(
+    private readonly deps: LockRuntimeDependencies,
+    gatewayOptions: Omit<LockGatewayOptions, 'lastSequence'> = {},
+  ) {
+    super();
+    this.gateway = new LockGateway(deps.transport, deps.clock, deps.logger, {
+      ...gatewayOptions,
+      lastSequence: (lockId) => deps.lockState.read(lockId)?.lastActivitySequence,
+    });
+    this.gateway.on('bolt', (event) => {
+      this.guard('bolt', () => {
+        this.onBolt(event);
+      });
+    });
+    this.gateway.on('battery', (event) => {
+      this.guard('battery', () => {
+        this.onBattery(event);
+      });
+    });
+    this.gateway.on('connectivity', (event) => {
+      this.guard('connectivity', () => {
+        this.onConnectivity(event);
+      });
+    });
+    this.gateway.on('activity', (event) => {
+      this.guard('activity', () => {
+        this.onActivity(event);
+      });
+    });
+  }
+
+  /**
+   * Registers with the gateway every stored lock that has a gateway connection, a BLE address and
+   * a key. A lock without them stays unreachable (commands: 400). Returns the registered ids.
+   */
+  registerStoredLocks(): string[] {
+    const registered: string[] = [];
+    // Nothing is reachable until the gateway has connected.
+    this.deps.lockState.markAllOffline();
+    for (const lock of this.deps.locks.list()) {
+      if (this.register(lock)) registered.push(lock.id);
+    }
+    return registered;
+  }
+
+  /** Registers one lock; false when it has no gateway connection, address or key, or is registered already. */
+  register(lock: LockRecord): boolean {
+    if (!lock.hasGateway || lock.bleAddress === null || lock.lockKey === null) return false;
+    if (this.gateway.lockIds().includes(lock.id)) return false;
+    this.gateway.addLock({ id: lock.id, address: lock.bleAddress, key: lock.lockKey, name: lock.name });
+    return true;
+  }
+
+  /** Starts connecting to the registered locks. */
+  start(): void {
+    this.gateway.start();
+  }
+
+  /** Disconnects every lock; no further changes are stored. Idempotent. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    await this.gateway.stop();
+  }
+
+  /** Whether the lock is registered with the gateway and reachable now. */
+  isReachable(lockId: string): boolean {
+    return this.gateway.isReachable(lockId.toLowerCase());
+  }
+
+  /** Whether the lock is registered with the gateway (has a gateway connection). */
+  isRegistered(lockId: string): boolean {
+    return this.gateway.getSnapshot(lockId.toLowerCase()) !== undefined;
+  }
+
+  /** Locks or unlocks through the gateway; never rejects. */
+  sendCommand(lockId: string, action: LockAction, options: { timeoutMs?: number } = {}): Promise<CommandOutcome> {
+    return this.gateway.sendCommand(lockId.toLowerCase(), action, options);
+  }
+
+  /** `online` or `offline` now (DESIGN §3 Locks); a lock without a gateway connection is offline. */
+  onlineStatus(lockId: string): OnlineStatus {
+    return this.isReachable(lockId) ? 'online' : 'offline';
+  }
+
+  /**
+   * The live state of a lock: from the gateway's memory for a registered lock, else from the
+   * store. Undefined for an unknown id.
+   */
+  liveState(lockId: string): LiveLockState | undefined {
+    const id = lockId.toLowerCase();
+    const stored = this.deps.lockState.read(id);
+    if (stored === undefined) return undefined;
+    const snapshot = this.gateway.getSnapshot(id);
+    if (snapshot === undefined) {
+      return { boltState: stored.boltState, onlineStatus: 'offline', moving: false, batteryLevel: stored.batteryLevel, lastSeenAt: stored.lastSeenAt, snapshot };
+    }
+    return {
+      // Until the gateway has read the bolt after a restart, the stored position is the best we know.
+      boltState: snapshot.bolt === 'unknown' ? stored.boltState : snapshot.bolt,
+      onlineStatus: snapshot.online ? 'online' : 'offline',
+      moving: snapshot.moving,
+      batteryLevel: snapshot.batteryLevel ?? stored.batteryLevel,
+      lastSeenAt: snapshot.lastSeenAt ?? stored.lastSeenAt,
+      snapshot,
+    };
+  }
+
+  private onBolt(event: BoltChangedEvent): void {
+    this.deps.lockState.saveBolt(event.lockId, event.bolt);
+    this.touch(event.lockId);
+    this.publish({ kind: 'bolt', lockId: event.lockId, bolt: event.bolt, source: event.source });
+  }
+
+  private onBattery(event: BatteryChangedEvent): void {
+    const before = this.deps.lockState.read(event.lockId)?.batteryLevel ?? null;
+    this.deps.lockState.saveBattery(event.lockId, event.level);
+    this.touch(event.lockId);
+    // The first reading (and the re-read after a restart) is not a change of the battery: no event.
+    if (before !== null && before !== event.level) {
+      this.deps.events.recordBattery({ lockId: event.lockId, level: event.level, timestamp: this.deps.clock.now() });
+    }
+    this.publish({ kind: 'battery', lockId: event.lockId, level: event.level });
+  }
+
+  private onConnectivity(event: ConnectivityChangedEvent): void {
+    this.deps.lockState.saveOnline(event.lockId, event.online ? 'online' : 'offline');
+    this.touch(event.lockId);
+    this.publish({ kind: 'connectivity', lockId: event.lockId, online: event.online });
+  }
+
+  private onActivity(event: ActivityEvent): void {
+    const { record } = event;
+    const recorded = this.deps.events.recordActivity({
+      lockId: event.lockId,
+      sequence: record.sequence,
+      action: record.action,
+      source: record.source,
+      credential: record.credential,
+      timestamp: record.timestamp,
+    });
+    // Stored after the recorder has it: the read-back after a reconnect starts from here.
+    this.deps.lockState.saveActivitySequence(event.lockId, record.sequence);
+    this.touch(event.lockId);
+    this.publish({ kind: 'activity', lockId: event.lockId, record, backlog: event.backlog, event: recorded });
+  }
+
+  private touch(lockId: string): void {
+    const seen = this.gateway.getSnapshot(lockId)?.lastSeenAt;
+    if (seen !== null && seen !== undefined) this.deps.lockState.saveLastSeen(lockId, seen);
+  }
+
+  private publish(change: LockRuntimeChange): void {
+    for (const listener of this.listeners('change')) {
+      try {
+        listener(change);
+      } catch (error) {
+        this.deps.logger.error(`A lock change listener failed: ${describe(error)}`);
+      }
+    }
+  }
+
+  /** A store or recorder failure is logged; it must never escape into the gateway. */
+  private guard(what: string, work: () => void): void {
+    if (this.stopped) return;
+    try {
+      work();
+    } catch (error) {
+      this.deps.logger.error(`Could not store a ${what} observation: ${describe(error)}`);
+    }
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

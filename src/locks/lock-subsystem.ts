@@ -1,0 +1,134 @@
+import { accessFromKeyService, storeCommandAccess, type CommandAccess, type UsableKeySource } from '../commands/command-access.js';
+import { CommandEngine } from '../commands/command-engine.js';
+import type { PluginConfig } from '../config/plugin-config.js';
+import type { Clock } from '../domain/clock.js';
+import { DemoControl } from '../demo/demo-control.js';
+import type { DemoHousehold, DemoLockSecrets } from '../demo/demo-household.js';
+import { createDemoSimulation, type DemoSimulation } from '../demo/demo-locks.js';
+import type { LockEventSink } from '../events/lock-event-sink.js';
+import type { LockTransport } from '../gateway/lock-transport.js';
+import { BluezTransport } from '../gateway/transports/bluez-transport.js';
+import type { LockPort } from '../homekit/lock-port.js';
+import type { Logger } from '../logger.js';
+import type { CommandRepository } from '../store/command-repository.js';
+import type { LockRepository } from '../store/lock-repository.js';
+import type { LockStateRepository } from '../store/lock-state-repository.js';
+import type { UserRepository } from '../store/user-repository.js';
+import { HomeKitLockPort } from './homekit-lock-port.js';
+import { LockRuntime } from './lock-runtime.js';
+import { UnavailableTransport, chooseTransportKind } from './lock-transport-choice.js';
+
+/** Demo timings: a lock that goes out of range shows `offline` within 5 s (DESIGN §6). */
+export const DEMO_OFFLINE_AFTER_S = 2;
+const DEMO_PRESENCE_CHECK_MS = 250;
+const DEMO_RECONNECT_BACKOFF = { initialMs: 200, maxMs: 1_000 };
+
+/** What {@link createLockSubsystem} needs. */
+export interface LockSubsystemDependencies {
+  config: PluginConfig;
+  clock: Clock;
+  logger: Logger;
+  locks: LockRepository;
+  lockState: LockStateRepository;
+  commands: CommandRepository;
+  users: Pick<UserRepository, 'findByEmail' | 'findById'>;
+  events: LockEventSink;
+  /** The eKey service's usable-key answers; without it the store is asked directly (same rule). */
+  keys?: UsableKeySource;
+  /** The demo household: its locks become simulated locks on the `simulator` transport. */
+  demo?: { household: DemoHousehold; lockSecrets: DemoLockSecrets[] };
+  /** Overrides the transport (tests); otherwise chosen from config `bluetooth.transport`. */
+  transport?: LockTransport;
+}
+
+/**
+ * The lock side of the service, assembled: runtime (gateway + stored lock state), command
+ * engine, demo simulation and control, HomeKit port. The composition root (app.ts) creates one,
+ * starts it after the HTTP server and stops it before closing the store.
+ */
+export class LockSubsystem {
+  private port: HomeKitLockPort | undefined;
+  private started = false;
+
+  constructor(
+    readonly runtime: LockRuntime,
+    readonly engine: CommandEngine,
+    readonly access: CommandAccess,
+    private readonly deps: LockSubsystemDependencies,
+    /** The demo's simulated locks (demo mode with the simulator transport only). */
+    readonly simulation: DemoSimulation | undefined,
+    /** The demo's stdin control protocol (with {@link simulation}). */
+    readonly control: DemoControl | undefined,
+  ) {}
+
+  /** Connects to the locks. Idempotent. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.runtime.start();
+  }
+
+  /** Ends unfinished commands as interrupted, then disconnects every lock. Idempotent. */
+  async stop(): Promise<void> {
+    this.engine.stop();
+    this.port?.close();
+    await this.runtime.stop();
+  }
+
+  /** The HomeKit port on this runtime (one instance). */
+  homekitPort(): LockPort {
+    this.port ??= new HomeKitLockPort({
+      runtime: this.runtime,
+      engine: this.engine,
+      access: this.access,
+      locks: this.deps.locks,
+      users: this.deps.users,
+      clock: this.deps.clock,
+      logger: this.deps.logger,
+    });
+    return this.port;
+  }
+}
+
+/**
+ * Builds the lock subsystem from the config: transport `simulator` in demo mode and `bluez`
+ * otherwise (config `bluetooth.transport` overrides), command timeout `bluetooth.command_timeout_s`
+ * (default 15 s), offline after `bluetooth.offline_after_s` (default 120 s; 2 s in the demo).
+ * Unfinished commands from before a restart are marked failed/interrupted here.
+ */
+export function createLockSubsystem(deps: LockSubsystemDependencies): LockSubsystem {
+  const bluetooth = deps.config.bluetooth;
+  const demoMode = deps.demo !== undefined;
+  const kind = chooseTransportKind(bluetooth?.transport, demoMode);
+  const simulation =
+    deps.transport === undefined && kind === 'simulator' && deps.demo !== undefined
+      ? createDemoSimulation(deps.demo.household, deps.demo.lockSecrets, deps.lockState, deps.clock)
+      : undefined;
+  const transport =
+    deps.transport ??
+    simulation?.transport ??
+    (kind === 'bluez'
+      ? // Lazy: no D-Bus connection is opened until the gateway first connects to a lock.
+        new BluezTransport({ logger: deps.logger, ...(bluetooth?.adapter === undefined ? {} : { adapter: bluetooth.adapter }) })
+      : // `simulator` outside the demo has no simulated locks to reach.
+        new UnavailableTransport('the simulator transport has no simulated locks outside the demo', deps.logger));
+  const timeoutMs = (bluetooth?.command_timeout_s ?? 15) * 1000;
+  const runtime = new LockRuntime(
+    { transport, clock: deps.clock, logger: deps.logger, locks: deps.locks, lockState: deps.lockState, events: deps.events },
+    {
+      commandTimeoutMs: timeoutMs,
+      offlineAfterS: bluetooth?.offline_after_s ?? (demoMode ? DEMO_OFFLINE_AFTER_S : 120),
+      ...(demoMode ? { presenceCheckIntervalMs: DEMO_PRESENCE_CHECK_MS, reconnectBackoff: DEMO_RECONNECT_BACKOFF } : {}),
+    },
+  );
+  runtime.registerStoredLocks();
+  const access = deps.keys === undefined ? storeCommandAccess(deps.commands, deps.locks) : accessFromKeyService(deps.keys, deps.commands);
+  const engine = new CommandEngine(
+    { commands: deps.commands, locks: deps.locks, access, gateway: runtime, events: deps.events, clock: deps.clock, logger: deps.logger },
+    { timeoutMs },
+  );
+  engine.recoverInterrupted();
+  const control =
+    simulation === undefined ? undefined : new DemoControl({ locks: simulation.locks, runtime, lockState: deps.lockState });
+  return new LockSubsystem(runtime, engine, access, deps, simulation, control);
+}

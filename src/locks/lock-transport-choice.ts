@@ -1,0 +1,34 @@
+import type { LockTransport } from '../gateway/lock-transport.js';
+import { TransportError } from '../gateway/lock-transport.js';
+import type { Logger } from '../logger.js';
+
+/** Which Bluetooth transport the gateway uses (config `bluetooth.transport`). */
+export type TransportKind = 'simulator' | 'bluez';
+
+/** `simulator` in demo mode unless configured otherwise; `bluez` everywhere else. */
+export function chooseTransportKind(configured: TransportKind | undefined, demo: boolean): TransportKind {
+  return configured ?? (demo ? 'simulator' : 'bluez');
+}
+
+/**
+ * A transport that finds no lock: what the gateway gets when the chosen transport cannot run
+ * here (for example `bluez` without a BlueZ system bus). Locks then stay offline and commands
+ * answer 400 `lock_unreachable`, instead of the service failing to start.
+ */
+export class UnavailableTransport implements LockTransport {
+  readonly kind = 'bluez' as const;
+
+  constructor(
+    private readonly reason: string,
+    private readonly logger: Logger,
+  ) {}
+
+  connect(address: string): Promise<never> {
+    this.logger.debug(`Cannot connect to ${address}: ${this.reason}`);
+    return Promise.reject(new TransportError('bus_unavailable', this.reason));
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
