@@ -17,6 +17,8 @@ export interface RunningChild {
   stderr(): string;
   /** Resolves with the first stdout line matching `predicate` (or any line), polling until `timeoutMs`. */
   nextLine(predicate?: (line: string) => boolean, timeoutMs?: number): Promise<string>;
+  /** Resolves with the first match of `pattern` in stderr, polling until `timeoutMs`. */
+  stderrMatch(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   /** Resolves with the exit code (or signal name) once the child has exited. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Sends SIGKILL if the child is still running. */
@@ -48,6 +50,7 @@ export function spawnNode(script: string, args: string[], options: { env?: Recor
   });
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;
+    wake();
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolvePromise) => {
     child.on('exit', (code, signal) => {
@@ -89,8 +92,33 @@ export function spawnNode(script: string, args: string[], options: { env?: Recor
       check();
     });
 
+  const stderrMatch = (pattern: RegExp, timeoutMs = 15_000): Promise<RegExpMatchArray> =>
+    new Promise((resolvePromise, reject) => {
+      const check = (): void => {
+        const match = pattern.exec(stderr);
+        if (match) {
+          finish();
+          resolvePromise(match);
+        } else if (exitedNow) {
+          finish();
+          reject(new Error(`child exited before stderr matched ${String(pattern)}; stderr:\n${stderr}`));
+        }
+      };
+      const timer = setTimeout(() => {
+        finish();
+        reject(new Error(`stderr did not match ${String(pattern)} within ${timeoutMs} ms; stderr:\n${stderr}`));
+      }, timeoutMs);
+      const finish = (): void => {
+        clearTimeout(timer);
+        waiters.delete(check);
+      };
+      waiters.add(check);
+      check();
+    });
+
   return {
     process: child,
+    stderrMatch,
     stdoutLines,
     stdout: () => stdout,
     stderr: () => stderr,

@@ -1,0 +1,162 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { builtCli, PROJECT_ROOT, runNode, spawnNode, type RunningChild } from '../../support/child-process.js';
+import { loginOverHttp } from '../../support/oauth-login.js';
+
+let cli: string;
+let dataDir: string;
+const running: RunningChild[] = [];
+
+beforeAll(() => {
+  cli = builtCli();
+  dataDir = mkdtempSync(join(tmpdir(), 'ekey-cli-'));
+});
+
+afterEach(async () => {
+  for (const child of running.splice(0)) {
+    child.kill();
+    await child.exited;
+  }
+});
+
+afterAll(() => {
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const run = (args: string[], options: { stdin?: string } = {}) => runNode(cli, args, options);
+
+describe('ekey-locks usage errors', () => {
+  it.each([
+    ['no command', []],
+    ['an unknown command', ['frobnicate']],
+    ['a bad port', ['demo', '--port', 'eighty']],
+    ['user add without --name', ['user', 'add', '--email', 'a@example.com', '--password', 'longenough', '--data', '/nonexistent']],
+    ['client add with a relative redirect URI', ['client', 'add', '--name', 'App', '--redirect-uri', '/cb']],
+    ['serve without --config', ['serve']],
+  ])('exit 2 with the usage on stderr for %s', async (_what, args) => {
+    const result = await run(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^ekey-locks: .+/);
+    expect(result.stderr).toContain('Usage: ekey-locks <command> [options]');
+    expect(result.stdout).toBe('');
+  });
+
+  it('prints the usage on stdout with exit 0 for help', async () => {
+    const result = await run(['help']);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toContain('Usage: ekey-locks <command> [options]');
+  });
+});
+
+describe('ekey-locks user and client', () => {
+  let client: { client_id: string; client_secret: string; redirect_uris: string[]; public: boolean };
+  let alex: { id: string; email: string; name: string };
+
+  it('user add creates a user and prints it as JSON (password from stdin)', async () => {
+    const result = await run(['user', 'add', '--email', 'Alex@Example.com', '--name', 'Alex Adams', '--password-stdin', '--data', dataDir], {
+      stdin: 'correct horse battery\n',
+    });
+    expect(result.code).toBe(0);
+    alex = JSON.parse(result.stdout) as typeof alex;
+    expect(alex).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/) as unknown, email: 'Alex@Example.com', name: 'Alex Adams' });
+    expect(result.stdout).not.toContain('correct horse');
+  });
+
+  it('user add refuses the same address in another case (exit 2)', async () => {
+    const result = await run(['user', 'add', '--email', 'alex@EXAMPLE.com', '--name', 'Other', '--password', 'longenough', '--data', dataDir]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('already exists');
+  });
+
+  it('user add refuses a short password with the field named (exit 2)', async () => {
+    const result = await run(['user', 'add', '--email', 'sam@example.com', '--name', 'Sam', '--password', 'short', '--data', dataDir]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--password must be at least 8 characters');
+  });
+
+  it('user list shows the users, tab-separated, without secrets', async () => {
+    await run(['user', 'add', '--email', 'blake@example.com', '--name', 'Blake Brown', '--password', 'another secret', '--data', dataDir]);
+    const result = await run(['user', 'list', '--data', dataDir]);
+    expect(result.code).toBe(0);
+    const rows = result.stdout.trim().split('\n').map((line) => line.split('\t'));
+    expect(rows).toEqual([
+      [alex.id, 'Alex@Example.com', 'Alex Adams', 'active'],
+      [expect.any(String), 'blake@example.com', 'Blake Brown', 'active'],
+    ]);
+    expect(result.stdout).not.toMatch(/scrypt|secret/);
+  });
+
+  it('client add registers a confidential client and shows its secret once', async () => {
+    const result = await run(['client', 'add', '--name', 'My app', '--redirect-uri', 'https://app.example/callback', '--data', dataDir]);
+    expect(result.code).toBe(0);
+    client = JSON.parse(result.stdout) as typeof client;
+    expect(client).toEqual({
+      client_id: expect.stringMatching(/^[0-9a-f-]{36}$/) as unknown,
+      client_secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) as unknown,
+      redirect_uris: ['https://app.example/callback'],
+      public: false,
+    });
+  });
+
+  it('client add --public registers a client without a secret', async () => {
+    const result = await run(['client', 'add', '--name', 'SPA', '--redirect-uri', 'http://localhost:5173/cb', '--public', '--data', dataDir]);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ client_secret: null, public: true });
+  });
+
+  it('serve uses what user add and client add stored: the new user signs in through the new client', async () => {
+    const configFile = join(dataDir, 'config.json');
+    writeFileSync(configFile, JSON.stringify({ platform: 'EKeyLocks', api: { host: '127.0.0.1' } }));
+    const child = spawnNode(cli, ['serve', '--config', configFile, '--data', dataDir, '--port', '0']);
+    running.push(child);
+    const [, baseUrl = ''] = await child.stderrMatch(/listening on (http:\/\/\S+)/);
+    const tokens = await loginOverHttp({
+      baseUrl,
+      client: { client_id: client.client_id, client_secret: client.client_secret, redirect_uri: 'https://app.example/callback' },
+      email: 'alex@example.com',
+      password: 'correct horse battery',
+    });
+    const me = await fetch(`${baseUrl}/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(await me.json()).toEqual({ id: alex.id, name: 'Alex Adams' });
+    child.kill('SIGTERM');
+    expect(await child.exited).toEqual({ code: 0, signal: null });
+  });
+});
+
+describe('ekey-locks serve --config', () => {
+  it('exits 2 and names every invalid field', async () => {
+    const configFile = join(dataDir, 'bad-config.json');
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        api: { port: 99999 },
+        locks: [{ name: 'Front Door', owner_email: 'not-an-address', key: 'short' }],
+        clients: [{ client_id: 'nope', redirect_uris: [] }],
+      }),
+    );
+    const result = await run(['serve', '--config', configFile, '--data', dataDir]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`Config file ${configFile} is invalid:`);
+    for (const field of ['/api/port', '/locks/0/owner_email', '/locks/0/key', '/clients/0/client_id', '/clients/0/redirect_uris']) {
+      expect(result.stderr).toMatch(new RegExp(`^  ${field}: .+$`, 'm'));
+    }
+  });
+
+  it('exits 2 for a config file that is not JSON', async () => {
+    const configFile = join(dataDir, 'broken.json');
+    writeFileSync(configFile, '{ "api": ');
+    const result = await run(['serve', '--config', configFile]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`Cannot read config file ${configFile}`);
+  });
+});
+
+describe('ekey-locks openapi', () => {
+  it('prints the committed docs/openapi.json', async () => {
+    const result = await run(['openapi']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual(JSON.parse(readFileSync(join(PROJECT_ROOT, 'docs', 'openapi.json'), 'utf8')));
+  });
+});
