@@ -153,6 +153,7 @@ export class EKeyService {
     this.url = this.options.config.api?.public_url?.replace(/\/$/, '') ?? `http://${displayHost}:${boundPort}`;
     this.services.invitations.setBaseUrl(this.url);
     this.lockSubsystem.start();
+    await this.lockSubsystem.ready();
     return this.url;
   }
 

@@ -8,7 +8,8 @@ import { stopOnSignals } from './stop-on-signals.js';
 
 /**
  * `ekey-locks demo [--port N] [--data DIR]`: the demo household on loopback. The first stdout
- * line is the demo JSON (DESIGN §6); logs go to stderr so stdout stays machine-readable.
+ * line is the demo JSON (DESIGN §6); logs go to stderr so stdout stays machine-readable. Then
+ * stdin takes the JSON-line control protocol (src/demo/demo-control.ts), one answer line each.
  */
 export async function demoCommand(args: string[]): Promise<void> {
   const values = parseOptions(args, { port: { type: 'string' }, data: { type: 'string' } });
@@ -18,4 +19,11 @@ export async function demoCommand(args: string[]): Promise<void> {
   process.stdout.write(`${JSON.stringify(service.demoInfo())}\n`);
   consoleLogger.info(`demo data in ${dataDir}`);
   stopOnSignals(() => service.close());
+  const control = service.lockSubsystem.control;
+  if (control) {
+    // The end of stdin ends the control channel only; the demo runs until SIGTERM/SIGINT.
+    control.serve(process.stdin, process.stdout).catch((error: unknown) => {
+      consoleLogger.error(`demo control stopped: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  }
 }

@@ -125,6 +125,30 @@ export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
     this.gateway.start();
   }
 
+  /**
+   * Resolves once every registered lock is reachable, or after `timeoutMs` (whichever comes
+   * first); true when all are. The demo waits on this before it prints its first line, so a
+   * client that reads the line can send commands at once.
+   */
+  untilAllReachable(timeoutMs: number): Promise<boolean> {
+    const allReachable = (): boolean => this.gateway.lockIds().every((id) => this.gateway.isReachable(id));
+    if (allReachable()) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const listener = (): void => {
+        if (allReachable()) finish(true);
+      };
+      const timer = setTimeout(() => {
+        finish(allReachable());
+      }, timeoutMs);
+      const finish = (result: boolean): void => {
+        clearTimeout(timer);
+        this.off('change', listener);
+        resolve(result);
+      };
+      this.on('change', listener);
+    });
+  }
+
   /** Disconnects every lock; no further changes are stored. Idempotent. */
   async stop(): Promise<void> {
     if (this.stopped) return;

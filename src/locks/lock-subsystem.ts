@@ -68,6 +68,16 @@ export class LockSubsystem {
     this.runtime.start();
   }
 
+  /**
+   * In the demo: resolves once the simulated locks with a gateway connection are online (at most
+   * 5 s), so the demo line is printed when commands can be sent. Elsewhere: at once (real locks
+   * connect in the background; they may be far away).
+   */
+  async ready(): Promise<void> {
+    if (this.simulation === undefined) return;
+    if (!(await this.runtime.untilAllReachable(5_000))) this.deps.logger.warn('Not every demo lock came online within 5 s.');
+  }
+
   /** Ends unfinished commands as interrupted, then disconnects every lock. Idempotent. */
   async stop(): Promise<void> {
     this.engine.stop();
