@@ -214,9 +214,10 @@ export class ManagedLock {
 
   /** The current connection, or a new one (at most one connect in flight). */
   private ensureConnected(timeoutMs: number): Promise<LockConnection | null> {
+    // A connection still reading its state after connecting is not ready for commands yet.
+    if (this.connecting !== null) return this.connecting;
     if (this.connection?.connected === true) return Promise.resolve(this.connection);
     if (this.stopped) return Promise.resolve(null);
-    if (this.connecting !== null) return this.connecting;
     this.clearReconnectTimer();
     const connecting = this.establish(timeoutMs).finally(() => {
       this.connecting = null;
@@ -394,7 +395,8 @@ export class ManagedLock {
   }
 
   private scheduleReconnect(): void {
-    if (this.reconnectTimer !== null || this.connecting !== null) return;
+    // May run inside establish() (connecting still set): the timer then finds a settled attempt.
+    if (this.reconnectTimer !== null) return;
     const delay = backoffDelay(Math.max(0, this.failedAttempts - 1), this.context.settings.backoff);
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = null;
