@@ -48,6 +48,23 @@ export interface EmbeddedService {
   close(): Promise<void>;
 }
 
+/**
+ * The platform's view of the real service. Demo control comes from the lock subsystem's demo
+ * control (the same handler as `ekey-locks demo`'s stdin).
+ */
+export function embedEKeyService(service: EKeyService): EmbeddedService {
+  return {
+    listen: (port, host) => service.listen(port, host),
+    demoInfo: () => service.demoInfo(),
+    homekitPort: () => service.homekitPort(),
+    demoControl: () => {
+      const control = service.lockSubsystem.control;
+      return control === undefined ? undefined : (line) => control.handleLine(line);
+    },
+    close: () => service.close(),
+  };
+}
+
 /** Opens the embedded service; tests pass their own to run the platform on an in-memory port. */
 export type EmbeddedServiceOpener = (options: ServiceOptions) => Promise<EmbeddedService>;
 
@@ -86,7 +103,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     dependencies: PlatformDependencies = {},
   ) {
     this.logger = toLogger(log);
-    this.openService = dependencies.openService ?? ((options) => EKeyService.open(options));
+    this.openService = dependencies.openService ?? (async (options) => embedEKeyService(await EKeyService.open(options)));
     this.writeDemoLine = dependencies.writeDemoLine ?? ((line) => process.stdout.write(line));
     api.on('didFinishLaunching', () => {
       this.starting = this.start().catch((error: unknown) => {

@@ -1,0 +1,272 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Characteristic, Service } from '@homebridge/hap-nodejs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createConnection, type Socket } from 'node:net';
+import { createInterface, type Interface } from 'node:readline';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AccessoryObject } from 'hap-controller/lib/model/accessory.js';
+import type { PairingData } from 'hap-controller';
+import { DEMO_CONTROL_ENV } from '../../../src/homekit/demo-control-channel.js';
+import { findAccessory, findCharacteristic, HapTestController, serviceTypes, type CharacteristicAddress } from '../../support/hap-test-controller.js';
+import {
+  buildPluginFolder,
+  canUsePrivateNetwork,
+  HomebridgeSupervisor,
+  type HomebridgeSetup,
+  type RunningHomebridge,
+} from '../../support/homebridge-process.js';
+import { loginOverHttp } from '../../support/oauth-login.js';
+
+/*
+ * The real `homebridge` binary with this plugin in demo mode (simulated locks behind the real
+ * gateway and command engine), inside a private network namespace, driven by hap-controller as
+ * the Home app would drive it. The simulated locks are moved through the demo control socket
+ * (EKEY_DEMO_CONTROL) and the REST API.
+ */
+
+const FRONT_DOOR_SERIAL = 'D0:E1:00:00:00:01';
+const GARDEN_GATE_SERIAL = 'D0:E1:00:00:00:02';
+const PIN = '031-45-154';
+const USERNAME = '0E:4B:00:00:E2:E1';
+
+/** Drives the demo's simulated locks over the control socket: one JSON line in, one out. */
+class DemoControlClient {
+  private readonly socket: Socket;
+  private readonly lines: Interface;
+  private readonly pending: ((line: string) => void)[] = [];
+
+  constructor(path: string) {
+    this.socket = createConnection(path);
+    this.lines = createInterface({ input: this.socket });
+    this.lines.on('line', (line) => this.pending.shift()?.(line));
+  }
+
+  async send(command: Record<string, unknown>): Promise<void> {
+    const answer = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new Error(`no answer to ${JSON.stringify(command)} within 5 s`));
+      }, 5000);
+      this.pending.push((line) => {
+        clearTimeout(timer);
+        resolve(line);
+      });
+      this.socket.write(`${JSON.stringify(command)}\n`);
+    });
+    expect(JSON.parse(answer)).toEqual({ ok: true });
+  }
+
+  close(): void {
+    this.lines.close();
+    this.socket.destroy();
+  }
+}
+
+const privateNetwork = canUsePrivateNetwork();
+if (!privateNetwork && process.env.EKEY_SKIP_HOMEKIT_E2E !== '1') {
+  throw new Error('The HomeKit end-to-end test runs Homebridge in a private network namespace and needs root (unshare -n, ip). Run as root, or set EKEY_SKIP_HOMEKIT_E2E=1.');
+}
+const describeE2E = privateNetwork ? describe : describe.skip;
+
+describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => {
+  const supervisor = new HomebridgeSupervisor();
+  const storage = mkdtempSync(join(tmpdir(), 'ekey-hb-storage-'));
+  let pluginFolder = '';
+  let setup: HomebridgeSetup;
+  let homebridge: RunningHomebridge;
+  let controller: HapTestController;
+  let control: DemoControlClient;
+  let pairing: PairingData;
+  let accessories: AccessoryObject[];
+  const address = (serial: string, service: string, characteristic: string, nth = 0): CharacteristicAddress =>
+    findCharacteristic(accessories, serial, service, characteristic, nth);
+  const front = {
+    current: (): CharacteristicAddress => address(FRONT_DOOR_SERIAL, Service.LockMechanism.UUID, Characteristic.LockCurrentState.UUID),
+    target: (): CharacteristicAddress => address(FRONT_DOOR_SERIAL, Service.LockMechanism.UUID, Characteristic.LockTargetState.UUID),
+    fault: (): CharacteristicAddress => address(FRONT_DOOR_SERIAL, Service.LockMechanism.UUID, Characteristic.StatusFault.UUID),
+    battery: (): CharacteristicAddress => address(FRONT_DOOR_SERIAL, Service.Battery.UUID, Characteristic.BatteryLevel.UUID),
+    lowBattery: (): CharacteristicAddress => address(FRONT_DOOR_SERIAL, Service.Battery.UUID, Characteristic.StatusLowBattery.UUID),
+    lastAction: (): CharacteristicAddress => address(FRONT_DOOR_SERIAL, Service.LockManagement.UUID, Characteristic.LockLastKnownAction.UUID),
+    arrival: (): CharacteristicAddress => address(FRONT_DOOR_SERIAL, Service.StatelessProgrammableSwitch.UUID, Characteristic.ProgrammableSwitchEvent.UUID),
+  };
+
+  beforeAll(async () => {
+    pluginFolder = buildPluginFolder();
+    setup = {
+      storage,
+      pluginFolder,
+      pin: PIN,
+      username: USERNAME,
+      platform: { demo: true, homekit: { arrival_triggers: ['olivia@example.com'], low_battery_threshold: 0.2 } },
+      env: { [DEMO_CONTROL_ENV]: join(supervisor.socketFolder, 'control.sock') },
+    };
+    homebridge = await supervisor.start(setup);
+    control = new DemoControlClient(join(supervisor.socketFolder, 'control.sock'));
+  }, 240_000);
+
+  afterAll(async () => {
+    control.close();
+    await controller.close().catch(() => undefined);
+    await homebridge.stop().catch(() => undefined);
+    await supervisor.dispose();
+    rmSync(storage, { recursive: true, force: true });
+    if (pluginFolder !== '') rmSync(pluginFolder, { recursive: true, force: true });
+  }, 30_000);
+
+  it('prints the demo line once, after the accessories are registered', () => {
+    const output = homebridge.output();
+    expect(output.match(/^EKEY_DEMO /gm)).toHaveLength(1);
+    const added = output.indexOf('Added HomeKit accessory Front Door');
+    expect(added).toBeGreaterThan(-1);
+    expect(added).toBeLessThan(output.indexOf('EKEY_DEMO '));
+    expect(homebridge.demo.locks.map((lock) => lock.name)).toEqual(['Front Door', 'Garden Gate']);
+  });
+
+  it('pairs with the setup PIN and lists one lock accessory per lock', async () => {
+    controller = new HapTestController(USERNAME, homebridge.hapPort);
+    await controller.pair(PIN);
+    pairing = controller.pairingData();
+    accessories = await controller.accessories();
+    for (const serial of [FRONT_DOOR_SERIAL, GARDEN_GATE_SERIAL]) {
+      expect(serviceTypes(findAccessory(accessories, serial))).toEqual(
+        expect.arrayContaining([Service.AccessoryInformation.UUID, Service.LockMechanism.UUID, Service.Battery.UUID, Service.LockManagement.UUID]),
+      );
+    }
+  });
+
+  it('answers a read of every readable characteristic of every service without an error', async () => {
+    const readable = accessories.flatMap((accessory) =>
+      accessory.services.flatMap((service) =>
+        service.characteristics
+          .filter((characteristic) => characteristic.perms?.includes('pr') && characteristic.iid !== undefined)
+          .map((characteristic) => `${accessory.aid}.${characteristic.iid}` as CharacteristicAddress),
+      ),
+    );
+    expect(readable.length).toBeGreaterThan(30);
+    const values = await controller.read(readable);
+    expect(values.size).toBe(readable.length);
+
+    // Device Information arrives once the gateway has connected; poll until it did.
+    const manufacturer = address(FRONT_DOOR_SERIAL, Service.AccessoryInformation.UUID, Characteristic.Manufacturer.UUID);
+    const deadline = Date.now() + 10_000;
+    while ((await controller.readOne(manufacturer)) !== 'Open Lock Project' && Date.now() < deadline) await new Promise((done) => setTimeout(done, 100));
+    accessories = await controller.accessories();
+    const information = await controller.read([
+      manufacturer,
+      address(FRONT_DOOR_SERIAL, Service.AccessoryInformation.UUID, Characteristic.Model.UUID),
+      address(FRONT_DOOR_SERIAL, Service.AccessoryInformation.UUID, Characteristic.FirmwareRevision.UUID),
+      address(FRONT_DOOR_SERIAL, Service.LockManagement.UUID, Characteristic.Version.UUID),
+      address(FRONT_DOOR_SERIAL, Service.Battery.UUID, Characteristic.ChargingState.UUID),
+      front.current(),
+      front.target(),
+      front.fault(),
+    ]);
+    expect([...information.values()]).toEqual([
+      'Open Lock Project',
+      'SIM-1',
+      '1.0.0',
+      '1.0',
+      Characteristic.ChargingState.NOT_CHARGEABLE,
+      Characteristic.LockCurrentState.SECURED,
+      Characteristic.LockTargetState.SECURED,
+      Characteristic.StatusFault.NO_FAULT,
+    ]);
+    // The Garden Gate has no gateway connection: a fault shown as a value, not a read error.
+    await expect(controller.readOne(address(GARDEN_GATE_SERIAL, Service.LockMechanism.UUID, Characteristic.StatusFault.UUID))).resolves.toBe(
+      Characteristic.StatusFault.GENERAL_FAULT,
+    );
+    await controller.subscribe([front.current(), front.target(), front.battery(), front.lowBattery(), front.lastAction(), front.arrival()]);
+  }, 30_000);
+
+  it('unlocks from a LockTargetState write and reports LockCurrentState as an event', async () => {
+    const mark = controller.mark();
+    await controller.write(front.target(), Characteristic.LockTargetState.UNSECURED);
+    await controller.waitForEvent(front.current(), Characteristic.LockCurrentState.UNSECURED, mark);
+    await controller.waitForEvent(front.lastAction(), Characteristic.LockLastKnownAction.UNSECURED_REMOTELY, mark);
+  });
+
+  it('shows an API command in both current and target state', async () => {
+    const tokens = await loginOverHttp({
+      baseUrl: homebridge.apiUrl,
+      client: homebridge.demo.clients[0] ?? { client_id: '', redirect_uri: '' },
+      email: 'olivia@example.com',
+      password: homebridge.demo.users.find((user) => user.email === 'olivia@example.com')?.password ?? '',
+    });
+    const lockId = homebridge.demo.locks[0]?.id ?? '';
+    const mark = controller.mark();
+    const response = await fetch(`${homebridge.apiUrl}/locks/${lockId}/commands`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ type: 'lock' }),
+    });
+    expect(response.status).toBe(201);
+    await controller.waitForEvent(front.current(), Characteristic.LockCurrentState.SECURED, mark);
+    await controller.waitForEvent(front.target(), Characteristic.LockTargetState.SECURED, mark);
+  });
+
+  it('shows a tap in both states and fires the tapping user’s arrival switch', async () => {
+    const tokens = await loginOverHttp({
+      baseUrl: homebridge.apiUrl,
+      client: homebridge.demo.clients[0] ?? { client_id: '', redirect_uri: '' },
+      email: 'olivia@example.com',
+      password: homebridge.demo.users.find((user) => user.email === 'olivia@example.com')?.password ?? '',
+    });
+    const lockId = homebridge.demo.locks[0]?.id ?? '';
+    const keys = (await (
+      await fetch(`${homebridge.apiUrl}/locks/${lockId}/ekeys`, { headers: { authorization: `Bearer ${tokens.access_token}`, accept: 'application/json' } })
+    ).json()) as { ekeys: { id: string; user_id?: string; type?: string }[] };
+    const ownerKey = keys.ekeys.find((key) => key.type === 'owner') ?? keys.ekeys[0];
+    expect(ownerKey).toBeDefined();
+
+    const mark = controller.mark();
+    await control.send({ op: 'tap', lock_id: lockId, ekey_id: ownerKey?.id, action: 'unlock' });
+    await controller.waitForEvent(front.current(), Characteristic.LockCurrentState.UNSECURED, mark);
+    await controller.waitForEvent(front.target(), Characteristic.LockTargetState.UNSECURED, mark);
+    await controller.waitForEvent(front.lastAction(), Characteristic.LockLastKnownAction.UNSECURED_PHYSICALLY_EXTERIOR, mark);
+    await controller.waitForEvent(front.arrival(), Characteristic.ProgrammableSwitchEvent.SINGLE_PRESS, mark);
+  });
+
+  it('shows a jam as JAMMED', async () => {
+    const lockId = homebridge.demo.locks[0]?.id ?? '';
+    await control.send({ op: 'jam', lock_id: lockId });
+    const mark = controller.mark();
+    await controller.write(front.target(), Characteristic.LockTargetState.SECURED);
+    await controller.waitForEvent(front.current(), Characteristic.LockCurrentState.JAMMED, mark);
+    // A manual turn frees the bolt; both states follow.
+    const freed = controller.mark();
+    await control.send({ op: 'manual', lock_id: lockId, bolt: 'locked' });
+    await controller.waitForEvent(front.current(), Characteristic.LockCurrentState.SECURED, freed);
+    await expect(controller.readOne(front.target())).resolves.toBe(Characteristic.LockTargetState.SECURED);
+  });
+
+  it('shows a battery change in BatteryLevel and StatusLowBattery', async () => {
+    const lockId = homebridge.demo.locks[0]?.id ?? '';
+    const mark = controller.mark();
+    await control.send({ op: 'battery', lock_id: lockId, level: 0.12 });
+    await controller.waitForEvent(front.battery(), 12, mark);
+    await controller.waitForEvent(front.lowBattery(), Characteristic.StatusLowBattery.BATTERY_LEVEL_LOW, mark);
+  });
+
+  it('keeps the pairing and the accessories across a Homebridge restart', async () => {
+    const before = accessories.map((accessory) => accessory.aid).sort();
+    await controller.close();
+    control.close();
+    await homebridge.stop();
+    homebridge = await supervisor.start(setup);
+    control = new DemoControlClient(join(supervisor.socketFolder, 'control.sock'));
+
+    // No pair-setup: the stored long-term keys still verify.
+    controller = new HapTestController(USERNAME, homebridge.hapPort, pairing);
+    accessories = await controller.accessories();
+    expect(accessories.map((accessory) => accessory.aid).sort()).toEqual(before);
+    expect(homebridge.output()).toContain('Restored HomeKit accessory Front Door');
+    // State is live again: the battery reading made before the restart is still the lock's.
+    const deadline = Date.now() + 10_000;
+    while ((await controller.readOne(front.battery())) !== 12 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 100));
+    await expect(controller.readOne(front.battery())).resolves.toBe(12);
+    await controller.subscribe([front.current()]);
+    const mark = controller.mark();
+    await controller.write(front.target(), Characteristic.LockTargetState.UNSECURED);
+    await controller.waitForEvent(front.current(), Characteristic.LockCurrentState.UNSECURED, mark);
+  }, 90_000);
+});

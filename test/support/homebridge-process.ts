@@ -1,0 +1,254 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (this file is test/support/homebridge-process.ts). */
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** Ports inside the private network namespace: always free there, so fixed. */
+const HAP_PORT_INSIDE = 51826;
+const API_PORT_INSIDE = 8787;
+
+/** True when this machine can run Homebridge in a private network namespace (root + unshare + ip). */
+export function canUsePrivateNetwork(): boolean {
+  const probe = spawnSync('unshare', ['-n', 'sh', '-c', 'ip link set lo up'], { stdio: 'ignore', timeout: 5000 });
+  return probe.status === 0;
+}
+
+/**
+ * Builds the plugin (tsc, tsconfig.build.json) into a throw-away plugin folder: package.json, dist/
+ * and a node_modules link to the repository's. The shared working tree's dist/ is not touched.
+ */
+export function buildPluginFolder(): string {
+  const folder = mkdtempSync(join(tmpdir(), 'ekey-plugin-'));
+  const tsc = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const build = spawnSync(process.execPath, [tsc, '-p', join(REPO_ROOT, 'tsconfig.build.json'), '--outDir', join(folder, 'dist'), '--sourceMap', 'false', '--declaration', 'false'], {
+    encoding: 'utf8',
+    timeout: 180_000,
+  });
+  if (build.status !== 0) throw new Error(`plugin build failed:\n${build.stdout}\n${build.stderr}`);
+  cpSync(join(REPO_ROOT, 'package.json'), join(folder, 'package.json'));
+  cpSync(join(REPO_ROOT, 'config.schema.json'), join(folder, 'config.schema.json'));
+  symlinkSync(join(REPO_ROOT, 'node_modules'), join(folder, 'node_modules'), 'dir');
+  return folder;
+}
+
+/** What a Homebridge run is configured with. */
+export interface HomebridgeSetup {
+  /** Homebridge's storage folder (-U): config.json, persist/, accessories/. Kept across restarts. */
+  storage: string;
+  /** Plugin folder (-P), see {@link buildPluginFolder}. */
+  pluginFolder: string;
+  /** Setup code `XXX-XX-XXX`. */
+  pin: string;
+  /** Bridge MAC-style username; also the HAP device id. */
+  username: string;
+  /** The EKeyLocks platform block (without `platform`); `api.port`/`api.host` are set by the harness. */
+  platform: Record<string, unknown>;
+  /** Extra environment for the Homebridge process (e.g. EKEY_DEMO_CONTROL). */
+  env?: Record<string, string>;
+}
+
+/** A running Homebridge in its own network namespace, reachable through loopback relays. */
+export interface RunningHomebridge {
+  /** The bridge's HAP port as seen from the test process. */
+  hapPort: number;
+  /** The REST API base URL as seen from the test process. */
+  apiUrl: string;
+  /** The parsed `EKEY_DEMO` line. */
+  demo: DemoLine;
+  /** Everything Homebridge wrote to stdout and stderr so far. */
+  output(): string;
+  /** SIGTERM, wait for a clean exit (SIGKILL after 10 s); relays stay up for a restart. */
+  stop(): Promise<void>;
+}
+
+/** The demo JSON line (DESIGN §6). */
+export interface DemoLine {
+  base_url: string;
+  clients: { client_id: string; client_secret: string; redirect_uri: string }[];
+  users: { id: string; email: string; password: string; name: string }[];
+  locks: { id: string; name: string; owner_id: string; gateway: boolean }[];
+}
+
+/**
+ * Runs inside the namespace: relays Unix sockets in the shared socket folder to the loopback TCP
+ * ports there, starts Homebridge as its child, forwards SIGTERM/SIGINT and exits with it. Plain
+ * JavaScript because it is handed to `node -e`.
+ */
+const NAMESPACE_LAUNCHER = `
+const net = require('node:net');
+const fs = require('node:fs');
+const { spawn } = require('node:child_process');
+const [socketFolder, hapPort, apiPort, ...homebridgeArgs] = process.argv.slice(1);
+for (const [name, port] of [['hap.sock', Number(hapPort)], ['api.sock', Number(apiPort)]]) {
+  const path = socketFolder + '/' + name;
+  fs.rmSync(path, { force: true });
+  net.createServer((client) => {
+    const upstream = net.connect(port, '127.0.0.1');
+    client.pipe(upstream).pipe(client);
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+  }).listen(path);
+}
+const child = spawn(process.execPath, homebridgeArgs, { stdio: 'inherit' });
+for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => child.kill(signal));
+child.on('exit', (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
+`;
+
+/** A TCP listener on 127.0.0.1 in the test's namespace that pipes each connection to a Unix socket. */
+export class LoopbackRelay {
+  private readonly sockets = new Set<Socket>();
+  private readonly server: Server;
+  port = 0;
+
+  constructor(private readonly socketPath: string) {
+    this.server = createServer((client) => {
+      const upstream = createConnection(this.socketPath);
+      this.sockets.add(client);
+      this.sockets.add(upstream);
+      client.pipe(upstream).pipe(client);
+      const drop = (): void => {
+        client.destroy();
+        upstream.destroy();
+        this.sockets.delete(client);
+        this.sockets.delete(upstream);
+      };
+      client.on('error', drop);
+      upstream.on('error', drop);
+      client.on('close', drop);
+      upstream.on('close', drop);
+    });
+  }
+
+  async listen(): Promise<number> {
+    await new Promise<void>((done) => {
+      this.server.listen(0, '127.0.0.1', () => {
+        done();
+      });
+    });
+    const address = this.server.address();
+    this.port = typeof address === 'object' && address ? address.port : 0;
+    return this.port;
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((done) => {
+      this.server.close(() => {
+        done();
+      });
+    });
+  }
+}
+
+/**
+ * Owns the Homebridge child processes and relays of one test suite; `dispose()` kills whatever
+ * is left, also after a failure.
+ */
+export class HomebridgeSupervisor {
+  readonly socketFolder: string;
+  private readonly hapRelay: LoopbackRelay;
+  private readonly apiRelay: LoopbackRelay;
+  private readonly children = new Set<ChildProcess>();
+  private relaysUp = false;
+
+  constructor() {
+    // Short path: Unix socket paths are limited to 107 bytes.
+    this.socketFolder = mkdtempSync(join(tmpdir(), 'ekhb-'));
+    this.hapRelay = new LoopbackRelay(join(this.socketFolder, 'hap.sock'));
+    this.apiRelay = new LoopbackRelay(join(this.socketFolder, 'api.sock'));
+  }
+
+  /** Writes config.json and starts Homebridge; resolves when the bridge is published and the demo line is out. */
+  async start(setup: HomebridgeSetup, timeoutMs = 60_000): Promise<RunningHomebridge> {
+    if (!this.relaysUp) {
+      await this.hapRelay.listen();
+      await this.apiRelay.listen();
+      this.relaysUp = true;
+    }
+    mkdirSync(setup.storage, { recursive: true });
+    const config = {
+      bridge: { name: 'eKey Locks E2E', username: setup.username, port: HAP_PORT_INSIDE, pin: setup.pin, bind: ['lo'], advertiser: 'ciao' },
+      accessories: [],
+      platforms: [{ platform: 'EKeyLocks', name: 'eKey Locks', ...setup.platform, api: { ...(setup.platform.api as object | undefined), host: '127.0.0.1', port: API_PORT_INSIDE } }],
+    };
+    writeFileSync(join(setup.storage, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
+    const homebridge = join(REPO_ROOT, 'node_modules', 'homebridge', 'bin', 'homebridge.js');
+    const args = [homebridge, '-D', '-U', setup.storage, '-P', setup.pluginFolder, '--strict-plugin-resolution', '--no-timestamp'];
+    const child = spawn(
+      'unshare',
+      ['-n', 'sh', '-c', 'ip link set lo up && exec "$0" -e "$EKEY_NAMESPACE_LAUNCHER" "$@"', process.execPath, this.socketFolder, String(HAP_PORT_INSIDE), String(API_PORT_INSIDE), ...args],
+      {
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, ...setup.env, EKEY_NAMESPACE_LAUNCHER: NAMESPACE_LAUNCHER, FORCE_COLOR: '0', NO_COLOR: '1' },
+      },
+    );
+    this.children.add(child);
+    let output = '';
+    const state = { exited: false };
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    const exit = new Promise<void>((done) => {
+      child.on('exit', () => {
+        state.exited = true;
+        this.children.delete(child);
+        done();
+      });
+    });
+
+    const deadline = Date.now() + timeoutMs;
+    let demo: DemoLine | undefined;
+    for (;;) {
+      const demoLine = /^EKEY_DEMO (.+)$/m.exec(output);
+      if (demoLine?.[1] !== undefined) demo ??= JSON.parse(demoLine[1]) as DemoLine;
+      if (demo && /is running on port \d+/.test(output)) break;
+      if (state.exited) throw new Error(`Homebridge exited during start-up:\n${output}`);
+      if (Date.now() > deadline) {
+        killGroup(child, 'SIGKILL');
+        throw new Error(`Homebridge did not become ready within ${timeoutMs} ms:\n${output}`);
+      }
+      await delay(50);
+    }
+    const stop = async (): Promise<void> => {
+      if (state.exited) return;
+      // To the launcher only: it forwards one SIGTERM to Homebridge, which then saves its cache.
+      if (child.pid !== undefined) process.kill(child.pid, 'SIGTERM');
+      const timer = setTimeout(() => {
+        killGroup(child, 'SIGKILL');
+      }, 10_000);
+      await exit;
+      clearTimeout(timer);
+    };
+    return { hapPort: this.hapRelay.port, apiUrl: `http://127.0.0.1:${this.apiRelay.port}`, demo, output: () => output, stop };
+  }
+
+  /** Kills every child still running, closes the relays and removes the socket folder. */
+  async dispose(): Promise<void> {
+    for (const child of this.children) killGroup(child, 'SIGKILL');
+    if (this.relaysUp) {
+      await this.hapRelay.close();
+      await this.apiRelay.close();
+    }
+    if (existsSync(this.socketFolder)) rmSync(this.socketFolder, { recursive: true, force: true });
+  }
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    // The launcher leads its own process group (detached): this reaches Homebridge too.
+    process.kill(-child.pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Waits, for polling loops with a deadline (never used to wait for time to pass in logic). */
+export function delay(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms));
+}
