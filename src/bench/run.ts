@@ -1,0 +1,140 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { DemoHousehold } from '../demo/demo-household.js';
+import { startBenchProcess, type BenchProcess } from './bench-process.js';
+import { measure, type Measurement } from './measure.js';
+import { loginDemoUser } from './oauth-login.js';
+import type { BenchScenario } from './scenario.js';
+import { scenarios } from './scenarios/index.js';
+
+/** One line of `npm run bench` output (stdout, one JSON object per scenario). */
+export interface BenchLine {
+  scenario: string;
+  ops_per_s: number;
+  baseline_ops_per_s: number;
+  /** ops_per_s / baseline_ops_per_s. */
+  ratio: number;
+  p50_ms: number;
+  p99_ms: number;
+}
+
+interface RunOptions {
+  durationS: number;
+  warmupS: number;
+  rounds: number;
+}
+
+const log = (message: string): void => {
+  process.stderr.write(`[bench] ${message}\n`);
+};
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+};
+
+const round = (value: number, digits: number): number => Number(value.toFixed(digits));
+
+function assertClean(what: string, result: Measurement): void {
+  if (result.failures > 0) throw new Error(`${what}: ${result.failures} of ${result.total} requests failed (non-2xx, error or timeout)`);
+}
+
+/**
+ * Measures one scenario: the real service (`ekey-locks demo` in a child process, fresh data
+ * folder) and the raw `node:http` baseline (another child), same connections and duration,
+ * back to back in each round, alternating which goes first.
+ */
+async function runScenario(scenario: BenchScenario, options: RunOptions): Promise<BenchLine> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ekey-bench-'));
+  const started: BenchProcess[] = [];
+  try {
+    const service = await startBenchProcess('../cli.js', ['demo', '--port', '0', '--data', dataDir]);
+    started.push(service);
+    const demo = service.info as DemoHousehold & { base_url: string };
+    const prepared = await scenario.prepare({
+      baseUrl: demo.base_url,
+      demo,
+      login: (userIndex = 0) => loginDemoUser(demo.base_url, demo, userIndex),
+    });
+    const baseline = await startBenchProcess('./baseline-server.js', [prepared.baselineBody]);
+    started.push(baseline);
+    const baselineUrl = (baseline.info as { base_url: string }).base_url;
+
+    const load = (baseUrl: string, durationS: number): Promise<Measurement> =>
+      measure({ baseUrl, requests: baseUrl === baselineUrl ? [{ method: prepared.requests[0]?.method ?? 'GET', path: '/' }] : prepared.requests, connections: scenario.connections, durationS });
+
+    log(`${scenario.name}: warming up ${options.warmupS} s each`);
+    assertClean(`${scenario.name} warm-up`, await load(demo.base_url, options.warmupS));
+    await load(baselineUrl, options.warmupS);
+
+    const service_: Measurement[] = [];
+    const baseline_: Measurement[] = [];
+    for (let index = 0; index < options.rounds; index++) {
+      const order = index % 2 === 0 ? (['baseline', 'service'] as const) : (['service', 'baseline'] as const);
+      for (const which of order) {
+        const result = await load(which === 'service' ? demo.base_url : baselineUrl, options.durationS);
+        assertClean(`${scenario.name} ${which}`, result);
+        (which === 'service' ? service_ : baseline_).push(result);
+        log(`${scenario.name} round ${index + 1} ${which}: ${Math.round(result.opsPerS)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms`);
+      }
+    }
+    const ops = median(service_.map((result) => result.opsPerS));
+    const baselineOps = median(baseline_.map((result) => result.opsPerS));
+    return {
+      scenario: scenario.name,
+      ops_per_s: Math.round(ops),
+      baseline_ops_per_s: Math.round(baselineOps),
+      ratio: round(ops / baselineOps, 3),
+      p50_ms: round(median(service_.map((result) => result.p50Ms)), 2),
+      p99_ms: round(median(service_.map((result) => result.p99Ms)), 2),
+    };
+  } finally {
+    for (const child of started.reverse()) await child.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function positive(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (!Number.isFinite(number) || number <= 0) throw new Error(`--${name} must be a positive number`);
+  return number;
+}
+
+/** `node dist/bench/run.js [--duration S] [--warmup S] [--rounds N] [--only NAME …] [--list]` */
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      rounds: { type: 'string' },
+      only: { type: 'string', multiple: true },
+      list: { type: 'boolean' },
+    },
+    strict: true,
+  });
+  if (values.list) {
+    for (const scenario of scenarios) process.stdout.write(`${scenario.name}\t${scenario.description}\n`);
+    return;
+  }
+  const options: RunOptions = {
+    durationS: positive(values.duration, 10, 'duration'),
+    warmupS: positive(values.warmup, 2, 'warmup'),
+    rounds: Math.round(positive(values.rounds, 1, 'rounds')),
+  };
+  const selected = values.only ? scenarios.filter((scenario) => values.only?.includes(scenario.name)) : scenarios;
+  const unknown = (values.only ?? []).filter((name) => !scenarios.some((scenario) => scenario.name === name));
+  if (unknown.length > 0) throw new Error(`unknown scenario(s): ${unknown.join(', ')}`);
+  log(`node ${process.version}, ${cpus().length} CPU(s) ${cpus()[0]?.model ?? ''}; ${options.rounds} round(s) of ${options.durationS} s`);
+  for (const scenario of selected) {
+    process.stdout.write(`${JSON.stringify(await runScenario(scenario, options))}\n`);
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`[bench] failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});

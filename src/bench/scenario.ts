@@ -1,0 +1,42 @@
+import type { DemoHousehold } from '../demo/demo-household.js';
+
+/** One HTTP request shape the load generator repeats. */
+export interface BenchRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Path and query, e.g. `/me`. */
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/** A running demo service, as a scenario sees it while preparing. */
+export interface BenchTarget {
+  baseUrl: string;
+  demo: DemoHousehold;
+  /** Signs a demo user in through the real authorization-code flow; returns the access token. */
+  login(userIndex?: number): Promise<string>;
+}
+
+/** What a scenario has prepared: the requests to repeat, in order, round-robin per connection. */
+export interface PreparedScenario {
+  requests: BenchRequest[];
+  /**
+   * The request the raw `node:http` baseline answers in the same run — same method, similar
+   * body size — so the ratio measures the service's own cost, not the machine.
+   */
+  baselineBody: string;
+}
+
+/**
+ * A benchmark scenario. Add one by writing `src/bench/scenarios/<name>.ts` and listing it in
+ * `src/bench/scenarios/index.ts`; `npm run bench` then measures it beside the baseline.
+ */
+export interface BenchScenario {
+  /** Kebab-case name printed as `scenario`, e.g. `get-me`. */
+  name: string;
+  description: string;
+  /** Concurrent connections (baseline uses the same). */
+  connections: number;
+  /** Runs once against a fresh demo service before the measurement. */
+  prepare(target: BenchTarget): Promise<PreparedScenario>;
+}
