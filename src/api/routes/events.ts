@@ -9,7 +9,8 @@ import type { ProtectedRouteContext } from './route-context.js';
 const LockParams = Type.Object({ lock_id: Uuid });
 
 /** GET /locks/{lock_id}/events (history) and GET /locks/{lock_id}/events/stream (SSE). */
-export function registerEventRoutes({ app, services, callerOf }: ProtectedRouteContext): void {
+export function registerEventRoutes(context: ProtectedRouteContext): void {
+  const { app, services } = context;
   app.get(
     '/locks/:lock_id/events',
     {
@@ -24,7 +25,7 @@ export function registerEventRoutes({ app, services, callerOf }: ProtectedRouteC
         response: { 200: LockEventPageSchema, ...protectedErrors },
       },
     },
-    (request) => services.events.list(callerOf(request).userId, request.params.lock_id, request.query),
+    (request) => services.events.list(context.callerOf(request).userId, request.params.lock_id, request.query),
   );
 
   app.get(
@@ -46,7 +47,7 @@ export function registerEventRoutes({ app, services, callerOf }: ProtectedRouteC
       if (!acceptsMediaType(request.headers.accept, 'text/event-stream')) {
         throw new ServiceError(406, 'not_acceptable', 'The event stream answers text/event-stream only; send Accept: text/event-stream.');
       }
-      const audience = services.eventStreams.authorize(callerOf(request).userId, request.params.lock_id);
+      const audience = services.eventStreams.authorize(context.callerOf(request).userId, request.params.lock_id);
       const lastEventId = request.headers['last-event-id'];
 
       void reply.hijack();
