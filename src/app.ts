@@ -14,6 +14,7 @@ import { InvitationService } from './access/invitation-service.js';
 import { createInvitationMailer } from './access/invitation-mailer.js';
 import { EKeyRepository } from './store/ekey-repository.js';
 import { InvitationRepository } from './store/invitation-repository.js';
+import { createEventServices, type EventServices } from './events/event-services.js';
 import { StoredBearerAuthenticator } from './auth/bearer-authenticator.js';
 import { OAuthService } from './auth/oauth-service.js';
 import { buildApiServer, type ApiServer } from './api/server.js';
@@ -24,7 +25,6 @@ import { ensureDemoHousehold, type DemoHousehold, type DemoLockSecrets } from '.
 import type { LockEventSink } from './events/lock-event-sink.js';
 import type { LockPort } from './homekit/lock-port.js';
 import { createLockSubsystem, type LockSubsystem } from './locks/lock-subsystem.js';
-import { nullEventSink } from './locks/null-event-sink.js';
 import { CommandRepository } from './store/command-repository.js';
 import { LockStateRepository } from './store/lock-state-repository.js';
 
@@ -68,6 +68,8 @@ export class EKeyService {
     readonly repositories: Repositories,
     readonly services: ApiServices,
     readonly demo: { household: DemoHousehold; lockSecrets: DemoLockSecrets[] } | undefined,
+    /** The events layer; `events.recorder` is the LockEventSink the lock runtime reports to. */
+    readonly events: EventServices,
     /** Gateway, lock state, command engine, demo simulation and HomeKit port (src/locks/). */
     readonly lockSubsystem: LockSubsystem,
   ) {}
@@ -104,6 +106,16 @@ export class EKeyService {
       const ekeys = new EKeyAccessService({ ...repositories, invitations, clock, transaction });
       // DESIGN §3 Users: owners and admins of a lock see the users holding keys on it.
       users.setVisibility((callerId, targetId) => ekeys.canSeeUser(callerId, targetId));
+      const events = createEventServices({
+        db,
+        clock,
+        logger: options.logger,
+        locks: repositories.locks,
+        access: ekeys,
+        ekeys: repositories.ekeys,
+        users: repositories.users,
+        retention: { maxAgeDays: options.config.events?.max_age_days, maxPerLock: options.config.events?.max_per_lock },
+      });
       const locks = new LockService({ ...repositories, clock, offlineAfterS: options.config.bluetooth?.offline_after_s ?? 120 });
       const lockSubsystem = createLockSubsystem({
         config: options.config,
@@ -113,7 +125,7 @@ export class EKeyService {
         lockState: new LockStateRepository(db),
         commands: new CommandRepository(db),
         users: repositories.users,
-        events: options.eventSink ?? nullEventSink,
+        events: options.eventSink ?? events.recorder,
         keys: ekeys,
         ...(demo === undefined ? {} : { demo }),
       });
@@ -134,9 +146,12 @@ export class EKeyService {
         ekeys,
         locks,
         invitations,
+        events: events.query,
+        eventStreams: events.streams,
         commands: lockSubsystem.engine,
       };
-      return new EKeyService(options, db, clock, repositories, services, demo, lockSubsystem);
+      events.retention.start();
+      return new EKeyService(options, db, clock, repositories, services, demo, events, lockSubsystem);
     } catch (error) {
       db.close();
       throw error;
@@ -196,6 +211,9 @@ export class EKeyService {
   async close(): Promise<void> {
     const server = this.server;
     this.server = undefined;
+    // Live event streams never finish on their own: end them so the server can close.
+    this.events.retention.stop();
+    this.events.streams.closeAll();
     if (server) await server.close();
     await this.lockSubsystem.stop();
     if (this.db.open) this.db.close();

@@ -4,6 +4,8 @@ import type { LockService } from '../access/lock-service.js';
 import type { UserService } from '../access/user-service.js';
 import type { BearerAuthenticator } from '../auth/caller.js';
 import type { OAuthService } from '../auth/oauth-service.js';
+import type { EventQueryService } from '../events/event-query-service.js';
+import type { EventStreamService } from '../events/event-stream-service.js';
 import type { CommandEngine } from '../commands/command-engine.js';
 
 /** Everything the HTTP layer may call. Routes translate; these services decide. */
@@ -19,4 +21,8 @@ export interface ApiServices {
   invitations: InvitationService;
   /** Remote lock/unlock commands (routes/commands.ts). */
   commands: CommandEngine;
+  /** Lock event history (routes/events.ts). */
+  events: EventQueryService;
+  /** Live lock events over SSE (routes/events.ts). */
+  eventStreams: EventStreamService;
 }

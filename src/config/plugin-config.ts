@@ -93,6 +93,17 @@ export const PluginConfigSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    events: Type.Optional(
+      Type.Object(
+        {
+          /** Events that occurred more than this many days ago are pruned in the background. */
+          max_age_days: Type.Optional(Type.Integer({ minimum: 1 })),
+          /** Only the newest this-many events of each lock are kept. */
+          max_per_lock: Type.Optional(Type.Integer({ minimum: 1 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   // Homebridge adds its own keys (e.g. `_bridge`), so unknown top-level keys are tolerated.
   { additionalProperties: true },

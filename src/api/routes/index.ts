@@ -10,6 +10,8 @@ import { LockSchema } from '../schemas/lock.js';
 import type { TypedFastify } from './route-context.js';
 import { registerOAuthRoutes } from './oauth.js';
 import { registerUserRoutes } from './users.js';
+import { registerEventRoutes } from './events.js';
+import { LockEventSchema } from '../schemas/event.js';
 import { registerEKeyRoutes } from './ekeys.js';
 import { registerLockRoutes } from './locks.js';
 import { registerInvitationRoutes } from './invitations.js';
@@ -35,6 +37,7 @@ export async function registerRoutes(app: TypedFastify, options: RouteOptions): 
   const { services, logger } = options;
   app.addSchema(ProblemSchema);
   app.addSchema(UserSchema);
+  app.addSchema(LockEventSchema);
   app.addSchema(LockCommandSchema);
   app.addSchema(EKeySchema);
   app.addSchema(LockSchema);
@@ -53,6 +56,7 @@ export async function registerRoutes(app: TypedFastify, options: RouteOptions): 
     });
     const context = { app: scope, services, logger, callerOf };
     registerUserRoutes(context);
+    registerEventRoutes(context);
     registerEKeyRoutes(context);
     registerLockRoutes(context);
     registerCommandRoutes(context);
