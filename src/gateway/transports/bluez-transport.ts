@@ -373,7 +373,9 @@ class BluezConnection implements LockConnection {
     this.isConnected = false;
     this.release();
     try {
-      await withTimeout(this.device.disconnect(), this.operationTimeoutMs, () => new Error('Disconnect timed out'));
+      // Device1.Disconnect on the reused proxy: node-ble's disconnect() would also drop the
+      // proxy's subscription, costing an Introspect, an AddMatch and a RemoveMatch per cycle.
+      await withTimeout(helperOf(this.device).callMethod('Disconnect'), this.operationTimeoutMs, () => new Error('Disconnect timed out'));
     } catch {
       // Already gone, or BlueZ is not answering: either way the link is no longer ours.
     }
@@ -423,13 +425,19 @@ class BluezConnection implements LockConnection {
 }
 
 /**
- * Drops node-ble's listeners on a Device: the connect/disconnect callbacks node-ble adds on
- * every connect() and the proxy's PropertiesChanged subscription (its match rule). The next
- * connect() subscribes afresh.
+ * Drops the callback node-ble's Device.connect() adds to its helper on every call (it never
+ * removes it unless Disconnect succeeds through node-ble). The proxy's own PropertiesChanged
+ * subscription — one match rule per cached device — stays for the next connection; with
+ * `completely` it goes too (the device leaves the cache).
  */
-function releaseDevice(device: NodeBle.Device, alsoOurs: boolean): void {
-  if (alsoOurs) device.removeAllListeners('disconnect');
-  helperOf(device).removeListeners();
+function releaseDevice(device: NodeBle.Device, completely: boolean): void {
+  if (completely) {
+    device.removeAllListeners('disconnect');
+    device.removeAllListeners('connect');
+    helperOf(device).removeListeners();
+  } else {
+    helperOf(device).removeAllListeners('PropertiesChanged');
+  }
 }
 
 /** Removes a device from the session cache and releases everything node-ble holds for it. */
@@ -447,10 +455,10 @@ function forgetDevice(session: Session, address: string, handle: DeviceHandle): 
 function disconnectQuietly(device: NodeBle.Device, timeoutMs: number): void {
   withTimeout(device.disconnect(), timeoutMs, () => new Error('Disconnect timed out')).then(
     () => {
-      releaseDevice(device, false);
+      releaseDevice(device, true);
     },
     () => {
-      releaseDevice(device, false);
+      releaseDevice(device, true);
     },
   );
 }

@@ -10,6 +10,8 @@ export interface BusHelperInternals extends EventEmitter {
   prop(name: string): Promise<unknown>;
   /** Drops the helper's own and its proxy's PropertiesChanged listeners (and so the match rule). */
   removeListeners(): void;
+  /** Calls a method of the helper's interface on its (reused) proxy. */
+  callMethod(name: string, ...args: unknown[]): Promise<unknown>;
 }
 
 /**
@@ -18,7 +20,7 @@ export interface BusHelperInternals extends EventEmitter {
  */
 export function helperOf(object: object): BusHelperInternals {
   const helper = (object as { helper?: Partial<BusHelperInternals> }).helper;
-  if (helper === undefined || typeof helper.prop !== 'function' || typeof helper.removeListeners !== 'function' || typeof helper.on !== 'function') {
+  if (helper === undefined || typeof helper.prop !== 'function' || typeof helper.removeListeners !== 'function' || typeof helper.callMethod !== 'function' || typeof helper.on !== 'function') {
     throw new Error('node-ble internals changed: BusHelper not found (the BlueZ transport is written against node-ble 1.13).');
   }
   return helper as BusHelperInternals;

@@ -160,6 +160,41 @@ describe('BlueZ transport over a real dbus-daemon (fake BlueZ)', () => {
     });
   });
 
+  it('connection policy: a command over a kept connection is much faster than connecting on demand', async () => {
+    const { address, clock } = newLock();
+    const { gateway } = newGateway(clock);
+    const rounds = 40;
+    gateway.addLock({ id: 'kept', address, key: KEY_HEX, name: 'Kept' });
+    gateway.start();
+    await until(() => gateway.getSnapshot('kept')?.connected === true, 'connection');
+    let started = performance.now();
+    for (let i = 0; i < rounds; i += 1) {
+      expect((await gateway.sendCommand('kept', i % 2 === 0 ? 'unlock' : 'lock')).status).toBe('completed');
+    }
+    const keptMs = (performance.now() - started) / rounds;
+    await gateway.removeLock('kept');
+    started = performance.now();
+    for (let i = 0; i < rounds; i += 1) {
+      gateway.addLock({ id: 'on-demand', address, key: KEY_HEX, name: 'On demand' });
+      expect((await gateway.sendCommand('on-demand', i % 2 === 0 ? 'unlock' : 'lock')).status).toBe('completed');
+      await gateway.removeLock('on-demand');
+    }
+    const onDemandMs = (performance.now() - started) / rounds;
+    console.log(`connection policy (fake BlueZ, no radio): kept connection ${keptMs.toFixed(1)} ms/command, connect on demand ${onDemandMs.toFixed(1)} ms/command`);
+    expect(keptMs * 2).toBeLessThan(onDemandMs);
+  });
+
+  it('uses the adapter it is told to, and fails clearly when that adapter does not exist', async () => {
+    const { address } = newLock();
+    const right = new BluezTransport({ busAddress: daemon.address, adapter: 'hci0', discoveryIntervalMs: 20 });
+    const wrong = new BluezTransport({ busAddress: daemon.address, adapter: 'hci7' });
+    cleanups.push(() => right.close(), () => wrong.close());
+    const connection = await right.connect(address, { timeoutMs: 1000 });
+    expect(connection.connected).toBe(true);
+    await connection.disconnect();
+    await expect(wrong.connect(address, { timeoutMs: 1000 })).rejects.toThrow('Adapter not found');
+  });
+
   it('survives an unreachable bus: connect fails with bus_unavailable, the process keeps running', async () => {
     const transport = new BluezTransport({ busAddress: 'unix:path=/nonexistent/bus/socket' });
     cleanups.push(() => transport.close());

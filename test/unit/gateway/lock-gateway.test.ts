@@ -189,6 +189,17 @@ describe('LockGateway with the simulator transport', () => {
     expect(connectivity.at(-1)).toEqual({ lockId: LOCK_ID, online: true });
   });
 
+  it('keeps retrying with backoff while the lock is away, and reconnects by itself when it returns', async () => {
+    const { gateway, lock, connectivity } = rig({ reconnectBackoff: { initialMs: 5, maxMs: 10 } });
+    lock.goOutOfRange();
+    gateway.start();
+    await new Promise((resolve) => setTimeout(resolve, 60)); // several failed attempts
+    expect(gateway.getSnapshot(LOCK_ID)?.connected).toBe(false);
+    lock.comeBackInRange();
+    await until(() => gateway.getSnapshot(LOCK_ID)?.connected === true, 'reconnect without a command');
+    expect(connectivity).toEqual([{ lockId: LOCK_ID, online: true }]);
+  });
+
   it('runs commands to one lock one at a time in call order', async () => {
     const { gateway, lock } = rig();
     gateway.start();
