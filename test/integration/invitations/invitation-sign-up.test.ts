@@ -1,0 +1,175 @@
+/**
+ * Invitations end to end: an eKey sent to an unknown address is e-mailed through a real local
+ * SMTP server (smtp-server), and signing up through the link accepts the pending key.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { SMTPServer } from 'smtp-server';
+import type { AddressInfo } from 'node:net';
+import { loginOverHttp } from '../../support/oauth-login.js';
+import { startTestService, type TestService } from '../../support/test-service.js';
+import { call } from '../ekeys/household.js';
+
+interface ReceivedMail {
+  to: string[];
+  raw: string;
+}
+
+/** A real SMTP server on loopback that keeps every message it receives. */
+async function startSmtpServer(): Promise<{ server: SMTPServer; port: number; mails: ReceivedMail[]; next(): Promise<ReceivedMail> }> {
+  const mails: ReceivedMail[] = [];
+  const waiting: ((mail: ReceivedMail) => void)[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        const mail = { to: session.envelope.rcptTo.map((address) => address.address), raw: Buffer.concat(chunks).toString('utf8') };
+        mails.push(mail);
+        waiting.shift()?.(mail);
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.server.address() as AddressInfo).port;
+  const next = (): Promise<ReceivedMail> =>
+    new Promise((resolve) => {
+      const already = mails.shift();
+      if (already) resolve(already);
+      else waiting.push((mail) => {
+        mails.splice(mails.indexOf(mail), 1);
+        resolve(mail);
+      });
+    });
+  return { server, port, mails, next };
+}
+
+/** The acceptance link in a (quoted-printable or plain) message body. */
+function linkIn(raw: string): string {
+  const unfolded = raw.replace(/=\r?\n/g, '');
+  const match = /(http:\/\/127\.0\.0\.1:\d+\/invitations\/[A-Za-z0-9_-]{43})/.exec(unfolded);
+  if (!match?.[1]) throw new Error(`no invitation link in:\n${raw}`);
+  return match[1];
+}
+
+async function postForm(url: string, fields: Record<string, string>): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+    body: new URLSearchParams(fields).toString(),
+  });
+}
+
+describe('eKey invitations over SMTP', () => {
+  let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+  let test: TestService;
+  let ownerToken: string;
+
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+    test = await startTestService({ config: { smtp: { host: '127.0.0.1', port: smtp.port, secure: false, from: 'locks@example.com' } } });
+    const owner = test.demo.users[0];
+    const client = test.demo.clients[0];
+    if (!owner || !client) throw new Error('demo household incomplete');
+    ownerToken = (await loginOverHttp({ baseUrl: test.baseUrl, client, email: owner.email, password: owner.password })).access_token;
+  });
+
+  afterAll(async () => {
+    await test.close();
+    await new Promise<void>((resolve) => { smtp.server.close(() => { resolve(); }); });
+  });
+
+  it('mails the invitation, and signing up accepts the pending key', async () => {
+    const lock = test.demo.locks[0];
+    const client = test.demo.clients[0];
+    if (!lock || !client) throw new Error('demo household incomplete');
+    const sent = await call(test.baseUrl, ownerToken, 'POST', '/ekey', { email: 'Newcomer@Example.org', lock_id: lock.id, type: 'anytime', message: 'Welcome home' });
+    expect(sent.status).toBe(201);
+    expect(sent.body.status).toBe('pending');
+
+    const mail = await smtp.next();
+    expect(mail.to.map((address) => address.toLowerCase())).toEqual(['newcomer@example.org']);
+    expect(mail.raw).toContain('Welcome home');
+    const link = linkIn(mail.raw);
+
+    const page = await fetch(link, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    const html = await page.text();
+    expect(html).toContain('Newcomer@Example.org');
+    expect(html).toContain(lock.name);
+
+    const tooShort = await postForm(link, { name: 'Nia Newcomer', password: 'short' });
+    expect(tooShort.status).toBe(400);
+    expect(await tooShort.text()).toContain('at least 8 characters');
+
+    const done = await postForm(link, { name: 'Nia Newcomer', password: 'a fine password' });
+    expect(done.status).toBe(200);
+    expect(await done.text()).toContain('Sign in');
+
+    const key = await call(test.baseUrl, ownerToken, 'GET', `/ekey/${String(sent.body.id)}`);
+    expect(key.body.status).toBe('accepted');
+
+    const tokens = await loginOverHttp({ baseUrl: test.baseUrl, client, email: 'newcomer@example.org', password: 'a fine password' });
+    const me = await call(test.baseUrl, tokens.access_token, 'GET', '/me');
+    expect(me.body).toEqual({ id: sent.body.user_id, name: 'Nia Newcomer' });
+    const locks = await call(test.baseUrl, tokens.access_token, 'GET', `/users/${String(sent.body.user_id)}/locks`);
+    expect(locks.body.locks?.map((entry) => entry.id)).toEqual([lock.id]);
+
+    const reused = await postForm(link, { name: 'Mallory', password: 'another password' });
+    expect(reused.status).toBe(409);
+    expect(test.logger.text()).not.toContain('a fine password');
+  });
+
+  it('continues to the authorization page when the link carries an authorization request', async () => {
+    const lock = test.demo.locks[0];
+    const client = test.demo.clients[0];
+    if (!lock || !client) throw new Error('demo household incomplete');
+    await call(test.baseUrl, ownerToken, 'POST', '/ekey', { email: 'second@example.org', lock_id: lock.id, type: 'guest' });
+    const link = linkIn((await smtp.next()).raw);
+    const query = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: client.redirect_uri, state: 'xyz' });
+    const answer = await postForm(`${link}?${query.toString()}`, { name: 'Sam Second', password: 'a fine password' });
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get('location')).toBe(`../oauth/authorize?${query.toString()}`);
+  });
+
+  it('shows 404 and 410 pages for unknown and expired links', async () => {
+    const unknown = await fetch(`${test.baseUrl}/invitations/${'A'.repeat(43)}`, { headers: { accept: 'text/html' } });
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get('content-type')).toContain('text/html');
+    const lock = test.demo.locks[0];
+    if (!lock) throw new Error('demo household incomplete');
+    await call(test.baseUrl, ownerToken, 'POST', '/ekey', { email: 'slow@example.org', lock_id: lock.id, type: 'anytime' });
+    const link = linkIn((await smtp.next()).raw);
+    test.clock.advance(31 * 24 * 3_600_000);
+    expect((await fetch(link, { headers: { accept: 'text/html' } })).status).toBe(410);
+    expect((await postForm(link, { name: 'Slow', password: 'a fine password' })).status).toBe(410);
+  });
+});
+
+describe('eKey invitations without SMTP', () => {
+  it('logs the acceptance link, and only that secret', async () => {
+    const test = await startTestService();
+    try {
+      const owner = test.demo.users[0];
+      const client = test.demo.clients[0];
+      const lock = test.demo.locks[0];
+      if (!owner || !client || !lock) throw new Error('demo household incomplete');
+      const token = (await loginOverHttp({ baseUrl: test.baseUrl, client, email: owner.email, password: owner.password })).access_token;
+      const sent = await call(test.baseUrl, token, 'POST', '/ekey', { email: 'logged@example.org', lock_id: lock.id, type: 'guest' });
+      expect(sent.status).toBe(201);
+      await test.service.services.invitations.whenIdle();
+      const line = test.logger.lines.find((entry) => entry.message.includes('logged@example.org'));
+      expect(line?.message).toMatch(/\/invitations\/[A-Za-z0-9_-]{43}$/);
+      expect(test.logger.text()).not.toContain(token);
+      expect(test.logger.text()).not.toContain(owner.password);
+    } finally {
+      await test.close();
+    }
+  });
+});
