@@ -106,6 +106,7 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
   private readonly queues = new Map<string, LockQueue>();
   private readonly finishWaiters = new Map<string, ((command: CommandRecord) => void)[]>();
   private readonly idleWaiters: (() => void)[] = [];
+  private readonly guardTimers = new Set<NodeJS.Timeout>();
   private readonly timeoutMs: number;
   private readonly queueLimit: number;
   private readonly idempotencyWindowMs: number;
@@ -195,7 +196,7 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
       completedAt: null,
     };
     this.deps.commands.insert(command);
-    this.emit('command', command);
+    this.publish(command);
     if (runNow) this.start(queue, command);
     else queue.waiting.push(command);
     return { command, replayed: false };
@@ -253,6 +254,8 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
       for (const command of unfinished) this.finish(command, 'failed', 'interrupted', now);
     }
     this.queues.clear();
+    for (const timer of this.guardTimers) clearTimeout(timer);
+    this.guardTimers.clear();
     this.notifyIdle();
   }
 
@@ -302,11 +305,15 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
         this.deps.logger.warn(`The gateway did not answer within ${this.timeoutMs + this.guardGraceMs} ms; failing the command as timed out.`);
         resolve({ status: 'failed', reason: 'timeout' });
       }, this.timeoutMs + this.guardGraceMs);
+      this.guardTimers.add(timer);
     });
     try {
       return await Promise.race([outcome, guard]);
     } finally {
-      clearTimeout(timer);
+      if (timer !== undefined) {
+        clearTimeout(timer);
+        this.guardTimers.delete(timer);
+      }
     }
   }
 
@@ -328,7 +335,7 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
       this.store(() => {
         this.deps.commands.markProcessing(next.id, now);
       }, next.id);
-      this.emit('command', started);
+      this.publish(started);
       this.start(queue, started);
     }
   }
@@ -352,7 +359,7 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
     } else {
       this.deps.logger.info(`Command ${command.id} (${command.type} ${command.lockId}) failed: ${reason ?? 'unknown'}.`);
     }
-    this.emit('command', finished);
+    this.publish(finished);
     const waiters = this.finishWaiters.get(command.id);
     this.finishWaiters.delete(command.id);
     for (const resolve of waiters ?? []) resolve(finished);
@@ -364,6 +371,17 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
       work();
     } catch (error) {
       this.deps.logger.error(`Command ${commandId}: could not record its state: ${describe(error)}`);
+    }
+  }
+
+  /** Tells listeners about a state change; a failing listener must not disturb the engine. */
+  private publish(command: CommandRecord): void {
+    for (const listener of this.listeners('command')) {
+      try {
+        listener(command);
+      } catch (error) {
+        this.deps.logger.error(`A command listener failed: ${describe(error)}`);
+      }
     }
   }
 

@@ -30,12 +30,14 @@ export interface CommandFixture {
   grantKey(userId: string, lockId: string, fields?: { type?: string; status?: string; validFrom?: number | null; validTo?: number | null }): string;
 }
 
-export async function startCommandFixture(options: TestServiceOptions = {}): Promise<CommandFixture> {
-  const test = await startTestService(options);
+/** `signInOthers: false` signs in the owner only (each sign-in costs a password hash). */
+export async function startCommandFixture(options: TestServiceOptions & { signInOthers?: boolean } = {}): Promise<CommandFixture> {
+  const { signInOthers = true, ...serviceOptions } = options;
+  const test = await startTestService(serviceOptions);
   const client = test.demo.clients[0];
   if (!client) throw new Error('demo has no client');
   const tokens = await Promise.all(
-    test.demo.users.map(async (user) => ({
+    test.demo.users.slice(0, signInOthers ? undefined : 1).map(async (user) => ({
       id: user.id,
       token: (await loginOverHttp({ baseUrl: test.baseUrl, client, email: user.email, password: user.password })).access_token,
     })),
