@@ -16,6 +16,7 @@ import {
   type TransportFailure,
   type WritableCharacteristic,
 } from '../lock-transport.js';
+import { onBusConnectionEnd } from './dbus-connection-end.js';
 import { busSubscriptionCounts, daemonMatchRuleCount, repairMatchRuleRefcount } from './dbus-match-rules.js';
 import { helperOf, variantValue } from './node-ble-internals.js';
 
@@ -178,6 +179,11 @@ export class BluezTransport implements LockTransport {
         reject(new TransportError('bus_unavailable', `D-Bus: ${message}`));
         for (const connection of [...session.connections]) connection.lose();
       });
+    });
+    onBusConnectionEnd(bus, () => {
+      if (!session.broken) this.logger.error('D-Bus connection closed.');
+      session.broken = true;
+      for (const connection of [...session.connections]) connection.lose();
     });
     // The rejection is observed by readySession; this keeps an unobserved one from being reported.
     session.ready.catch(() => undefined);

@@ -15,19 +15,28 @@ let daemon: PrivateDbusDaemon;
 let bluez: FakeBluez;
 let nextAddress = 1;
 const cleanups: (() => Promise<void>)[] = [];
+const unhandledRejections: unknown[] = [];
+const recordUnhandled = (reason: unknown): void => {
+  unhandledRejections.push(reason);
+};
 
 beforeAll(async () => {
+  process.on('unhandledRejection', recordUnhandled);
   daemon = await startPrivateDbusDaemon();
   bluez = await FakeBluez.start(daemon.address);
 });
 
 afterAll(async () => {
+  process.off('unhandledRejection', recordUnhandled);
   bluez.stop();
   await daemon.stop();
 });
 
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
+  // Late answers of abandoned D-Bus calls must never surface as unhandled rejections.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(unhandledRejections).toEqual([]);
 });
 
 function newLock(faults: FakeDeviceFaults = {}, motorTimeMs = 0): { lock: SimulatedLock; address: string; clock: ManualClock } {
@@ -193,6 +202,26 @@ describe('BlueZ transport over a real dbus-daemon (fake BlueZ)', () => {
     expect(connection.connected).toBe(true);
     await connection.disconnect();
     await expect(wrong.connect(address, { timeoutMs: 1000 })).rejects.toThrow('Adapter not found');
+  });
+
+  it('reports the link lost when the bus daemon dies, and then fails commands as lock_offline instead of hanging', async () => {
+    const ownDaemon = await startPrivateDbusDaemon();
+    const ownBluez = await FakeBluez.start(ownDaemon.address);
+    const clock = new ManualClock();
+    const lock = new SimulatedLock({ address: 'C0:FF:EE:99:00:01', key: Buffer.from(KEY_HEX, 'hex'), name: 'Doomed', clock });
+    ownBluez.addLock(lock);
+    const transport = new BluezTransport({ busAddress: ownDaemon.address, discoveryIntervalMs: 20, operationTimeoutMs: 300 });
+    const gateway = new LockGateway(transport, clock, testLogger(), { connectTimeoutMs: 500, operationTimeoutMs: 300, reconnectBackoff: { initialMs: 50 } });
+    cleanups.push(() => gateway.stop());
+    gateway.addLock({ id: 'doomed', address: lock.address, key: KEY_HEX, name: 'Doomed' });
+    gateway.start();
+    await until(() => gateway.getSnapshot('doomed')?.connected === true, 'connection');
+    ownBluez.stop();
+    await ownDaemon.stop();
+    await until(() => gateway.getSnapshot('doomed')?.connected === false, 'link loss');
+    const started = Date.now();
+    expect(await gateway.sendCommand('doomed', 'unlock', { timeoutMs: 1000 })).toEqual({ status: 'failed', reason: 'lock_offline' });
+    expect(Date.now() - started).toBeLessThan(1500);
   });
 
   it('survives an unreachable bus: connect fails with bus_unavailable, the process keeps running', async () => {
