@@ -1,0 +1,74 @@
+/**
+ * The REST API's bodies as TypeScript types, for clients of the service (spec: Resources).
+ * Kept by hand next to the server's TypeBox schemas; the integration tests use both, so drift fails.
+ */
+
+/** Spec: User. */
+export interface User {
+  id: string;
+  name: string;
+}
+
+/** eKey types, highest privilege first. */
+export type EKeyType = 'owner' | 'admin' | 'anytime' | 'scheduled' | 'guest';
+
+/** eKey statuses. */
+export type EKeyStatus = 'pending' | 'accepted' | 'revoked';
+
+/**
+ * Spec: eKey. DateTimes are `M/D/YYYY h:mm:ss AM|PM` in the lock's time zone; keys without a
+ * schedule carry `null` in both schedule fields.
+ */
+export interface EKey {
+  id: string;
+  name: string | null;
+  type: EKeyType;
+  status: EKeyStatus;
+  valid_from: string | null;
+  valid_to: string | null;
+  schedule_start: string | null;
+  schedule_end: string | null;
+  message: string | null;
+  user_id: string;
+  lock_id: string;
+}
+
+/** Body of `POST /ekey`. DateTimes may also be ISO 8601 with an offset. */
+export interface SendEKeyRequest {
+  email: string;
+  lock_id: string;
+  type: EKeyType;
+  name?: string | null;
+  message?: string | null;
+  valid_from?: string | null;
+  valid_to?: string | null;
+  schedule_start?: string | null;
+  schedule_end?: string | null;
+}
+
+/** Body of `PUT /ekey/{id}`: `null` resets a property to its default, an absent one is unchanged. */
+export type UpdateEKeyRequest = Partial<Omit<SendEKeyRequest, 'email' | 'lock_id' | 'type'>> & { type?: EKeyType };
+
+/** Spec: Lock as it appears in a user's lock list, with our extra fields. */
+export interface Lock {
+  id: string;
+  name: string;
+  bolt_state: 'locked' | 'unlocked' | 'jammed' | 'unknown';
+  online_status: 'online' | 'offline';
+  time_zone: string;
+  battery_level: number | null;
+  last_seen_at: string | null;
+  your_role: 'owner' | 'admin' | 'guest';
+  ekey_id: string;
+}
+
+/** RFC 9457 problem details as the API sends them, with a stable `code`. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  request_id?: string;
+  errors?: { field: string; message: string }[];
+}

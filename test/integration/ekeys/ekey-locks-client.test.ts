@@ -1,0 +1,46 @@
+/** The typed axios client against the real service: the README walk-through, in code. */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { ApiError, EKeyLocksClient } from '../../../src/client/index.js';
+import { loginOverHttp } from '../../support/oauth-login.js';
+import { startTestService, type TestService } from '../../support/test-service.js';
+
+let test: TestService;
+let client: EKeyLocksClient;
+
+beforeAll(async () => {
+  test = await startTestService();
+  const owner = test.demo.users[0];
+  const oauthClient = test.demo.clients[0];
+  if (!owner || !oauthClient) throw new Error('demo household incomplete');
+  const tokens = await loginOverHttp({ baseUrl: test.baseUrl, client: oauthClient, email: owner.email, password: owner.password });
+  client = new EKeyLocksClient({ baseUrl: test.baseUrl, accessToken: () => tokens.access_token, userAgent: 'ekey-tests/1' });
+});
+
+afterAll(async () => {
+  await test.close();
+});
+
+describe('EKeyLocksClient', () => {
+  it('sends a guest key, lists the keys, revokes it', async () => {
+    const me = await client.me();
+    const [frontDoor] = await client.listUserLocks(me.id);
+    if (!frontDoor) throw new Error('owner sees no lock');
+    const guest = test.demo.users[1];
+    if (!guest) throw new Error('demo household incomplete');
+
+    const key = await client.sendEKey({ email: guest.email, lock_id: frontDoor.id, type: 'guest', name: 'Weekend' });
+    expect(key).toMatchObject({ type: 'guest', status: 'accepted', user_id: guest.id, name: 'Weekend' });
+    expect((await client.getUser(guest.id)).name).toBe(guest.name);
+    expect((await client.listLockEKeys(frontDoor.id)).map((entry) => entry.id)).toContain(key.id);
+    expect((await client.updateEKey(key.id, { name: null })).name).toBeNull();
+    expect((await client.revokeEKey(key.id)).status).toBe('revoked');
+    expect((await client.getEKey(key.id)).status).toBe('revoked');
+    expect((await client.deleteEKey(key.id)).status).toBe('revoked');
+  });
+
+  it('rejects with an ApiError carrying the problem code', async () => {
+    const error = await client.getEKey('00000000-0000-4000-8000-000000000000').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 404, code: 'not_found' });
+  });
+});
