@@ -175,7 +175,7 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
     await expect(controller.readOne(address(GARDEN_GATE_SERIAL, Service.LockMechanism.UUID, Characteristic.StatusFault.UUID))).resolves.toBe(
       Characteristic.StatusFault.GENERAL_FAULT,
     );
-    await controller.subscribe([front.current(), front.target(), front.battery(), front.lowBattery(), front.lastAction(), front.arrival()]);
+    await controller.subscribe([front.current(), front.target(), front.fault(), front.battery(), front.lowBattery(), front.lastAction(), front.arrival()]);
   }, 30_000);
 
   it('unlocks from a LockTargetState write and reports LockCurrentState as an event', async () => {
@@ -246,6 +246,18 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
     await controller.waitForEvent(front.battery(), 12, mark);
     await controller.waitForEvent(front.lowBattery(), Characteristic.StatusLowBattery.BATTERY_LEVEL_LOW, mark);
   });
+
+  it('keeps the last state of a lock that goes offline and shows StatusFault', async () => {
+    const lockId = homebridge.demo.locks[0]?.id ?? '';
+    const mark = controller.mark();
+    // The control answer comes once the service shows the lock offline; the event follows within a batch.
+    await control.send({ op: 'offline', lock_id: lockId });
+    await controller.waitForEvent(front.fault(), Characteristic.StatusFault.GENERAL_FAULT, mark);
+    await expect(controller.readOne(front.current())).resolves.toBe(Characteristic.LockCurrentState.SECURED);
+    const back = controller.mark();
+    await control.send({ op: 'online', lock_id: lockId });
+    await controller.waitForEvent(front.fault(), Characteristic.StatusFault.NO_FAULT, back, 10_000);
+  }, 30_000);
 
   it('keeps the pairing and the accessories across a Homebridge restart', async () => {
     const before = accessories.map((accessory) => accessory.aid).sort();
