@@ -30,6 +30,11 @@ export interface BluezTransportOptions {
   discoveryIntervalMs?: number;
   /** Budget of each read, write and StartNotify, ms (default 5 000): D-Bus calls have no timeout of their own. */
   operationTimeoutMs?: number;
+  /**
+   * Budget for ServicesResolved plus the GATT lookup after the link is up, ms (default 5 000;
+   * never more than what is left of the connect timeout). node-ble's gatt() has none.
+   */
+  gattTimeoutMs?: number;
   logger?: GatewayLogger;
 }
 
@@ -77,11 +82,13 @@ export class BluezTransport implements LockTransport {
   private readonly logger: GatewayLogger;
   private readonly discoveryIntervalMs: number;
   private readonly operationTimeoutMs: number;
+  private readonly gattTimeoutMs: number;
 
   constructor(private readonly options: BluezTransportOptions = {}) {
     this.logger = options.logger ?? silentLogger;
     this.discoveryIntervalMs = options.discoveryIntervalMs ?? 100;
     this.operationTimeoutMs = options.operationTimeoutMs ?? 5_000;
+    this.gattTimeoutMs = options.gattTimeoutMs ?? 5_000;
   }
 
   async connect(address: string, options: ConnectOptions): Promise<LockConnection> {
@@ -94,8 +101,14 @@ export class BluezTransport implements LockTransport {
       const adapter = await this.adapterOf(session, deadline);
       handle = await this.findDevice(session, adapter, upper, deadline);
       await this.linkUp(handle.device, deadline);
-      await this.waitServicesResolved(handle.device, deadline);
-      const characteristics = await this.resolveCharacteristics(upper, handle, deadline);
+      const gattDeadline = new Deadline(Math.min(this.gattTimeoutMs, deadline.remaining()));
+      let characteristics: Map<CharacteristicName, Characteristic>;
+      try {
+        await this.waitServicesResolved(handle.device, gattDeadline);
+        characteristics = await this.resolveCharacteristics(upper, handle, gattDeadline);
+      } finally {
+        gattDeadline.cancel();
+      }
       const connection = new BluezConnection(upper, handle.device, characteristics, this.operationTimeoutMs, (c) => session?.connections.delete(c));
       session.connections.add(connection);
       try {

@@ -4,8 +4,7 @@ import { runInNewContext } from 'node:vm';
 import { LockGateway } from '../../../src/gateway/lock-gateway.js';
 import { SimulatedLock } from '../../../src/gateway/simulator/simulated-lock.js';
 import { BluezTransport } from '../../../src/gateway/transports/bluez-transport.js';
-import { FakeBluez } from '../../support/fake-bluez/fake-bluez.js';
-import { startPrivateDbusDaemon, type PrivateDbusDaemon } from '../../support/fake-bluez/private-dbus-daemon.js';
+import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
 import { testLogger } from '../../support/fake-bluez/test-logger.js';
 import { ManualClock } from '../../support/manual-clock.js';
 
@@ -27,25 +26,24 @@ interface Reading {
   heapUsed: number;
 }
 
-let daemon: PrivateDbusDaemon;
-let bluez: FakeBluez;
+let environment: FakeBluezEnvironment;
 
 beforeAll(async () => {
-  daemon = await startPrivateDbusDaemon();
-  bluez = await FakeBluez.start(daemon.address);
+  environment = await startFakeBluezEnvironment({ asSystemBus: true });
 });
 
 afterAll(async () => {
-  bluez.stop();
-  await daemon.stop();
+  await environment.stop();
 });
 
 describe('BlueZ transport soak', () => {
   it(`keeps match rules, listeners and heap flat over ${CYCLES} connect/command/disconnect cycles`, async () => {
     const clock = new ManualClock();
     const lock = new SimulatedLock({ address: ADDRESS, key: Buffer.from(KEY_HEX, 'hex'), name: 'Soak', clock, activityCapacity: 50 });
-    bluez.addLock(lock);
-    const transport = new BluezTransport({ busAddress: daemon.address, discoveryIntervalMs: 10, operationTimeoutMs: 2000 });
+    environment.bluez.addLock(lock);
+    // No busAddress: like production, the transport uses the system bus, which the environment
+    // pointed at the private daemon (DBUS_SYSTEM_BUS_ADDRESS).
+    const transport = new BluezTransport({ discoveryIntervalMs: 10, operationTimeoutMs: 2000 });
     let stored = 0;
     const gateway = new LockGateway(transport, clock, testLogger(), {
       connectTimeoutMs: 2000,
