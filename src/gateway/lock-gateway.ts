@@ -96,10 +96,25 @@ export class LockGateway extends EventEmitter<LockGatewayEvents> {
       logger: this.logger,
       settings: this.settings,
       emit: (event, ...payload) => {
-        // Node's typed emit cannot relate a generic key to its payload; the context's signature does.
-        EventEmitter.prototype.emit.call(this, event, ...payload);
+        try {
+          // Node's typed emit cannot relate a generic key to its payload; the context's signature does.
+          EventEmitter.prototype.emit.call(this, event, ...payload);
+        } catch (error) {
+          // A listener's bug must not break the connection that delivered the event (or crash
+          // the process from a notification callback).
+          this.logger.error(`A '${event}' listener failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        }
       },
-      lastSequence: async (lockId) => this.options.lastSequence?.(lockId),
+      lastSequence: async (lockId) => {
+        try {
+          return await this.options.lastSequence?.(lockId);
+        } catch (error) {
+          // Without the stored sequence, read back from what this gateway emitted last: a
+          // failing store must not keep the lock disconnected.
+          this.logger.error(`lastSequence(${lockId}) failed: ${error instanceof Error ? error.message : String(error)}`);
+          return undefined;
+        }
+      },
     });
     this.locks.set(registration.id, lock);
     if (this.started) lock.start();

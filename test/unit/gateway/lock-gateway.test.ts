@@ -200,6 +200,23 @@ describe('LockGateway with the simulator transport', () => {
     expect(connectivity).toEqual([{ lockId: LOCK_ID, online: true }]);
   });
 
+  it('survives a listener that throws and a lastSequence provider that fails', async () => {
+    const { gateway, lock, activity } = rig({
+      lastSequence: () => {
+        throw new Error('store is down');
+      },
+    });
+    gateway.on('bolt', () => {
+      throw new Error('listener bug');
+    });
+    gateway.start();
+    await until(() => gateway.getSnapshot(LOCK_ID)?.connected === true, 'connection');
+    expect(await gateway.sendCommand(LOCK_ID, 'unlock')).toEqual({ status: 'completed', bolt: 'unlocked' });
+    lock.tap(EKEY, 'lock');
+    await until(() => activity.length === 2, 'activity after the throwing listener');
+    expect(gateway.getSnapshot(LOCK_ID)?.bolt).toBe('locked');
+  });
+
   it('runs commands to one lock one at a time in call order', async () => {
     const { gateway, lock } = rig();
     gateway.start();
