@@ -182,6 +182,29 @@ describe('EKeyService.usableKeyFor and roleOn', () => {
     expect(fx.service.roleOn(sam.id, fx.lockId, berlin(9, 12))).toBeNull();
   });
 
+  it('keeps a daily window on the wall clock across the spring-forward day (Berlin, 29 March 2026)', () => {
+    const sam = fx.addUser('Sam');
+    fx.service.send(fx.owner.id, { email: sam.email, lock_id: fx.lockId, type: 'scheduled', schedule_start: '0 9 * * * *', schedule_end: '0 17 * * * *' });
+    const cases: [string, boolean][] = [
+      ['2026-03-28T07:59:00Z', false], // 08:59 CET
+      ['2026-03-28T08:00:00Z', true], // 09:00 CET
+      ['2026-03-29T06:59:00Z', false], // 08:59 CEST
+      ['2026-03-29T07:00:00Z', true], // 09:00 CEST
+      ['2026-03-29T14:59:00Z', true], // 16:59 CEST
+      ['2026-03-29T15:00:00Z', false], // 17:00 CEST
+    ];
+    for (const [instant, usable] of cases) {
+      expect([instant, fx.service.usableKeyFor(sam.id, fx.lockId, Date.parse(instant)) !== undefined]).toEqual([instant, usable]);
+    }
+  });
+
+  it('gives a guest key 24 real hours across the DST change, shown in lock time', () => {
+    fx.clock.set(Date.parse('2026-03-28T08:00:00Z'));
+    const gina = fx.addUser('Gina');
+    const key = fx.service.send(fx.owner.id, { email: gina.email, lock_id: fx.lockId, type: 'guest', valid_from: '3/28/2026 10:00:00 AM' });
+    expect([key.valid_from, key.valid_to]).toEqual(['3/28/2026 10:00:00 AM', '3/29/2026 11:00:00 AM']);
+  });
+
   it('stops a key at once when it is revoked', () => {
     const alex = fx.addUser('Alex');
     const key = fx.service.send(fx.owner.id, { email: alex.email, lock_id: fx.lockId, type: 'anytime' });
