@@ -127,6 +127,7 @@ export class EKeyService {
         users: repositories.users,
         events: options.eventSink ?? events.recorder,
         keys: ekeys,
+        transaction,
         ...(demo === undefined ? {} : { demo }),
       });
       // DESIGN §3 Locks "online": connected, or heard from within offline_after_s — the gateway knows.

@@ -48,6 +48,11 @@ export interface CommandEngineDependencies {
   events: Pick<LockEventSink, 'recordCommandCompleted'>;
   clock: Clock;
   logger: Logger;
+  /**
+   * Runs work in one SQLite transaction (one commit, one fsync): a command's terminal state and
+   * its event are written together. Default: no grouping.
+   */
+  transaction?: <T>(work: () => T) => T;
 }
 
 /** One request to move a bolt. */
@@ -342,23 +347,25 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
 
   private finish(command: CommandRecord, status: 'completed' | 'failed', reason: CommandFailure | null, now: number): void {
     const finished: CommandRecord = { ...command, status, failureReason: reason, completedAt: now };
+    const transaction = this.deps.transaction ?? (<T>(work: () => T): T => work());
     this.store(() => {
-      this.deps.commands.finish(command.id, status, reason, now);
+      transaction(() => {
+        this.deps.commands.finish(command.id, status, reason, now);
+        if (status !== 'completed') return;
+        // A recorder failure must not undo the command's state (the recorder's own transaction nests as a savepoint).
+        this.store(() => {
+          this.deps.events.recordCommandCompleted({
+            lockId: command.lockId,
+            commandId: command.id,
+            action: command.type,
+            performerId: command.requestedBy,
+            timestamp: now,
+          });
+        }, command.id);
+      });
     }, command.id);
-    if (status === 'completed') {
-      this.store(() => {
-        this.deps.events.recordCommandCompleted({
-          lockId: command.lockId,
-          commandId: command.id,
-          action: command.type,
-          performerId: command.requestedBy,
-          timestamp: now,
-        });
-      }, command.id);
-      this.deps.logger.info(`Command ${command.id} (${command.type} ${command.lockId}) completed.`);
-    } else {
-      this.deps.logger.info(`Command ${command.id} (${command.type} ${command.lockId}) failed: ${reason ?? 'unknown'}.`);
-    }
+    if (status === 'completed') this.deps.logger.info(`Command ${command.id} (${command.type} ${command.lockId}) completed.`);
+    else this.deps.logger.info(`Command ${command.id} (${command.type} ${command.lockId}) failed: ${reason ?? 'unknown'}.`);
     this.publish(finished);
     const waiters = this.finishWaiters.get(command.id);
     this.finishWaiters.delete(command.id);

@@ -47,6 +47,11 @@ export interface LockRuntimeDependencies {
   lockState: LockStateRepository;
   /** Receives every activity record (live and backlog) and every battery change. */
   events: Pick<LockEventSink, 'recordActivity' | 'recordBattery'>;
+  /**
+   * Runs work in one SQLite transaction (one commit, one fsync): an activity record and the stored
+   * high-water mark are written together. Default: no grouping.
+   */
+  transaction?: <T>(work: () => T) => T;
 }
 
 /**
@@ -200,15 +205,13 @@ export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
   }
 
   private onBolt(event: BoltChangedEvent): void {
-    this.deps.lockState.saveBolt(event.lockId, event.bolt);
-    this.touch(event.lockId);
+    this.deps.lockState.saveBolt(event.lockId, event.bolt, this.seenAt(event.lockId));
     this.publish({ kind: 'bolt', lockId: event.lockId, bolt: event.bolt, source: event.source });
   }
 
   private onBattery(event: BatteryChangedEvent): void {
     const before = this.deps.lockState.read(event.lockId)?.batteryLevel ?? null;
-    this.deps.lockState.saveBattery(event.lockId, event.level);
-    this.touch(event.lockId);
+    this.deps.lockState.saveBattery(event.lockId, event.level, this.seenAt(event.lockId));
     // The first reading (and the re-read after a restart) is not a change of the battery: no event.
     if (before !== null && before !== event.level) {
       this.deps.events.recordBattery({ lockId: event.lockId, level: event.level, timestamp: this.deps.clock.now() });
@@ -217,30 +220,31 @@ export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
   }
 
   private onConnectivity(event: ConnectivityChangedEvent): void {
-    this.deps.lockState.saveOnline(event.lockId, event.online ? 'online' : 'offline');
-    this.touch(event.lockId);
+    this.deps.lockState.saveOnline(event.lockId, event.online ? 'online' : 'offline', this.seenAt(event.lockId));
     this.publish({ kind: 'connectivity', lockId: event.lockId, online: event.online });
   }
 
   private onActivity(event: ActivityEvent): void {
     const { record } = event;
-    const recorded = this.deps.events.recordActivity({
-      lockId: event.lockId,
-      sequence: record.sequence,
-      action: record.action,
-      source: record.source,
-      credential: record.credential,
-      timestamp: record.timestamp,
+    const transaction = this.deps.transaction ?? (<T>(work: () => T): T => work());
+    const recorded = transaction(() => {
+      const result = this.deps.events.recordActivity({
+        lockId: event.lockId,
+        sequence: record.sequence,
+        action: record.action,
+        source: record.source,
+        credential: record.credential,
+        timestamp: record.timestamp,
+      });
+      // With the recorder's write: the read-back after a reconnect starts after what was recorded.
+      this.deps.lockState.saveActivitySequence(event.lockId, record.sequence, this.seenAt(event.lockId));
+      return result;
     });
-    // Stored after the recorder has it: the read-back after a reconnect starts from here.
-    this.deps.lockState.saveActivitySequence(event.lockId, record.sequence);
-    this.touch(event.lockId);
     this.publish({ kind: 'activity', lockId: event.lockId, record, backlog: event.backlog, event: recorded });
   }
 
-  private touch(lockId: string): void {
-    const seen = this.gateway.getSnapshot(lockId)?.lastSeenAt;
-    if (seen !== null && seen !== undefined) this.deps.lockState.saveLastSeen(lockId, seen);
+  private seenAt(lockId: string): number | null {
+    return this.gateway.getSnapshot(lockId)?.lastSeenAt ?? null;
   }
 
   private publish(change: LockRuntimeChange): void {

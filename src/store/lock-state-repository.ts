@@ -41,13 +41,15 @@ export class LockStateRepository {
     this.readStatement = db.prepare<[string], StateRow>(
       'SELECT bolt_state, online_status, battery_level, last_seen_at, last_activity_sequence FROM locks WHERE id = ?',
     );
-    this.boltStatement = db.prepare<[BoltState, string]>('UPDATE locks SET bolt_state = ? WHERE id = ?');
-    this.batteryStatement = db.prepare<[number, string]>('UPDATE locks SET battery_level = ? WHERE id = ?');
-    this.onlineStatement = db.prepare<[OnlineStatus, string]>('UPDATE locks SET online_status = ? WHERE id = ?');
+    // Each observation is one statement (one commit) that also carries the time of the sign of life.
+    const seen = 'last_seen_at = COALESCE(?, last_seen_at)';
+    this.boltStatement = db.prepare<[BoltState, number | null, string]>(`UPDATE locks SET bolt_state = ?, ${seen} WHERE id = ?`);
+    this.batteryStatement = db.prepare<[number, number | null, string]>(`UPDATE locks SET battery_level = ?, ${seen} WHERE id = ?`);
+    this.onlineStatement = db.prepare<[OnlineStatus, number | null, string]>(`UPDATE locks SET online_status = ?, ${seen} WHERE id = ?`);
     this.seenStatement = db.prepare<[number, string]>('UPDATE locks SET last_seen_at = ? WHERE id = ?');
     // Never moves backwards: a late backlog record must not lower the stored high-water mark.
-    this.sequenceStatement = db.prepare<[number, string]>(
-      'UPDATE locks SET last_activity_sequence = MAX(last_activity_sequence, ?) WHERE id = ?',
+    this.sequenceStatement = db.prepare<[number, number | null, string]>(
+      `UPDATE locks SET last_activity_sequence = MAX(last_activity_sequence, ?), ${seen} WHERE id = ?`,
     );
     this.allOfflineStatement = db.prepare("UPDATE locks SET online_status = 'offline'");
   }
@@ -65,24 +67,25 @@ export class LockStateRepository {
     };
   }
 
-  saveBolt(lockId: string, bolt: BoltState): void {
-    this.boltStatement.run(bolt, lockId.toLowerCase());
+  /** `seenAt`: when the gateway last heard from the lock (null keeps the stored time). */
+  saveBolt(lockId: string, bolt: BoltState, seenAt: number | null = null): void {
+    this.boltStatement.run(bolt, seenAt, lockId.toLowerCase());
   }
 
-  saveBattery(lockId: string, level: number): void {
-    this.batteryStatement.run(level, lockId.toLowerCase());
+  saveBattery(lockId: string, level: number, seenAt: number | null = null): void {
+    this.batteryStatement.run(level, seenAt, lockId.toLowerCase());
   }
 
-  saveOnline(lockId: string, status: OnlineStatus): void {
-    this.onlineStatement.run(status, lockId.toLowerCase());
+  saveOnline(lockId: string, status: OnlineStatus, seenAt: number | null = null): void {
+    this.onlineStatement.run(status, seenAt, lockId.toLowerCase());
   }
 
   saveLastSeen(lockId: string, at: number): void {
     this.seenStatement.run(at, lockId.toLowerCase());
   }
 
-  saveActivitySequence(lockId: string, sequence: number): void {
-    this.sequenceStatement.run(sequence, lockId.toLowerCase());
+  saveActivitySequence(lockId: string, sequence: number, seenAt: number | null = null): void {
+    this.sequenceStatement.run(sequence, seenAt, lockId.toLowerCase());
   }
 
   /** At startup nothing is reachable until the gateway has connected. */

@@ -1,0 +1,173 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { DemoHousehold } from '../../demo/demo-household.js';
+import { startBenchProcess, type BenchProcess } from '../bench-process.js';
+import { loginDemoUser } from '../oauth-login.js';
+import type { SelfMeasuringOptions, SelfMeasuringScenario } from '../scenario.js';
+
+/*
+ * `command-roundtrip`: one client sends `POST /locks/{id}/commands` to the demo's Front Door (a
+ * zero-latency simulated lock behind the in-process simulator transport) and polls
+ * `GET /locks/{id}/commands/{command_id}` back to back until `completed`; then the next command
+ * (unlock and lock alternate). Everything the service does is inside: HTTP, bearer check, eKey
+ * check, SQLite writes (WAL, synchronous=FULL), the per-lock queue, the gateway's signed Control
+ * Point exchange and the simulated lock's answer, the event record.
+ *
+ * Baseline: the raw `node:http` server answering the same two requests (one POST, one GET) over
+ * the same keep-alive connection. `p50_ms`/`p99_ms` are the time our code adds: the round trip's
+ * percentiles minus the baseline's median POST+GET round trip. Target: p99 < 5 ms.
+ */
+
+const SCENARIO_NAME = 'command-roundtrip';
+const TARGET_P99_MS = 5;
+
+interface Answer {
+  status: number;
+  body: string;
+}
+
+const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+const round = (value: number, digits: number): number => Number(value.toFixed(digits));
+
+/** One keep-alive connection, like a client app's. */
+function client(baseUrl: string, token: string | undefined) {
+  const url = new URL(baseUrl);
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const send = (method: 'GET' | 'POST', path: string, body?: string): Promise<Answer> =>
+    new Promise((resolve, reject) => {
+      const headers: Record<string, string> = { accept: 'application/json' };
+      if (token !== undefined) headers.authorization = `Bearer ${token}`;
+      if (body !== undefined) {
+        headers['content-type'] = 'application/json';
+        headers['content-length'] = String(Buffer.byteLength(body));
+      }
+      const outgoing = request({ host: url.hostname, port: url.port, method, path, headers, agent }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
+        });
+        response.on('error', reject);
+      });
+      outgoing.on('error', reject);
+      outgoing.end(body);
+    });
+  return { send, close: () => { agent.destroy(); } };
+}
+
+/** Runs `once` back to back for `seconds`; returns the duration of each run, ms. */
+async function repeatFor(seconds: number, once: (index: number) => Promise<void>): Promise<number[]> {
+  const durations: number[] = [];
+  const end = performance.now() + seconds * 1000;
+  for (let index = 0; performance.now() < end; index++) {
+    const started = performance.now();
+    await once(index);
+    durations.push(performance.now() - started);
+  }
+  return durations;
+}
+
+async function measureCommandRoundtrip(options: SelfMeasuringOptions): Promise<Record<string, unknown> & { scenario: string }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ekey-bench-commands-'));
+  const started: BenchProcess[] = [];
+  try {
+    const service = await startBenchProcess('../cli.js', ['demo', '--port', '0', '--data', dataDir]);
+    started.push(service);
+    const demo = service.info as DemoHousehold & { base_url: string };
+    const lockId = demo.locks.find((lock) => lock.gateway)?.id;
+    if (lockId === undefined) throw new Error('the demo has no lock with a gateway connection');
+    const token = await loginDemoUser(demo.base_url, demo, 0);
+    const baselineBody = JSON.stringify({
+      id: '00000000-0000-4000-8000-000000000000',
+      lock_id: lockId,
+      type: 'unlock',
+      status: 'completed',
+      created_at: new Date().toISOString(),
+      completed_at: new Date().toISOString(),
+      failure_reason: null,
+      requested_by: demo.users[0]?.id ?? '',
+    });
+    const baseline = await startBenchProcess('./baseline-server.js', [baselineBody]);
+    started.push(baseline);
+    const baselineUrl = (baseline.info as { base_url: string }).base_url;
+
+    const api = client(demo.base_url, token);
+    const raw = client(baselineUrl, undefined);
+    let polls = 0;
+    let commands = 0;
+    const roundtrip = async (index: number): Promise<void> => {
+      const type = index % 2 === 0 ? 'unlock' : 'lock';
+      const created = await api.send('POST', `/locks/${lockId}/commands`, JSON.stringify({ type }));
+      if (created.status !== 201) throw new Error(`POST answered ${created.status}: ${created.body}`);
+      const id = (JSON.parse(created.body) as { id: string }).id;
+      for (;;) {
+        polls += 1;
+        const answer = await api.send('GET', `/locks/${lockId}/commands/${id}`);
+        if (answer.status !== 200) throw new Error(`GET answered ${answer.status}: ${answer.body}`);
+        const status = (JSON.parse(answer.body) as { status: string }).status;
+        if (status === 'completed') break;
+        if (status === 'failed') throw new Error(`command failed: ${answer.body}`);
+      }
+      commands += 1;
+    };
+    const baselineRoundtrip = async (): Promise<void> => {
+      await raw.send('POST', '/', JSON.stringify({ type: 'unlock' }));
+      await raw.send('GET', '/');
+    };
+
+    options.log(`${SCENARIO_NAME}: warming up ${options.warmupS} s each`);
+    await repeatFor(options.warmupS, roundtrip);
+    await repeatFor(options.warmupS, baselineRoundtrip);
+    polls = 0;
+    commands = 0;
+    const serviceDurations: number[] = [];
+    const baselineDurations: number[] = [];
+    for (let round_ = 0; round_ < options.rounds; round_++) {
+      serviceDurations.push(...(await repeatFor(options.durationS, roundtrip)));
+      baselineDurations.push(...(await repeatFor(options.durationS, baselineRoundtrip)));
+    }
+    api.close();
+    raw.close();
+
+    const measuredS = options.durationS * options.rounds;
+    serviceDurations.sort((a, b) => a - b);
+    baselineDurations.sort((a, b) => a - b);
+    const transport = percentile(baselineDurations, 50);
+    const p50 = Math.max(0, percentile(serviceDurations, 50) - transport);
+    const p99 = Math.max(0, percentile(serviceDurations, 99) - transport);
+    const ops = serviceDurations.length / measuredS;
+    const baselineOps = baselineDurations.length / measuredS;
+    options.log(
+      `${SCENARIO_NAME}: ${commands} commands, ${round(polls / Math.max(1, commands), 2)} GETs each; round trip p50 ${round(percentile(serviceDurations, 50), 2)} ms, ` +
+        `p99 ${round(percentile(serviceDurations, 99), 2)} ms; baseline POST+GET p50 ${round(transport, 3)} ms`,
+    );
+    return {
+      scenario: SCENARIO_NAME,
+      ops_per_s: Math.round(ops),
+      baseline_ops_per_s: Math.round(baselineOps),
+      ratio: round(ops / baselineOps, 3),
+      p50_ms: round(p50, 2),
+      p99_ms: round(p99, 2),
+      roundtrip_p50_ms: round(percentile(serviceDurations, 50), 2),
+      roundtrip_p99_ms: round(percentile(serviceDurations, 99), 2),
+      baseline_p50_ms: round(transport, 3),
+      gets_per_command: round(polls / Math.max(1, commands), 2),
+      samples: serviceDurations.length,
+      target_p99_ms: TARGET_P99_MS,
+      ok: p99 < TARGET_P99_MS,
+    };
+  } finally {
+    for (const child of started.reverse()) await child.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The scenario, for the bench registry. */
+export const commandRoundtrip: SelfMeasuringScenario = {
+  name: SCENARIO_NAME,
+  description: 'POST a command, poll GET to completed (zero-latency simulated lock); time our code adds over a raw node:http POST+GET',
+  run: measureCommandRoundtrip,
+};
