@@ -40,3 +40,22 @@ export interface BenchScenario {
   /** Runs once against a fresh demo service before the measurement. */
   prepare(target: BenchTarget): Promise<PreparedScenario>;
 }
+
+/** What `npm run bench` hands a self-measuring scenario. */
+export interface SelfMeasuringOptions {
+  durationS: number;
+  warmupS: number;
+  rounds: number;
+  /** Progress to stderr. */
+  log: (message: string) => void;
+}
+
+/**
+ * A scenario that measures itself (several phases, or no HTTP load at all) and returns its JSON
+ * line: at least `scenario`, usually the same fields as the HTTP scenarios plus its own.
+ */
+export interface SelfMeasuringScenario {
+  name: string;
+  description: string;
+  run(options: SelfMeasuringOptions): Promise<Record<string, unknown> & { scenario: string }>;
+}

@@ -96,7 +96,7 @@ export const PluginConfigSchema = Type.Object(
     events: Type.Optional(
       Type.Object(
         {
-          /** Events that occurred more than this many days ago are pruned in the background. */
+          /** Events recorded more than this many days ago are pruned in the background. */
           max_age_days: Type.Optional(Type.Integer({ minimum: 1 })),
           /** Only the newest this-many events of each lock are kept. */
           max_per_lock: Type.Optional(Type.Integer({ minimum: 1 })),

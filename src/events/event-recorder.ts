@@ -1,8 +1,9 @@
 import type { Clock } from '../domain/clock.js';
-import { newId, normalizeId } from '../domain/ids.js';
+import { normalizeId } from '../domain/ids.js';
 import type { Logger } from '../logger.js';
 import type { EventRepository, NewEvent, StoredEvent } from '../store/event-repository.js';
 import type { EKeyFinder, UsableKeys, UserNames } from './event-access.js';
+import { newEventId } from './event-id.js';
 import type { LockEventSink, RecordedEvent } from './lock-event-sink.js';
 
 /** The input of {@link LockEventSink.recordActivity}. */
@@ -77,13 +78,15 @@ export class EventRecorder implements LockEventSink {
    */
   recordBatch(reports: readonly SinkReport[]): (RecordedEvent | null)[] {
     const published: StoredEvent[] = [];
-    const results = this.deps.transaction(() =>
-      reports.map((report) => {
+    const results = this.deps.transaction(() => {
+      const outcomes = reports.map((report) => {
         const outcome = this.recordOne(report);
         if (outcome?.fresh) published.push(outcome.event);
         return outcome ? toRecorded(outcome.event) : null;
-      }),
-    );
+      });
+      this.deps.events.countInserted(published);
+      return outcomes;
+    });
     for (const event of published) this.deps.publish(event);
     return results;
   }
@@ -173,7 +176,7 @@ export class EventRecorder implements LockEventSink {
   private insert(fields: Omit<NewEvent, 'id' | 'performerName' | 'recordedAt'>): { event: StoredEvent; fresh: true } {
     const event: NewEvent = {
       ...fields,
-      id: newId(),
+      id: newEventId(),
       performerName: fields.performerId === null ? null : (this.deps.users.findById(fields.performerId)?.name ?? null),
       recordedAt: this.deps.clock.now(),
     };

@@ -4,7 +4,7 @@ import type { EventRepository } from '../store/event-repository.js';
 
 /** How long events are kept (plugin config `events`); both limits optional, both may apply. */
 export interface RetentionPolicy {
-  /** Events that occurred longer ago than this many days are removed. */
+  /** Events recorded longer ago than this many days are removed (recording time, not the lock's clock). */
   maxAgeDays?: number | undefined;
   /** Only the newest this-many events of each lock are kept. */
   maxPerLock?: number | undefined;
@@ -26,7 +26,7 @@ const DAY_MS = 86_400_000;
 
 /**
  * Background pruning of old events. Each step deletes at most one small batch in its own
- * transaction (the counters follow through the delete trigger, so `count` stays exact) and then
+ * transaction (the repository takes the deleted events off the counters in it, so `count` stays exact) and then
  * yields to the event loop, so HTTP requests interleave with a large prune.
  */
 export class EventRetention {
@@ -51,7 +51,7 @@ export class EventRetention {
     return this.deps.transaction(() => {
       if (policy.maxAgeDays !== undefined) {
         const cutoff = this.deps.clock.now() - policy.maxAgeDays * DAY_MS;
-        const deleted = events.deleteSeqs(events.seqsOlderThan(cutoff, this.batchSize));
+        const deleted = events.deleteSeqs(events.seqsRecordedBefore(cutoff, this.batchSize));
         if (deleted > 0) return deleted;
       }
       if (policy.maxPerLock !== undefined) {

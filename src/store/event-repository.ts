@@ -79,7 +79,7 @@ type Direction = 'older' | 'newer';
  * The lock_events table and its counters. Every page query is a keyset range on `seq` over one of
  * the (lock, [performer,] type, seq) indexes — one index range per requested type, merged — so the
  * cost of a page depends on its size, never on its depth. Counts come from `lock_event_counts`,
- * kept exact by triggers (migration 004).
+ * kept exact by this repository in the same transaction as every insert and delete.
  */
 export class EventRepository {
   private readonly insertStatement;
@@ -89,10 +89,11 @@ export class EventRepository {
   private readonly lastBatteryStatement;
   private readonly countStatement;
   private readonly oldestStatement;
-  private readonly olderThanStatement;
   private readonly deleteStatement;
   private readonly locksWithEventsStatement;
   private readonly maxSeqStatement;
+  private readonly addCountStatement;
+  private readonly deletedCountsStatement;
   private readonly pageStatements = new Map<string, Statement<(string | number)[], EventRow>>();
 
   constructor(private readonly db: SqliteDatabase) {
@@ -117,20 +118,28 @@ export class EventRepository {
     this.countStatement = db.prepare<[string, string, string], { n: number | null }>(
       'SELECT SUM(n) AS n FROM lock_event_counts WHERE lock_id = ? AND performer_id = ? AND type IN (SELECT value FROM json_each(?))',
     );
-    this.oldestStatement = db.prepare<[string, number], { seq: number }>(
-      'SELECT seq FROM lock_events WHERE lock_id = ? ORDER BY seq ASC LIMIT ?',
-    );
-    this.olderThanStatement = db.prepare<[number, number], { seq: number }>(
-      'SELECT seq FROM lock_events WHERE occurred_at < ? ORDER BY occurred_at ASC LIMIT ?',
+    this.oldestStatement = db.prepare<[number], { seq: number; recorded_at: number }>(
+      'SELECT seq, recorded_at FROM lock_events ORDER BY seq ASC LIMIT ?',
     );
     this.deleteStatement = db.prepare<[string]>('DELETE FROM lock_events WHERE seq IN (SELECT value FROM json_each(?))');
     this.locksWithEventsStatement = db.prepare<[], { lock_id: string; n: number }>(
       "SELECT lock_id, SUM(n) AS n FROM lock_event_counts WHERE performer_id = '' GROUP BY lock_id",
     );
     this.maxSeqStatement = db.prepare<[], { seq: number | null }>('SELECT MAX(seq) AS seq FROM lock_events');
+    this.addCountStatement = db.prepare<[string, string, string, number]>(
+      `INSERT INTO lock_event_counts (lock_id, type, performer_id, n) VALUES (?, ?, ?, ?)
+       ON CONFLICT (lock_id, type, performer_id) DO UPDATE SET n = n + excluded.n`,
+    );
+    this.deletedCountsStatement = db.prepare<[string], { lock_id: string; type: LockEventType; performer_id: string | null; n: number }>(
+      'SELECT lock_id, type, performer_id, COUNT(*) AS n FROM lock_events WHERE seq IN (SELECT value FROM json_each(?)) GROUP BY lock_id, type, performer_id',
+    );
   }
 
-  /** Inserts an event; returns its `seq`. Throws on a duplicate (lock, lock_sequence) or command id. */
+  /**
+   * Inserts an event; returns its `seq`. Throws on a duplicate (lock, lock_sequence) or command id.
+   * The caller adds the inserted events to the counters ({@link countInserted}) in the same
+   * transaction — once per batch, which is what keeps ingest fast.
+   */
   insert(event: NewEvent): number {
     const result = this.insertStatement.run({
       id: event.id,
@@ -218,18 +227,62 @@ export class EventRepository {
 
   /** The `limit` oldest events of a lock (retention by count), oldest first. */
   oldestSeqs(lockId: string, limit: number): number[] {
-    return this.oldestStatement.all(lockId, limit).map((row) => row.seq);
+    return this.page({ lockId, types: ['lock', 'unlock', 'battery'] }, 'newer', null, limit).map((event) => event.seq);
   }
 
-  /** Up to `limit` events of any lock that occurred before `cutoffMs` (retention by age). */
-  seqsOlderThan(cutoffMs: number, limit: number): number[] {
-    return this.olderThanStatement.all(cutoffMs, limit).map((row) => row.seq);
+  /**
+   * Up to `limit` of the oldest events (any lock) recorded before `cutoffMs` (retention by age).
+   * Walks the primary key from the oldest row and stops at the first younger one: `seq` and
+   * `recorded_at` grow together, so this never scans past the batch.
+   */
+  seqsRecordedBefore(cutoffMs: number, limit: number): number[] {
+    const seqs: number[] = [];
+    for (const row of this.oldestStatement.all(limit)) {
+      if (row.recorded_at >= cutoffMs) break;
+      seqs.push(row.seq);
+    }
+    return seqs;
   }
 
-  /** Deletes events by seq; the counters follow through the delete trigger. Returns how many went. */
+  /** Adds inserted events to the counters: one upsert per distinct (lock, type, performer). Call inside the insert's transaction. */
+  countInserted(events: readonly Pick<StoredEvent, 'lockId' | 'type' | 'performerId'>[]): void {
+    const deltas = new Map<string, { lockId: string; type: LockEventType; performerId: string; n: number }>();
+    const add = (lockId: string, type: LockEventType, performerId: string): void => {
+      const key = `${lockId}\u0000${type}\u0000${performerId}`;
+      const entry = deltas.get(key);
+      if (entry) entry.n += 1;
+      else deltas.set(key, { lockId, type, performerId, n: 1 });
+    };
+    for (const event of events) {
+      add(event.lockId, event.type, '');
+      if (event.performerId !== null) add(event.lockId, event.type, event.performerId);
+    }
+    for (const delta of deltas.values()) this.addCountStatement.run(delta.lockId, delta.type, delta.performerId, delta.n);
+  }
+
+  /** Deletes events by seq and takes them off the counters. Call inside a transaction. Returns how many went. */
   deleteSeqs(seqs: readonly number[]): number {
     if (seqs.length === 0) return 0;
-    return this.deleteStatement.run(JSON.stringify(seqs)).changes;
+    const list = JSON.stringify(seqs);
+    for (const group of this.deletedCountsStatement.all(list)) {
+      this.addCountStatement.run(group.lock_id, group.type, '', -group.n);
+      if (group.performer_id !== null) this.addCountStatement.run(group.lock_id, group.type, group.performer_id, -group.n);
+    }
+    return this.deleteStatement.run(list).changes;
+  }
+
+  /**
+   * Recomputes every counter from the events (a full scan): after a bulk load that bypassed
+   * {@link insert} (the benchmark's seeding) or to repair a store. Never on a request path.
+   */
+  rebuildCounts(): void {
+    this.db.exec(`
+      DELETE FROM lock_event_counts;
+      INSERT INTO lock_event_counts (lock_id, type, performer_id, n)
+        SELECT lock_id, type, '', COUNT(*) FROM lock_events GROUP BY lock_id, type;
+      INSERT INTO lock_event_counts (lock_id, type, performer_id, n)
+        SELECT lock_id, type, performer_id, COUNT(*) FROM lock_events WHERE performer_id IS NOT NULL GROUP BY lock_id, type, performer_id;
+    `);
   }
 
   /** Every lock with its total event count (from the counters). */

@@ -4,12 +4,17 @@ import type { Migration } from '../migration.js';
  * Lock events (DESIGN §3 Events) and the counters that make `metadata.count` cheap.
  *
  * - `seq` is the keyset: an ever-growing integer (AUTOINCREMENT, so a pruned id is never reused)
- *   in recording order; pages are `seq < cursor ORDER BY seq DESC LIMIT n`, never OFFSET.
+ *   in recording order; pages are `seq < cursor ORDER BY seq DESC LIMIT n`, never OFFSET, one
+ *   range per type over (lock, type, seq) or (lock, performer, type, seq), merged. Few indexes on
+ *   purpose: each one costs durable ingest throughput. Age pruning walks the primary key (seq and
+ *   recorded_at grow together), so no time index is needed.
  * - `id` is the public UUID; cursors in URLs are event ids, looked up to their `seq`.
  * - `lock_sequence` is the lock's Activity sequence: unique per lock, so a record read back after
  *   a reconnect is never stored twice. `command_id` is unique for the same reason.
  * - `lock_event_counts` holds one row per (lock, type, performer) — performer '' for "everyone" —
- *   kept exact by triggers in the same transaction as every insert and delete (prunes included).
+ *   kept exact by EventRepository in the same transaction as every insert and delete (prunes
+ *   included), one upsert per distinct row per batch. (Triggers did the same at a third of the
+ *   insert rate: docs/performance.md "event-ingest".)
  */
 export const lockEvents: Migration = {
   version: 4,
@@ -38,10 +43,8 @@ export const lockEvents: Migration = {
     );
     CREATE UNIQUE INDEX lock_events_lock_sequence ON lock_events(lock_id, lock_sequence) WHERE lock_sequence IS NOT NULL;
     CREATE UNIQUE INDEX lock_events_command ON lock_events(command_id) WHERE command_id IS NOT NULL;
-    CREATE INDEX lock_events_by_lock ON lock_events(lock_id, seq);
     CREATE INDEX lock_events_by_lock_type ON lock_events(lock_id, type, seq);
     CREATE INDEX lock_events_by_performer ON lock_events(lock_id, performer_id, type, seq) WHERE performer_id IS NOT NULL;
-    CREATE INDEX lock_events_by_age ON lock_events(occurred_at);
 
     CREATE TABLE lock_event_counts (
       lock_id      TEXT NOT NULL,
@@ -50,18 +53,5 @@ export const lockEvents: Migration = {
       n            INTEGER NOT NULL,
       PRIMARY KEY (lock_id, type, performer_id)
     ) WITHOUT ROWID;
-
-    CREATE TRIGGER lock_events_counted_in AFTER INSERT ON lock_events BEGIN
-      INSERT INTO lock_event_counts (lock_id, type, performer_id, n) VALUES (NEW.lock_id, NEW.type, '', 1)
-        ON CONFLICT (lock_id, type, performer_id) DO UPDATE SET n = n + 1;
-      INSERT INTO lock_event_counts (lock_id, type, performer_id, n)
-        SELECT NEW.lock_id, NEW.type, NEW.performer_id, 1 WHERE NEW.performer_id IS NOT NULL
-        ON CONFLICT (lock_id, type, performer_id) DO UPDATE SET n = n + 1;
-    END;
-
-    CREATE TRIGGER lock_events_counted_out AFTER DELETE ON lock_events BEGIN
-      UPDATE lock_event_counts SET n = n - 1
-        WHERE lock_id = OLD.lock_id AND type = OLD.type AND performer_id IN ('', COALESCE(OLD.performer_id, ''));
-    END;
   `,
 };

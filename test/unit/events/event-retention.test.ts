@@ -54,10 +54,16 @@ describe('EventRetention', () => {
     expectCountersExact(fixture, LOCK);
   });
 
-  it('removes events older than max_age_days and keeps the rest', () => {
+  it('removes events recorded longer ago than max_age_days and keeps the rest', () => {
     fixture = eventFixture({ retention: { maxAgeDays: 30 } });
-    seed(fixture, LOCK, OWNER_KEY, 60, START - 59 * DAY, DAY);
-    fixture.events.retention.pruneAll();
+    const f = fixture;
+    // One event recorded each day for 60 days, the last one today.
+    for (let day = 0; day < 60; day += 1) {
+      f.clock.set(START - (59 - day) * DAY);
+      f.events.recorder.recordActivity({ lockId: LOCK, sequence: day + 1, action: 'lock', source: 'tap', credential: OWNER_KEY, timestamp: f.clock.now() });
+    }
+    f.clock.set(START);
+    expect(f.events.retention.pruneAll()).toBe(29);
     const page = fixture.events.query.list(OWNER.id, LOCK, { limit: '200' });
     // Days -59 … -31 go; day -30 (exactly at the cutoff) … day 0 stay.
     expect(page.metadata.count).toBe(31);
