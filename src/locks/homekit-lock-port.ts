@@ -33,7 +33,8 @@ export function refusalOf(error: ServiceError): HomeKitCommandRefusal {
     case 403:
       return 'no_usable_key';
     case 404:
-      return 'unknown_lock';
+      // The lock exists (checked first): a 404 means the user holds no key on it.
+      return 'no_usable_key';
     case 400:
       return error.code === 'lock_unreachable' ? 'lock_unreachable' : 'unavailable';
     case 429:
@@ -55,7 +56,7 @@ export class HomeKitLockPort implements LockPort {
   private readonly onRuntimeChange = (change: LockRuntimeChange): void => {
     for (const mapped of this.map(change)) this.deliver(mapped);
   };
-  private lastMoving = new Map<string, boolean>();
+  private readonly lastMoving = new Map<string, boolean>();
 
   constructor(private readonly deps: HomeKitLockPortDependencies) {
     deps.runtime.on('change', this.onRuntimeChange);
@@ -84,6 +85,7 @@ export class HomeKitLockPort implements LockPort {
   }
 
   async requestBolt(lockId: string, target: HomeKitBoltTarget, asUserId: string): Promise<HomeKitCommandResult> {
+    if (this.deps.locks.findById(lockId) === undefined) return { status: 'rejected', reason: 'unknown_lock' };
     if (this.deps.users.findById(asUserId) === undefined) return { status: 'rejected', reason: 'unknown_user' };
     try {
       const { command } = this.deps.engine.submit({
