@@ -161,7 +161,13 @@ export class HomebridgeSupervisor {
     this.socketFolder = mkdtempSync(join(tmpdir(), 'ekhb-'));
     this.hapRelay = new LoopbackRelay(join(this.socketFolder, 'hap.sock'));
     this.apiRelay = new LoopbackRelay(join(this.socketFolder, 'api.sock'));
+    // Detached children outlive a test runner that is killed: take them down when it exits.
+    process.once('exit', this.killAll);
   }
+
+  private readonly killAll = (): void => {
+    for (const child of this.children) killGroup(child, 'SIGKILL');
+  };
 
   /** Writes config.json and starts Homebridge; resolves when the bridge is published and the demo line is out. */
   async start(setup: HomebridgeSetup, timeoutMs = 60_000): Promise<RunningHomebridge> {
@@ -229,7 +235,8 @@ export class HomebridgeSupervisor {
 
   /** Kills every child still running, closes the relays and removes the socket folder. */
   async dispose(): Promise<void> {
-    for (const child of this.children) killGroup(child, 'SIGKILL');
+    this.killAll();
+    process.off('exit', this.killAll);
     if (this.relaysUp) {
       await this.hapRelay.close();
       await this.apiRelay.close();

@@ -105,12 +105,16 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
   }, 240_000);
 
   afterAll(async () => {
-    control.close();
-    await controller.close().catch(() => undefined);
-    await homebridge.stop().catch(() => undefined);
-    await supervisor.dispose();
-    rmSync(storage, { recursive: true, force: true });
-    if (pluginFolder !== '') rmSync(pluginFolder, { recursive: true, force: true });
+    // Runs after failures too (also a failed start): every step tolerates what never started.
+    try {
+      (control as DemoControlClient | undefined)?.close();
+      await (controller as HapTestController | undefined)?.close().catch(() => undefined);
+      await (homebridge as RunningHomebridge | undefined)?.stop().catch(() => undefined);
+    } finally {
+      await supervisor.dispose();
+      rmSync(storage, { recursive: true, force: true });
+      if (pluginFolder !== '') rmSync(pluginFolder, { recursive: true, force: true });
+    }
   }, 30_000);
 
   it('prints the demo line once, after the accessories are registered', () => {
