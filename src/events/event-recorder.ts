@@ -32,6 +32,12 @@ export interface EventRecorderDependencies {
   transaction: <T>(work: () => T) => T;
   /** Called with each event after its transaction committed (the live stream hub). */
   publish: (event: StoredEvent) => void;
+  /**
+   * Whether a transaction is still open once ours returned: the caller's, which ours nested in as
+   * a savepoint (the command engine writes a command's end and its event together). Publishing
+   * then waits until that outer transaction is over, and only events that it kept go out.
+   */
+  inOuterTransaction?: () => boolean;
 }
 
 /** Battery levels closer than this are the same level (the lock reports whole percents). */
@@ -87,7 +93,15 @@ export class EventRecorder implements LockEventSink {
       this.deps.events.countInserted(published);
       return outcomes;
     });
-    for (const event of published) this.deps.publish(event);
+    if (published.length > 0 && this.deps.inOuterTransaction?.() === true) {
+      // better-sqlite3 transactions are synchronous: by the next microtask the outer one has
+      // committed or rolled back, and only rows that still exist were committed.
+      queueMicrotask(() => {
+        for (const event of published) if (this.deps.events.findById(event.id)) this.deps.publish(event);
+      });
+    } else {
+      for (const event of published) this.deps.publish(event);
+    }
     return results;
   }
 

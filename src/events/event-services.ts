@@ -50,6 +50,7 @@ export function createEventServices(deps: EventServicesDependencies): EventServi
     publish: (event) => {
       hub.publish(event);
     },
+    inOuterTransaction: () => deps.db.inTransaction,
   });
   const query = new EventQueryService({ events: repository, locks: deps.locks, roles: deps.access, clock: deps.clock });
   const streams = new EventStreamService({

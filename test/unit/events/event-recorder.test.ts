@@ -148,3 +148,29 @@ describe('GroupCommitter', () => {
     expect(all()).toHaveLength(2);
   });
 });
+
+describe('EventRecorder inside a caller’s transaction', () => {
+  it('publishes an event recorded in an outer transaction only after that transaction committed', async () => {
+    const input = { lockId: LOCK, commandId: 'c0000000-0000-4000-8000-000000000009', action: 'unlock' as const, performerId: OWNER.id, timestamp: START };
+    fixture.db.transaction(() => {
+      fixture.events.recorder.recordCommandCompleted(input);
+      expect(published).toEqual([]);
+    })();
+    await Promise.resolve();
+    expect(published.map((event) => event.commandId)).toEqual([input.commandId]);
+  });
+
+  it('never publishes an event whose outer transaction rolled back', async () => {
+    const input = { lockId: LOCK, commandId: 'c0000000-0000-4000-8000-00000000000a', action: 'lock' as const, performerId: OWNER.id, timestamp: START };
+    expect(() => {
+      fixture.db.transaction(() => {
+        fixture.events.recorder.recordCommandCompleted(input);
+        throw new Error('the caller failed after recording');
+      })();
+    }).toThrow('the caller failed');
+    await Promise.resolve();
+    expect(published).toEqual([]);
+    expect(all()).toEqual([]);
+    expect(fixture.events.repository.count({ lockId: LOCK, types: ['lock', 'unlock', 'battery'] })).toBe(0);
+  });
+});
