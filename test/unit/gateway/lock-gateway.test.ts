@@ -29,8 +29,8 @@ function rig(options: LockGatewayOptions = {}, lockKeyHex = KEY_HEX): Rig {
   const lock = new SimulatedLock({ address: ADDRESS, key: Buffer.from(lockKeyHex, 'hex'), name: 'Front door', clock, bolt: 'locked', batteryPercent: 80 });
   const transport = new SimulatorTransport([lock]);
   const gateway = new LockGateway(transport, clock, testLogger(), {
-    connectTimeoutMs: 200,
-    operationTimeoutMs: 200,
+    connectTimeoutMs: 2000,
+    operationTimeoutMs: 2000,
     reconnectBackoff: { initialMs: 5, maxMs: 20 },
     ...options,
   });
@@ -43,7 +43,7 @@ function rig(options: LockGatewayOptions = {}, lockKeyHex = KEY_HEX): Rig {
   return r;
 }
 
-async function until(condition: () => boolean, what: string, timeoutMs = 2000): Promise<void> {
+async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const started = Date.now();
   while (!condition()) {
     if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
@@ -99,14 +99,16 @@ describe('LockGateway with the simulator transport', () => {
   });
 
   it('times out when the lock never answers within the command timeout', async () => {
-    const { gateway } = rig({ commandTimeoutMs: 50 });
+    const { gateway, transport } = rig({ commandTimeoutMs: 100 });
     const slowLock = new SimulatedLock({ address: 'AA:BB:CC:DD:EE:02', key: Buffer.from(KEY_HEX, 'hex'), name: 'Slow', clock: new ManualClock(), motorTimeMs: 400 });
-    rigs[0]?.transport.addLock(slowLock);
+    transport.addLock(slowLock);
     gateway.addLock({ id: 'slow', address: slowLock.address, key: KEY_HEX, name: 'Slow' });
     gateway.start();
-    const started = Date.now();
+    await until(() => gateway.getSnapshot('slow')?.connected === true, 'connection');
+    const started = performance.now();
     expect(await gateway.sendCommand('slow', 'unlock')).toEqual({ status: 'failed', reason: 'timeout' });
-    expect(Date.now() - started).toBeLessThan(300);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(95);
+    expect(slowLock.isMoving).toBe(true); // the lock is still working on it: no answer yet
     await slowLock.idle();
   });
 
