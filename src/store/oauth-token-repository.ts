@@ -82,8 +82,32 @@ const toCode = (row: CodeRow): AuthorizationCodeRecord => ({
   createdAt: row.created_at,
 });
 
-/** Authorization codes and tokens. Every lookup is by hash: the store never sees a token. */
+/** Upper bound of cached access-token records (a record is ~300 bytes). */
+const ACCESS_CACHE_LIMIT = 10_000;
+/** How often the cache asks SQLite whether another connection committed (each ask is a read transaction). */
+const FOREIGN_COMMIT_CHECK_MS = 250;
+
+export interface OAuthTokenRepositoryOptions {
+  /** Monotonic milliseconds, for the foreign-commit check interval (default `performance.now`). */
+  monotonicNow?: () => number;
+}
+
+/**
+ * Authorization codes and tokens. Every lookup is by hash: the store never sees a token.
+ *
+ * Live access-token records are cached in memory, because every API request looks one up
+ * (the bearer check was the largest single cost of `GET /me`; docs/performance.md). The cache
+ * can never make a revoked token work: every revocation through this repository empties it
+ * before it returns — the only ways the service revokes. A commit by another connection or
+ * process (SQLite's `data_version`; nothing in the product revokes that way today) empties it
+ * within 250 ms. Expiry is not cached away: callers compare `expiresAt` with their clock.
+ */
 export class OAuthTokenRepository {
+  private readonly accessCache = new Map<string, TokenRecord>();
+  private readonly dataVersionStatement;
+  private dataVersion: number;
+  private readonly monotonicNow: () => number;
+  private nextForeignCommitCheck: number;
   private readonly tokenByHash;
   private readonly insertTokenStatement;
   private readonly markUsedStatement;
@@ -95,7 +119,11 @@ export class OAuthTokenRepository {
   private readonly markCodeUsedStatement;
   private readonly purgeStatement;
 
-  constructor(db: SqliteDatabase) {
+  constructor(db: SqliteDatabase, options: OAuthTokenRepositoryOptions = {}) {
+    this.monotonicNow = options.monotonicNow ?? (() => performance.now());
+    this.dataVersionStatement = db.prepare<[], number>('PRAGMA data_version').pluck();
+    this.dataVersion = this.readDataVersion();
+    this.nextForeignCommitCheck = this.monotonicNow() + FOREIGN_COMMIT_CHECK_MS;
     this.tokenByHash = db.prepare<[string], TokenRow>('SELECT * FROM oauth_tokens WHERE token_hash = ?');
     this.insertTokenStatement = db.prepare(
       `INSERT INTO oauth_tokens (id, kind, token_hash, family_id, code_hash, client_id, user_id, expires_at, used_at, revoked_at, created_at)
@@ -120,9 +148,47 @@ export class OAuthTokenRepository {
     );
   }
 
+  /**
+   * The token with this hash, or undefined. Live (unrevoked) access tokens are served from the
+   * cache described on the class; the record returned is frozen.
+   */
   findTokenByHash(tokenHash: string): TokenRecord | undefined {
+    this.dropCacheAfterForeignCommit();
+    const cached = this.accessCache.get(tokenHash);
+    if (cached) return cached;
     const row = this.tokenByHash.get(tokenHash);
-    return row ? toToken(row) : undefined;
+    if (!row) return undefined;
+    const record = Object.freeze(toToken(row));
+    if (record.kind === 'access' && record.revokedAt === null) {
+      if (this.accessCache.size >= ACCESS_CACHE_LIMIT) {
+        // Oldest first (Map keeps insertion order): a bounded FIFO is enough for hot tokens.
+        const oldest = this.accessCache.keys().next();
+        if (oldest.done !== true) this.accessCache.delete(oldest.value);
+      }
+      this.accessCache.set(tokenHash, record);
+    }
+    return record;
+  }
+
+  /** How many access-token records the cache holds (for tests and diagnostics). */
+  get cachedAccessTokens(): number {
+    return this.accessCache.size;
+  }
+
+  private dropCacheAfterForeignCommit(): void {
+    if (this.accessCache.size === 0) return;
+    const now = this.monotonicNow();
+    if (now < this.nextForeignCommitCheck) return;
+    this.nextForeignCommitCheck = now + FOREIGN_COMMIT_CHECK_MS;
+    const version = this.readDataVersion();
+    if (version !== this.dataVersion) {
+      this.dataVersion = version;
+      this.accessCache.clear();
+    }
+  }
+
+  private readDataVersion(): number {
+    return this.dataVersionStatement.get() ?? 0;
   }
 
   insertToken(token: TokenRecord): void {
@@ -147,16 +213,19 @@ export class OAuthTokenRepository {
   }
 
   revokeToken(id: string, at: number): void {
+    this.accessCache.clear();
     this.revokeTokenStatement.run(at, id);
   }
 
   /** Revokes every token of a family (refresh-token reuse, RFC 9700 §4.14). */
   revokeFamily(familyId: string, at: number): number {
+    this.accessCache.clear();
     return this.revokeFamilyStatement.run(at, familyId).changes;
   }
 
   /** Revokes every token issued from an authorization code (code reuse, RFC 6749 §4.1.2). */
   revokeIssuedFromCode(codeHash: string, at: number): number {
+    this.accessCache.clear();
     return this.revokeByCodeStatement.run(at, codeHash).changes;
   }
 
@@ -186,6 +255,7 @@ export class OAuthTokenRepository {
 
   /** Deletes access tokens that expired before `before`. */
   purgeExpiredAccessTokens(before: number): number {
+    this.accessCache.clear();
     return this.purgeStatement.run(before).changes;
   }
 }
