@@ -96,6 +96,20 @@ describe('BlueZ transport over a real dbus-daemon (fake BlueZ)', () => {
     expect(new Set(bluez.device(address).log.writeTypes)).toEqual(new Set(['request']));
   });
 
+  it('keeps several locks connected at once, discovering them concurrently', async () => {
+    const first = newLock();
+    const second = newLock();
+    const third = newLock();
+    const { gateway } = newGateway(first.clock);
+    for (const [index, { address }] of [first, second, third].entries()) gateway.addLock({ id: `lock-${index}`, address, key: KEY_HEX, name: `Lock ${index}` });
+    gateway.start();
+    await until(() => gateway.lockIds().every((id) => gateway.getSnapshot(id)?.connected === true), 'all connections');
+    const outcomes = await Promise.all(gateway.lockIds().map((id) => gateway.sendCommand(id, 'unlock')));
+    expect(outcomes).toEqual(Array.from({ length: 3 }, () => ({ status: 'completed', bolt: 'unlocked' })));
+    expect([first, second, third].map(({ lock }) => lock.bolt)).toEqual(['unlocked', 'unlocked', 'unlocked']);
+    expect(bluez.discovering).toBe(false); // discovery was refcounted and stopped after the last find
+  });
+
   it('delivers live notifications: tap activity with the eKey id, battery changes', async () => {
     const { lock, address, clock } = newLock();
     const { gateway } = newGateway(clock);
