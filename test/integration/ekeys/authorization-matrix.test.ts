@@ -6,11 +6,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { buildHousehold, ROLES, type Household, type Member, type Role } from './household.js';
 
+/** Setup signs several users in (scrypt) and may share the machine with other suites. */
+const SETUP_TIMEOUT_MS = 120_000;
+
 let household: Household;
 
 beforeAll(async () => {
   household = await buildHousehold();
-});
+}, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await household.test.close();

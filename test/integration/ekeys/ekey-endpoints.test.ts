@@ -5,11 +5,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { buildHousehold, call, type Household } from './household.js';
 
+/** Setup signs several users in (scrypt) and may share the machine with other suites. */
+const SETUP_TIMEOUT_MS = 120_000;
+
 let household: Household;
 
 beforeAll(async () => {
   household = await buildHousehold({ config: { users: [] } });
-});
+}, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await household.test.close();

@@ -4,6 +4,9 @@ import { ApiError, EKeyLocksClient } from '../../../src/client/index.js';
 import { loginOverHttp } from '../../support/oauth-login.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
 
+/** Setup signs several users in (scrypt) and may share the machine with other suites. */
+const SETUP_TIMEOUT_MS = 120_000;
+
 let test: TestService;
 let client: EKeyLocksClient;
 
@@ -14,7 +17,7 @@ beforeAll(async () => {
   if (!owner || !oauthClient) throw new Error('demo household incomplete');
   const tokens = await loginOverHttp({ baseUrl: test.baseUrl, client: oauthClient, email: owner.email, password: owner.password });
   client = new EKeyLocksClient({ baseUrl: test.baseUrl, accessToken: () => tokens.access_token, userAgent: 'ekey-tests/1' });
-});
+}, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await test.close();

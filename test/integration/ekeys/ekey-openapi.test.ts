@@ -2,10 +2,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestService, type TestService } from '../../support/test-service.js';
 
+/** Setup signs several users in (scrypt) and may share the machine with other suites. */
+const SETUP_TIMEOUT_MS = 120_000;
+
 let test: TestService;
 beforeAll(async () => {
   test = await startTestService();
-});
+}, SETUP_TIMEOUT_MS);
 afterAll(async () => {
   await test.close();
 });

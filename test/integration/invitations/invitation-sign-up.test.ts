@@ -9,6 +9,9 @@ import { loginOverHttp } from '../../support/oauth-login.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
 import { call } from '../ekeys/household.js';
 
+/** Setup signs several users in (scrypt) and may share the machine with other suites. */
+const SETUP_TIMEOUT_MS = 120_000;
+
 interface ReceivedMail {
   to: string[];
   raw: string;
@@ -76,7 +79,7 @@ describe('eKey invitations over SMTP', () => {
     const client = test.demo.clients[0];
     if (!owner || !client) throw new Error('demo household incomplete');
     ownerToken = (await loginOverHttp({ baseUrl: test.baseUrl, client, email: owner.email, password: owner.password })).access_token;
-  });
+  }, SETUP_TIMEOUT_MS);
 
   afterAll(async () => {
     await test.close();
@@ -171,5 +174,5 @@ describe('eKey invitations without SMTP', () => {
     } finally {
       await test.close();
     }
-  });
+  }, SETUP_TIMEOUT_MS);
 });
