@@ -95,6 +95,8 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
   private unsubscribe: (() => void) | undefined;
   private controlChannel: DemoControlChannel | undefined;
   private starting: Promise<void> | undefined;
+  /** Set once Homebridge shuts down: a start-up still under way stops at its next step. */
+  private stopping = false;
 
   constructor(
     private readonly log: Logging,
@@ -111,6 +113,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
       });
     });
     api.on('shutdown', () => {
+      this.stopping = true;
       this.stop().catch((error: unknown) => {
         this.log.error(`eKey Locks did not stop cleanly: ${describeError(error)}`);
       });
@@ -143,7 +146,9 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     const dataDir = join(this.api.user.storagePath(), 'ekey-locks');
     const demo = config.demo === true;
     this.service = await this.openService({ config, dataDir, logger: this.logger, demo });
+    if (this.shuttingDown()) return;
     const url = await this.service.listen(config.api?.port ?? (demo ? 0 : 8787), config.api?.host ?? (demo ? '127.0.0.1' : '0.0.0.0'));
+    if (this.shuttingDown()) return;
     this.log.info(`eKey access service listening on ${url}`);
 
     this.startHomeKit(config);
@@ -156,6 +161,11 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
       this.writeDemoLine(`EKEY_DEMO ${JSON.stringify(demoInfo)}\n`);
       for (const user of demoInfo.users) this.log.info(`Demo login: ${user.email} / ${user.password} (${user.name})`);
     }
+  }
+
+  /** Whether Homebridge has begun shutting down (read after each await of start-up). */
+  private shuttingDown(): boolean {
+    return this.stopping;
   }
 
   /** Shows the service's locks in HomeKit and follows their changes. */

@@ -398,6 +398,28 @@ describe('EKeyLocksPlatform cache and lifecycle', () => {
     expect(broken.log.text()).toContain('Configuration is invalid');
   });
 
+  it('stops a start-up that Homebridge shuts down half-way, registering nothing', async () => {
+    const harness = await createHomebridgeHarness();
+    const service = new InMemoryService(new InMemoryLockPort([FRONT], USERS));
+    let open: (() => void) | undefined;
+    const opened = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const platform = new EKeyLocksPlatform(recordingLogging(), { platform: PLATFORM_NAME, demo: true }, harness.api, {
+      openService: async () => {
+        await opened;
+        return service;
+      },
+    });
+    harness.api.signalFinished();
+    harness.api.signalShutdown();
+    open?.();
+    await platform.whenStarted();
+    await settle();
+    expect(harness.calls.register).toBe(0);
+    expect(service.closed).toBe(true);
+  });
+
   it('unsubscribes and closes the service on shutdown', async () => {
     const run = await startPlatform();
     expect(run.port.listenerCount).toBe(1);
