@@ -306,7 +306,7 @@ export class LockAccessory {
       .updateCharacteristic(Characteristic.Name, this.lock.name)
       .updateCharacteristic(Characteristic.Manufacturer, nonEmpty(device?.manufacturer) ?? FALLBACK_MANUFACTURER)
       .updateCharacteristic(Characteristic.Model, nonEmpty(device?.model) ?? FALLBACK_MODEL)
-      .updateCharacteristic(Characteristic.SerialNumber, this.lock.bleAddress);
+      .updateCharacteristic(Characteristic.SerialNumber, nonEmpty(this.lock.bleAddress) ?? this.lock.id);
     const firmware = device ? toFirmwareRevision(device.firmware) : null;
     if (firmware !== null) information.updateCharacteristic(Characteristic.FirmwareRevision, firmware);
   }
