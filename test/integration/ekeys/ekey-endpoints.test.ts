@@ -88,6 +88,50 @@ describe('POST /ekey', () => {
   });
 });
 
+describe('every eKey and lock-list route', () => {
+  const routes = (): [string, string, unknown?][] => [
+    ['POST', '/ekey', { email: 'x@example.com', lock_id: household.frontDoor.id, type: 'guest' }],
+    ['POST', '/ekeys', { email: 'x@example.com', lock_id: household.frontDoor.id, type: 'guest' }],
+    ['GET', `/ekey/${household.bystander.keyId}`],
+    ['GET', `/ekeys/${household.bystander.keyId}`],
+    ['PUT', `/ekey/${household.bystander.keyId}`, { name: 'x' }],
+    ['PUT', `/ekeys/${household.bystander.keyId}`, { name: 'x' }],
+    ['DELETE', `/ekey/${household.bystander.keyId}`],
+    ['DELETE', `/ekeys/${household.bystander.keyId}`],
+    ['GET', `/locks/${household.frontDoor.id}/ekeys`],
+    ['GET', `/users/${household.members.owner.id}/locks`],
+    ['GET', `/user/${household.members.owner.id}/locks`],
+  ];
+
+  it('answers 401 problem+json with a Bearer challenge without a valid token, and changes nothing', async () => {
+    for (const [method, path, body] of routes()) {
+      for (const token of [undefined, 'not-a-real-token']) {
+        const response = await fetch(`${household.test.baseUrl}${path}`, {
+          method,
+          headers: {
+            accept: 'application/json',
+            ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        expect([method, path, response.status]).toEqual([method, path, 401]);
+        expect(response.headers.get('content-type')).toContain('application/problem+json');
+        expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      }
+    }
+    const still = await household.request(household.members.owner, 'GET', `/ekey/${household.bystander.keyId}`);
+    expect(still.body.status).toBe('accepted');
+  });
+
+  it('answers 406 when Accept excludes JSON', async () => {
+    for (const [method, path, body] of routes()) {
+      const answer = await household.request(household.members.owner, method, path, body, { accept: 'text/html' });
+      expect([method, path, answer.status]).toEqual([method, path, 406]);
+    }
+  });
+});
+
 describe('GET /ekey/{id}', () => {
   it('answers 404 for an unknown id and 400 for a malformed one', async () => {
     const unknown = await household.request(household.members.owner, 'GET', '/ekey/00000000-0000-4000-8000-000000000000');
