@@ -2,7 +2,7 @@ import type { Clock } from '../domain/clock.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import { buildPageLinks, parseEventPageQuery, takeWindow, type RawEventPageQuery } from '../domain/event-paging.js';
 import { isUuid, normalizeId } from '../domain/ids.js';
-import type { EventFilter, EventRepository, StoredEvent } from '../store/event-repository.js';
+import type { EventFilter, EventRepository, EventSummary } from '../store/event-repository.js';
 import { eventViewFor, type EventView, type LockRoles } from './event-access.js';
 import { toLockEventJson, type LockEventJson } from './lock-event-json.js';
 
@@ -52,7 +52,7 @@ export class EventQueryService {
   }
 
   /** Whether the audience may see this event (the restricted view: own events only). */
-  canSee(audience: EventAudience, event: StoredEvent): boolean {
+  canSee(audience: EventAudience, event: EventSummary): boolean {
     return event.lockId === audience.lockId && (audience.view === 'all' || event.performerId === audience.callerId);
   }
 
@@ -65,7 +65,7 @@ export class EventQueryService {
     const filter = this.filterFor(audience, query.types);
     const cursorSeq = query.cursor ? this.cursorSeq(audience, query.cursor.eventId, query.cursor.kind) : null;
 
-    let items: StoredEvent[];
+    let items: EventSummary[];
     let hasNewer: boolean;
     let hasOlder: boolean;
     if (query.cursor?.kind === 'before') {
@@ -101,7 +101,7 @@ export class EventQueryService {
    * `Last-Event-ID` resume; read in batches so one replay never holds the store long.
    * Returns null when the id is not a visible event of this lock (the stream then starts live).
    */
-  replayAfter(audience: EventAudience, lastEventId: string, afterSeq?: number): { events: StoredEvent[]; done: boolean } | null {
+  replayAfter(audience: EventAudience, lastEventId: string, afterSeq?: number): { events: EventSummary[]; done: boolean } | null {
     let fromSeq = afterSeq;
     if (fromSeq === undefined) {
       const anchor = isUuid(lastEventId) ? this.deps.events.findById(lastEventId) : undefined;

@@ -1,5 +1,5 @@
 import type { Logger } from '../logger.js';
-import type { StoredEvent } from '../store/event-repository.js';
+import type { EventSummary } from '../store/event-repository.js';
 import type { EventAudience, EventQueryService } from './event-query-service.js';
 import type { LockEventHub } from './lock-event-hub.js';
 import { toLockEventJson } from './lock-event-json.js';
@@ -72,9 +72,9 @@ export class EventStreamService {
     let closed = false;
     let replaying = lastEventId !== undefined;
     let lastSeq = 0;
-    const held: StoredEvent[] = [];
+    const held: EventSummary[] = [];
 
-    const send = (event: StoredEvent): void => {
+    const send = (event: EventSummary): void => {
       if (closed || event.seq <= lastSeq || !query.canSee(audience, event)) return;
       lastSeq = event.seq;
       connection.write(`id: ${event.id}\ndata: ${JSON.stringify(toLockEventJson(event))}\n\n`);

@@ -1,4 +1,4 @@
-import type { StoredEvent } from '../store/event-repository.js';
+import type { EventSummary } from '../store/event-repository.js';
 import type { LockEventType } from './lock-event-sink.js';
 
 /** A LockEvent as the API sends it (spec: Resources › LockEvent). */
@@ -15,7 +15,7 @@ export interface LockEventJson {
 }
 
 /** Maps a stored event to its wire form; optional fields are omitted, never null. */
-export function toLockEventJson(event: StoredEvent): LockEventJson {
+export function toLockEventJson(event: EventSummary): LockEventJson {
   // Key order as in the spec's table: id, type, lock_id, performer, timestamp, value.
   return {
     id: event.id,

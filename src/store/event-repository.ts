@@ -5,8 +5,8 @@ import type { LockEventType } from '../events/lock-event-sink.js';
 /** Where a stored event came from: a tap on the lock, a completed remote command, a battery report. */
 export type EventSource = 'tap' | 'command' | 'battery';
 
-/** A lock event as stored. `seq` is the internal keyset position; `id` the public UUID. */
-export interface StoredEvent {
+/** What a page, a stream and the API need of an event. `seq` is the keyset position; `id` the public UUID. */
+export interface EventSummary {
   seq: number;
   id: string;
   lockId: string;
@@ -16,6 +16,10 @@ export interface StoredEvent {
   performerName: string | null;
   occurredAt: number;
   value: number | null;
+}
+
+/** A lock event as stored: the summary plus where it came from. */
+export interface StoredEvent extends EventSummary {
   source: EventSource;
   ekeyId: string | null;
   commandId: string | null;
@@ -75,6 +79,12 @@ const SELECT_COLUMNS = `e.seq, e.id, e.lock_id, e.type, e.performer_id, COALESCE
 
 type Direction = 'older' | 'newer';
 
+/** How many event types exist (lock, unlock, battery). */
+const ALL_TYPES = 3;
+
+/** A page row in raw (array) mode: seq, id, type, performer_id, performer name, occurred_at, value. */
+type SummaryRow = [number, string, LockEventType, string | null, string | null, number, number | null];
+
 /**
  * The lock_events table and its counters. Every page query is a keyset range on `seq` over one of
  * the (lock, [performer,] type, seq) indexes — one index range per requested type, merged — so the
@@ -94,7 +104,8 @@ export class EventRepository {
   private readonly maxSeqStatement;
   private readonly addCountStatement;
   private readonly deletedCountsStatement;
-  private readonly pageStatements = new Map<string, Statement<(string | number)[], EventRow>>();
+  private readonly pageStatements = new Map<string, Statement<(string | number)[], SummaryRow>>();
+  private readonly historyStatement;
 
   constructor(private readonly db: SqliteDatabase) {
     this.insertStatement = db.prepare(
@@ -124,6 +135,9 @@ export class EventRepository {
     this.deleteStatement = db.prepare<[string]>('DELETE FROM lock_events WHERE seq IN (SELECT value FROM json_each(?))');
     this.locksWithEventsStatement = db.prepare<[], { lock_id: string; n: number }>(
       "SELECT lock_id, SUM(n) AS n FROM lock_event_counts WHERE performer_id = '' GROUP BY lock_id",
+    );
+    this.historyStatement = db.prepare<[string, number], EventRow>(
+      `SELECT ${SELECT_COLUMNS} FROM lock_events e LEFT JOIN users u ON u.id = e.performer_id WHERE e.lock_id = ? ORDER BY e.seq LIMIT ?`,
     );
     this.maxSeqStatement = db.prepare<[], { seq: number | null }>('SELECT MAX(seq) AS seq FROM lock_events');
     this.addCountStatement = db.prepare<[string, string, string, number]>(
@@ -190,37 +204,57 @@ export class EventRepository {
    * newest end for `older`, from the oldest end for `newer`). `older` returns newest first (the
    * list order); `newer` returns oldest first (nearest the cursor first), so callers take a prefix.
    */
-  page(filter: EventFilter, direction: Direction, fromSeq: number | null, limit: number): StoredEvent[] {
+  page(filter: EventFilter, direction: Direction, fromSeq: number | null, limit: number): EventSummary[] {
     if (filter.types.length === 0) return [];
-    const statement = this.pageStatement(filter.types.length, filter.performerId !== undefined, direction, fromSeq !== null);
+    // Every type of the lock, unrestricted (the common request): one range over (lock_id, seq).
+    const wholeLock = filter.performerId === undefined && filter.types.length === ALL_TYPES;
+    const branches: (string | null)[] = wholeLock ? [null] : [...filter.types];
+    const statement = this.pageStatement(wholeLock ? 0 : branches.length, filter.performerId !== undefined, direction, fromSeq !== null);
     const params: (string | number)[] = [];
-    for (const type of filter.types) {
+    for (const type of branches) {
       params.push(filter.lockId);
       if (filter.performerId !== undefined) params.push(filter.performerId);
-      params.push(type);
+      if (type !== null) params.push(type);
       if (fromSeq !== null) params.push(fromSeq);
       params.push(limit);
     }
     params.push(limit);
-    return statement.all(...params).map(toStored);
+    return statement.all(...params).map(([seq, id, type, performerId, performerName, occurredAt, value]) => ({
+      seq,
+      id,
+      lockId: filter.lockId,
+      type,
+      performerId,
+      performerName,
+      occurredAt,
+      value,
+    }));
+  }
+
+  /** Every stored field of a lock's events, oldest first, up to `limit` (audits and tests; not a request path). */
+  history(lockId: string, limit: number): StoredEvent[] {
+    return this.historyStatement.all(lockId, limit).map(toStored);
   }
 
   /**
    * One statement per query shape. Each type gets its own index range with its own LIMIT (an
-   * `IN (...)` over the middle index column would make SQLite sort the whole range instead).
+   * `IN (...)` over the middle index column would make SQLite sort the whole range instead);
+   * `typeCount` 0 means no type condition (the whole lock, one range over (lock_id, seq)).
    */
-  private pageStatement(typeCount: number, byPerformer: boolean, direction: Direction, hasCursor: boolean): Statement<(string | number)[], EventRow> {
+  private pageStatement(typeCount: number, byPerformer: boolean, direction: Direction, hasCursor: boolean): Statement<(string | number)[], SummaryRow> {
     const key = `${typeCount}:${byPerformer}:${direction}:${hasCursor}`;
     const cached = this.pageStatements.get(key);
     if (cached) return cached;
     const order = direction === 'older' ? 'DESC' : 'ASC';
     const comparison = direction === 'older' ? '<' : '>';
     const branch = `SELECT * FROM (SELECT seq FROM lock_events WHERE lock_id = ?${byPerformer ? ' AND performer_id = ?' : ''}
-      AND type = ?${hasCursor ? ` AND seq ${comparison} ?` : ''} ORDER BY seq ${order} LIMIT ?)`;
-    const union = Array.from({ length: typeCount }, () => branch).join(' UNION ALL ');
-    const sql = `SELECT ${SELECT_COLUMNS} FROM (SELECT seq FROM (${union}) ORDER BY seq ${order} LIMIT ?) picked
+      ${typeCount > 0 ? 'AND type = ?' : ''}${hasCursor ? ` AND seq ${comparison} ?` : ''} ORDER BY seq ${order} LIMIT ?)`;
+    const union = Array.from({ length: Math.max(1, typeCount) }, () => branch).join(' UNION ALL ');
+    // Only the columns a LockEvent needs, as arrays: row objects with every column cost 4x more.
+    const sql = `SELECT e.seq, e.id, e.type, e.performer_id, COALESCE(u.name, e.performer_name), e.occurred_at, e.value
+      FROM (SELECT seq FROM (${union}) ORDER BY seq ${order} LIMIT ?) picked
       JOIN lock_events e ON e.seq = picked.seq LEFT JOIN users u ON u.id = e.performer_id ORDER BY e.seq ${order}`;
-    const statement = this.db.prepare<(string | number)[], EventRow>(sql);
+    const statement = this.db.prepare<(string | number)[], SummaryRow>(sql).raw(true);
     this.pageStatements.set(key, statement);
     return statement;
   }

@@ -5,7 +5,8 @@ import type { Migration } from '../migration.js';
  *
  * - `seq` is the keyset: an ever-growing integer (AUTOINCREMENT, so a pruned id is never reused)
  *   in recording order; pages are `seq < cursor ORDER BY seq DESC LIMIT n`, never OFFSET, one
- *   range per type over (lock, type, seq) or (lock, performer, type, seq), merged. Few indexes on
+ *   range over (lock, seq) for the whole lock, else one per type over (lock, type, seq) or
+ *   (lock, performer, type, seq), merged. Few indexes on
  *   purpose: each one costs durable ingest throughput. Age pruning walks the primary key (seq and
  *   recorded_at grow together), so no time index is needed.
  * - `id` is the public UUID; cursors in URLs are event ids, looked up to their `seq`.
@@ -43,6 +44,7 @@ export const lockEvents: Migration = {
     );
     CREATE UNIQUE INDEX lock_events_lock_sequence ON lock_events(lock_id, lock_sequence) WHERE lock_sequence IS NOT NULL;
     CREATE UNIQUE INDEX lock_events_command ON lock_events(command_id) WHERE command_id IS NOT NULL;
+    CREATE INDEX lock_events_by_lock ON lock_events(lock_id, seq);
     CREATE INDEX lock_events_by_lock_type ON lock_events(lock_id, type, seq);
     CREATE INDEX lock_events_by_performer ON lock_events(lock_id, performer_id, type, seq) WHERE performer_id IS NOT NULL;
 

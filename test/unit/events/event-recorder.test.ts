@@ -14,8 +14,7 @@ afterEach(() => {
   fixture.close();
 });
 
-const all = (): StoredEvent[] =>
-  fixture.events.repository.page({ lockId: LOCK, types: ['lock', 'unlock', 'battery'] }, 'newer', null, 1000);
+const all = (): StoredEvent[] => fixture.events.repository.history(LOCK, 1000);
 
 const tap = (sequence: number, credential: string | null, action: 'lock' | 'unlock' = 'unlock', timestamp = START) =>
   fixture.events.recorder.recordActivity({ lockId: LOCK, sequence, action, source: 'tap', credential, timestamp });
