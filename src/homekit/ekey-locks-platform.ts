@@ -227,7 +227,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
       const cached = this.cachedAccessories.get(accessoryUuid);
       const accessory = cached ?? new this.api.platformAccessory<LockContext>(lock.name, accessoryUuid, DOOR_LOCK_CATEGORY);
       accessory.context = { lockId: lock.id };
-      const built = this.guard(lock.name, () => this.buildAccessory(accessory, lock));
+      const built = this.guard(lock.name, () => this.buildAccessory(accessory, lock, cached !== undefined));
       if (!built) continue;
       this.accessories.set(lock.id, built);
       if (cached) {
@@ -257,9 +257,9 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     if (stale.length > 0) this.api.unregisterPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, stale);
   }
 
-  private buildAccessory(accessory: LockPlatformAccessory, lock: HomeKitLock): LockAccessory {
+  private buildAccessory(accessory: LockPlatformAccessory, lock: HomeKitLock, fromCache: boolean): LockAccessory {
     if (!this.port || !this.settings) throw new Error('HomeKit is not started');
-    return new LockAccessory(this.api, accessory, lock, this.port, this.logger, this.settings);
+    return new LockAccessory(this.api, accessory, lock, this.port, this.logger, this.settings, fromCache);
   }
 
   /** Routes one change to its lock's accessory; a fault stays with that accessory. */

@@ -13,7 +13,7 @@ import {
   toLockLastKnownAction,
   toLockTargetState,
   toStatusFault,
-  type LockTargetStateValue,
+  LockTargetStateValue,
   type StatusFaultValue,
   type StatusLowBatteryValue,
 } from './lock-state-mapping.js';
@@ -72,10 +72,13 @@ export class LockAccessory {
     private readonly port: LockPort,
     private readonly logger: Logger,
     private readonly settings: LockAccessorySettings,
+    /** Restored from Homebridge's cache: values HomeKit last saw are better than defaults. */
+    fromCache = false,
   ) {
     this.lock = { ...lock };
     const { Characteristic, Service: Services } = api.hap;
     const name = lock.name;
+    const cached = (service: Service, type: WithUUID<new () => Characteristic>): number | undefined => (fromCache ? cachedNumber(service, type) : undefined);
 
     this.updateInformation();
 
@@ -89,7 +92,7 @@ export class LockAccessory {
       logger,
     });
     this.targetState = bindCharacteristic(mechanism, Characteristic.LockTargetState, {
-      initial: toLockTargetState(lock.bolt) ?? cachedNumber(mechanism, Characteristic.LockTargetState) ?? 1,
+      initial: toLockTargetState(lock.bolt) ?? cached(mechanism, Characteristic.LockTargetState) ?? LockTargetStateValue.SECURED,
       label: `${name} LockTargetState`,
       logger,
       onWrite: (value) => {
@@ -105,7 +108,7 @@ export class LockAccessory {
     const battery = this.service(Services.Battery, `${name} Battery`);
     const batteryValues = toBatteryValues(lock.batteryLevel, settings.lowBatteryThreshold);
     this.batteryLevel = bindCharacteristic(battery, Characteristic.BatteryLevel, {
-      initial: batteryValues.level ?? cachedNumber(battery, Characteristic.BatteryLevel) ?? 0,
+      initial: batteryValues.level ?? cached(battery, Characteristic.BatteryLevel) ?? 0,
       label: `${name} BatteryLevel`,
       logger,
     });
@@ -129,7 +132,7 @@ export class LockAccessory {
     this.lastKnownAction = bindCharacteristic(management, Characteristic.LockLastKnownAction, {
       initial:
         toLockLastKnownAction(lock.lastActivitySource, lock.bolt) ??
-        (cachedNumber(management, Characteristic.LockLastKnownAction) as LockLastKnownActionValue | undefined) ??
+        (cached(management, Characteristic.LockLastKnownAction) as LockLastKnownActionValue | undefined) ??
         LockLastKnownActionValue.SECURED_PHYSICALLY,
       label: `${name} LockLastKnownAction`,
       logger,

@@ -148,6 +148,10 @@ describe('EKeyLocksPlatform accessories', () => {
     // The gate was never reached: UNKNOWN and a fault, as values.
     await expect(read(GATE, Service.LockMechanism, Characteristic.LockCurrentState)).resolves.toBe(Characteristic.LockCurrentState.UNKNOWN);
     await expect(read(GATE, Service.LockMechanism, Characteristic.StatusFault)).resolves.toBe(Characteristic.StatusFault.GENERAL_FAULT);
+    // Nothing known and nothing cached: neutral values, never "Unlocking…".
+    await expect(read(GATE, Service.LockMechanism, Characteristic.LockTargetState)).resolves.toBe(Characteristic.LockTargetState.SECURED);
+    await expect(read(GATE, Service.Battery, Characteristic.BatteryLevel)).resolves.toBe(0);
+    await expect(read(GATE, Service.Battery, Characteristic.StatusLowBattery)).resolves.toBe(Characteristic.StatusLowBattery.BATTERY_LEVEL_NORMAL);
   });
 
   it('accepts and ignores LockControlPoint writes', async () => {
