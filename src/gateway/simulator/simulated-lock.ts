@@ -15,7 +15,7 @@ export interface SimulatedLockOptions {
   name: string;
   /** Timestamps of activity records come from here. */
   clock: Clock;
-  /** How long a motorised move takes, in real ms; 0 (default) finishes on the next timer tick. */
+  /** How long a motorised move takes, in real ms; 0 (default) finishes on the next turn of the event loop. */
   motorTimeMs?: number;
   /** Initial bolt position (default `locked`). */
   bolt?: 'locked' | 'unlocked';
@@ -314,7 +314,7 @@ export class SimulatedLock {
     this.position = 'moving';
     this.lastSource = source;
     this.notifyBolt();
-    setTimeout(() => {
+    const settle = (): void => {
       this.moving = false;
       if (this.jamPending) {
         this.jamPending = false;
@@ -326,7 +326,10 @@ export class SimulatedLock {
         respond?.('ok');
       }
       for (const resolve of this.idleWaiters.splice(0)) resolve();
-    }, this.motorTimeMs);
+    };
+    // Zero-latency: the next turn of the event loop (a 0 ms timer would wait about 1 ms).
+    if (this.motorTimeMs === 0) setImmediate(settle);
+    else setTimeout(settle, this.motorTimeMs);
   }
 
   private finishMove(action: LockAction, source: ActivitySource, credential: string | null): void {
