@@ -52,7 +52,7 @@ export class EventQueryService {
   }
 
   /** Whether the audience may see this event (the restricted view: own events only). */
-  canSee(audience: EventAudience, event: EventSummary): boolean {
+  canSee(audience: EventAudience, event: Pick<EventSummary, 'lockId' | 'performerId'>): boolean {
     return event.lockId === audience.lockId && (audience.view === 'all' || event.performerId === audience.callerId);
   }
 
@@ -63,7 +63,10 @@ export class EventQueryService {
     if (!parsed.ok) throw badRequest(parsed.error.code, `Invalid event query: ${parsed.error.message}.`, parsed.error.errors);
     const { query } = parsed;
     const filter = this.filterFor(audience, query.types);
-    const cursorSeq = query.cursor ? this.cursorSeq(audience, query.cursor.eventId, query.cursor.kind) : null;
+    const cursor = query.cursor ? this.cursorEvent(audience, query.cursor.eventId, query.cursor.kind) : null;
+    const cursorSeq = cursor?.seq ?? null;
+    // The cursor's own event, when the filter keeps it, proves the far side is not empty: no probe.
+    const cursorListed = cursor !== null && filter.types.includes(cursor.type);
 
     let items: EventSummary[];
     let hasNewer: boolean;
@@ -72,12 +75,13 @@ export class EventQueryService {
       const window = takeWindow(this.deps.events.page(filter, 'newer', cursorSeq, query.limit + 1), query.limit);
       items = window.items.reverse();
       hasNewer = window.more;
-      hasOlder = items.length > 0 && this.exists(filter, 'older', items.at(-1)?.seq ?? null);
+      hasOlder = items.length > 0 && (cursorListed || this.exists(filter, 'older', items.at(-1)?.seq ?? null));
     } else {
       const window = takeWindow(this.deps.events.page(filter, 'older', cursorSeq, query.limit + 1), query.limit);
       items = window.items;
       hasOlder = window.more;
-      hasNewer = items.length > 0 && this.exists(filter, 'newer', items[0]?.seq ?? null);
+      // The first page (no cursor) is the newest: nothing is newer.
+      hasNewer = items.length > 0 && cursor !== null && (cursorListed || this.exists(filter, 'newer', items[0]?.seq ?? null));
     }
     return {
       lock_events: items.map(toLockEventJson),
@@ -119,15 +123,15 @@ export class EventQueryService {
     return { lockId: audience.lockId, types: own, performerId: audience.callerId };
   }
 
-  /** The keyset position of a cursor; 400 `invalid_cursor` unless it is a visible event of this lock. */
-  private cursorSeq(audience: EventAudience, eventId: string, kind: 'after' | 'before'): number {
-    const event = this.deps.events.findById(eventId);
+  /** The event a cursor names; 400 `invalid_cursor` unless it is a visible event of this lock. */
+  private cursorEvent(audience: EventAudience, eventId: string, kind: 'after' | 'before'): { seq: number; type: EventSummary['type'] } {
+    const event = this.deps.events.findCursor(eventId);
     if (!event || !this.canSee(audience, event)) {
       throw badRequest('invalid_cursor', `Unknown cursor: ${kind} must be the id of an event of this lock.`, [
         { field: `querystring/${kind}`, message: 'is not an event of this lock' },
       ]);
     }
-    return event.seq;
+    return event;
   }
 
   private exists(filter: EventFilter, direction: 'older' | 'newer', fromSeq: number | null): boolean {

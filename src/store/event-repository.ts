@@ -97,7 +97,8 @@ export class EventRepository {
   private readonly bySequenceStatement;
   private readonly byCommandStatement;
   private readonly lastBatteryStatement;
-  private readonly countStatement;
+  private readonly countStatements;
+  private readonly cursorStatement;
   private readonly oldestStatement;
   private readonly deleteStatement;
   private readonly locksWithEventsStatement;
@@ -126,8 +127,15 @@ export class EventRepository {
     this.lastBatteryStatement = db.prepare<[string], { value: number | null }>(
       "SELECT value FROM lock_events WHERE lock_id = ? AND type = 'battery' ORDER BY seq DESC LIMIT 1",
     );
-    this.countStatement = db.prepare<[string, string, string], { n: number | null }>(
-      'SELECT SUM(n) AS n FROM lock_event_counts WHERE lock_id = ? AND performer_id = ? AND type IN (SELECT value FROM json_each(?))',
+    this.countStatements = [1, 2, 3].map((types) =>
+      db
+        .prepare<string[], number | null>(
+          `SELECT SUM(n) FROM lock_event_counts WHERE lock_id = ? AND performer_id = ? AND type IN (${Array.from({ length: types }, () => '?').join(', ')})`,
+        )
+        .pluck(true),
+    );
+    this.cursorStatement = db.prepare<[string], { seq: number; lock_id: string; type: LockEventType; performer_id: string | null }>(
+      'SELECT seq, lock_id, type, performer_id FROM lock_events WHERE id = ?',
     );
     this.oldestStatement = db.prepare<[number], { seq: number; recorded_at: number }>(
       'SELECT seq, recorded_at FROM lock_events ORDER BY seq ASC LIMIT ?',
@@ -196,7 +204,15 @@ export class EventRepository {
 
   /** How many events match the filter: a sum over at most three counter rows, never a scan. */
   count(filter: EventFilter): number {
-    return this.countStatement.get(filter.lockId, filter.performerId ?? '', JSON.stringify(filter.types))?.n ?? 0;
+    const statement = this.countStatements[filter.types.length - 1];
+    if (!statement) return 0;
+    return statement.get(filter.lockId, filter.performerId ?? '', ...filter.types) ?? 0;
+  }
+
+  /** What a cursor needs of an event: its position, lock, type and performer (or undefined). */
+  findCursor(id: string): { seq: number; lockId: string; type: LockEventType; performerId: string | null } | undefined {
+    const row = this.cursorStatement.get(id.toLowerCase());
+    return row ? { seq: row.seq, lockId: row.lock_id, type: row.type, performerId: row.performer_id } : undefined;
   }
 
   /**
@@ -218,7 +234,7 @@ export class EventRepository {
       if (fromSeq !== null) params.push(fromSeq);
       params.push(limit);
     }
-    params.push(limit);
+    if (branches.length > 1) params.push(limit);
     return statement.all(...params).map(([seq, id, type, performerId, performerName, occurredAt, value]) => ({
       seq,
       id,
@@ -249,9 +265,19 @@ export class EventRepository {
     const comparison = direction === 'older' ? '<' : '>';
     const branch = `SELECT * FROM (SELECT seq FROM lock_events WHERE lock_id = ?${byPerformer ? ' AND performer_id = ?' : ''}
       ${typeCount > 0 ? 'AND type = ?' : ''}${hasCursor ? ` AND seq ${comparison} ?` : ''} ORDER BY seq ${order} LIMIT ?)`;
-    const union = Array.from({ length: Math.max(1, typeCount) }, () => branch).join(' UNION ALL ');
+    const columns = 'e.seq, e.id, e.type, e.performer_id, COALESCE(u.name, e.performer_name), e.occurred_at, e.value';
+    if (typeCount <= 1) {
+      // One index range: read the rows straight off it, in order, no temporary sort.
+      const sql = `SELECT ${columns} FROM lock_events e LEFT JOIN users u ON u.id = e.performer_id
+        WHERE e.lock_id = ?${byPerformer ? ' AND e.performer_id = ?' : ''}${typeCount === 1 ? ' AND e.type = ?' : ''}${hasCursor ? ` AND e.seq ${comparison} ?` : ''}
+        ORDER BY e.seq ${order} LIMIT ?`;
+      const statement = this.db.prepare<(string | number)[], SummaryRow>(sql).raw(true);
+      this.pageStatements.set(key, statement);
+      return statement;
+    }
+    const union = Array.from({ length: typeCount }, () => branch).join(' UNION ALL ');
     // Only the columns a LockEvent needs, as arrays: row objects with every column cost 4x more.
-    const sql = `SELECT e.seq, e.id, e.type, e.performer_id, COALESCE(u.name, e.performer_name), e.occurred_at, e.value
+    const sql = `SELECT ${columns}
       FROM (SELECT seq FROM (${union}) ORDER BY seq ${order} LIMIT ?) picked
       JOIN lock_events e ON e.seq = picked.seq LEFT JOIN users u ON u.id = e.performer_id ORDER BY e.seq ${order}`;
     const statement = this.db.prepare<(string | number)[], SummaryRow>(sql).raw(true);
