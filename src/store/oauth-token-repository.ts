@@ -1,4 +1,5 @@
 import type { SqliteDatabase } from './database.js';
+import { ReadCache } from './read-cache.js';
 
 export type TokenKind = 'access' | 'refresh';
 
@@ -84,11 +85,9 @@ const toCode = (row: CodeRow): AuthorizationCodeRecord => ({
 
 /** Upper bound of cached access-token records (a record is ~300 bytes). */
 const ACCESS_CACHE_LIMIT = 10_000;
-/** How often the cache asks SQLite whether another connection committed (each ask is a read transaction). */
-const FOREIGN_COMMIT_CHECK_MS = 250;
 
 export interface OAuthTokenRepositoryOptions {
-  /** Monotonic milliseconds, for the foreign-commit check interval (default `performance.now`). */
+  /** Monotonic milliseconds, for the cache's foreign-commit check (default `performance.now`). */
   monotonicNow?: () => number;
 }
 
@@ -103,11 +102,7 @@ export interface OAuthTokenRepositoryOptions {
  * within 250 ms. Expiry is not cached away: callers compare `expiresAt` with their clock.
  */
 export class OAuthTokenRepository {
-  private readonly accessCache = new Map<string, TokenRecord>();
-  private readonly dataVersionStatement;
-  private dataVersion: number;
-  private readonly monotonicNow: () => number;
-  private nextForeignCommitCheck: number;
+  private readonly accessCache: ReadCache<TokenRecord>;
   private readonly tokenByHash;
   private readonly insertTokenStatement;
   private readonly markUsedStatement;
@@ -120,10 +115,7 @@ export class OAuthTokenRepository {
   private readonly purgeStatement;
 
   constructor(db: SqliteDatabase, options: OAuthTokenRepositoryOptions = {}) {
-    this.monotonicNow = options.monotonicNow ?? (() => performance.now());
-    this.dataVersionStatement = db.prepare<[], number>('PRAGMA data_version').pluck();
-    this.dataVersion = this.readDataVersion();
-    this.nextForeignCommitCheck = this.monotonicNow() + FOREIGN_COMMIT_CHECK_MS;
+    this.accessCache = new ReadCache(db, { limit: ACCESS_CACHE_LIMIT, monotonicNow: options.monotonicNow });
     this.tokenByHash = db.prepare<[string], TokenRow>('SELECT * FROM oauth_tokens WHERE token_hash = ?');
     this.insertTokenStatement = db.prepare(
       `INSERT INTO oauth_tokens (id, kind, token_hash, family_id, code_hash, client_id, user_id, expires_at, used_at, revoked_at, created_at)
@@ -153,42 +145,18 @@ export class OAuthTokenRepository {
    * cache described on the class; the record returned is frozen.
    */
   findTokenByHash(tokenHash: string): TokenRecord | undefined {
-    this.dropCacheAfterForeignCommit();
     const cached = this.accessCache.get(tokenHash);
     if (cached) return cached;
     const row = this.tokenByHash.get(tokenHash);
     if (!row) return undefined;
     const record = Object.freeze(toToken(row));
-    if (record.kind === 'access' && record.revokedAt === null) {
-      if (this.accessCache.size >= ACCESS_CACHE_LIMIT) {
-        // Oldest first (Map keeps insertion order): a bounded FIFO is enough for hot tokens.
-        const oldest = this.accessCache.keys().next();
-        if (oldest.done !== true) this.accessCache.delete(oldest.value);
-      }
-      this.accessCache.set(tokenHash, record);
-    }
+    if (record.kind === 'access' && record.revokedAt === null) this.accessCache.set(tokenHash, record);
     return record;
   }
 
   /** How many access-token records the cache holds (for tests and diagnostics). */
   get cachedAccessTokens(): number {
     return this.accessCache.size;
-  }
-
-  private dropCacheAfterForeignCommit(): void {
-    if (this.accessCache.size === 0) return;
-    const now = this.monotonicNow();
-    if (now < this.nextForeignCommitCheck) return;
-    this.nextForeignCommitCheck = now + FOREIGN_COMMIT_CHECK_MS;
-    const version = this.readDataVersion();
-    if (version !== this.dataVersion) {
-      this.dataVersion = version;
-      this.accessCache.clear();
-    }
-  }
-
-  private readDataVersion(): number {
-    return this.dataVersionStatement.get() ?? 0;
   }
 
   insertToken(token: TokenRecord): void {

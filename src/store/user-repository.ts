@@ -1,4 +1,5 @@
 import type { SqliteDatabase } from './database.js';
+import { ReadCache } from './read-cache.js';
 
 /** A user as stored. `passwordHash` is null while the user is only invited. */
 export interface UserRecord {
@@ -35,14 +36,29 @@ const toRecord = (row: UserRow): UserRecord => ({
 /** E-mail addresses are unique case-insensitively (DESIGN §3 Users). */
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
 
+/** Upper bound of cached user records. */
+const USER_CACHE_LIMIT = 10_000;
+
+export interface UserRepositoryOptions {
+  /** Monotonic milliseconds, for the cache's foreign-commit check (default `performance.now`). */
+  monotonicNow?: () => number;
+}
+
+/**
+ * Users. Lookups by id are cached in memory (every authenticated request that names its caller
+ * makes one; see ReadCache for why and how it stays correct): inserts and updates through this
+ * repository empty the cache, a commit by another process does within 250 ms.
+ */
 export class UserRepository {
+  private readonly cache: ReadCache<UserRecord>;
   private readonly byId;
   private readonly byEmail;
   private readonly all;
   private readonly insertStatement;
   private readonly updateStatement;
 
-  constructor(private readonly db: SqliteDatabase) {
+  constructor(db: SqliteDatabase, options: UserRepositoryOptions = {}) {
+    this.cache = new ReadCache(db, { limit: USER_CACHE_LIMIT, monotonicNow: options.monotonicNow });
     this.byId = db.prepare<[string], UserRow>('SELECT * FROM users WHERE id = ?');
     this.byEmail = db.prepare<[string], UserRow>('SELECT * FROM users WHERE email_normalized = ?');
     this.all = db.prepare<[], UserRow>('SELECT * FROM users ORDER BY created_at, email_normalized');
@@ -56,9 +72,15 @@ export class UserRepository {
     );
   }
 
+  /** The user with this id (exact match; callers normalize). Each call returns a fresh copy. */
   findById(id: string): UserRecord | undefined {
+    const cached = this.cache.get(id);
+    if (cached) return { ...cached };
     const row = this.byId.get(id);
-    return row ? toRecord(row) : undefined;
+    if (!row) return undefined;
+    const record = toRecord(row);
+    this.cache.set(id, record);
+    return { ...record };
   }
 
   findByEmail(email: string): UserRecord | undefined {
@@ -72,10 +94,12 @@ export class UserRepository {
 
   /** Inserts a user; throws SQLITE_CONSTRAINT_UNIQUE when the e-mail is taken. */
   insert(user: UserRecord): void {
+    this.cache.clear();
     this.insertStatement.run(this.toRow(user));
   }
 
   update(user: UserRecord): void {
+    this.cache.clear();
     this.updateStatement.run(this.toRow(user));
   }
 
