@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 export interface BenchProcess {
   /** The first stdout line, parsed. */
   readonly info: unknown;
+  /** Process id, for CPU-time sampling. */
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -47,6 +49,7 @@ export async function startBenchProcess(script: string, args: string[]): Promise
   });
   return {
     info: JSON.parse(firstLine) as unknown,
+    pid: child.pid ?? 0,
     stop: () => stopChild(child, exited),
   };
 }

@@ -18,6 +18,11 @@ export interface BenchLine {
   ratio: number;
   p50_ms: number;
   p99_ms: number;
+  /** Server CPU time per request, µs (Linux only): robust on a busy machine, unlike req/s. */
+  cpu_us_per_op?: number;
+  baseline_cpu_us_per_op?: number;
+  /** baseline_cpu_us_per_op / cpu_us_per_op: the ratio the service would reach on idle cores. */
+  cpu_ratio?: number;
 }
 
 interface RunOptions {
@@ -63,8 +68,16 @@ async function runScenario(scenario: BenchScenario, options: RunOptions): Promis
     started.push(baseline);
     const baselineUrl = (baseline.info as { base_url: string }).base_url;
 
-    const load = (baseUrl: string, durationS: number): Promise<Measurement> =>
-      measure({ baseUrl, requests: baseUrl === baselineUrl ? [{ method: prepared.requests[0]?.method ?? 'GET', path: '/' }] : prepared.requests, connections: scenario.connections, durationS });
+    const load = (baseUrl: string, durationS: number): Promise<Measurement> => {
+      const isBaseline = baseUrl === baselineUrl;
+      return measure({
+        baseUrl,
+        requests: isBaseline ? [{ method: prepared.requests[0]?.method ?? 'GET', path: '/' }] : prepared.requests,
+        connections: scenario.connections,
+        durationS,
+        serverPid: isBaseline ? baseline.pid : service.pid,
+      });
+    };
 
     log(`${scenario.name}: warming up ${options.warmupS} s each`);
     assertClean(`${scenario.name} warm-up`, await load(demo.base_url, options.warmupS));
@@ -78,12 +91,13 @@ async function runScenario(scenario: BenchScenario, options: RunOptions): Promis
         const result = await load(which === 'service' ? demo.base_url : baselineUrl, options.durationS);
         assertClean(`${scenario.name} ${which}`, result);
         (which === 'service' ? service_ : baseline_).push(result);
-        log(`${scenario.name} round ${index + 1} ${which}: ${Math.round(result.opsPerS)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms`);
+        const cpu = result.cpuUsPerOp === undefined ? '' : `, ${Math.round(result.cpuUsPerOp)} µs CPU/req`;
+        log(`${scenario.name} round ${index + 1} ${which}: ${Math.round(result.opsPerS)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms${cpu}`);
       }
     }
     const ops = median(service_.map((result) => result.opsPerS));
     const baselineOps = median(baseline_.map((result) => result.opsPerS));
-    return {
+    const line: BenchLine = {
       scenario: scenario.name,
       ops_per_s: Math.round(ops),
       baseline_ops_per_s: Math.round(baselineOps),
@@ -91,6 +105,14 @@ async function runScenario(scenario: BenchScenario, options: RunOptions): Promis
       p50_ms: round(median(service_.map((result) => result.p50Ms)), 2),
       p99_ms: round(median(service_.map((result) => result.p99Ms)), 2),
     };
+    const cpu = service_.flatMap((result) => (result.cpuUsPerOp === undefined ? [] : [result.cpuUsPerOp]));
+    const baselineCpu = baseline_.flatMap((result) => (result.cpuUsPerOp === undefined ? [] : [result.cpuUsPerOp]));
+    if (cpu.length > 0 && baselineCpu.length > 0) {
+      line.cpu_us_per_op = round(median(cpu), 1);
+      line.baseline_cpu_us_per_op = round(median(baselineCpu), 1);
+      line.cpu_ratio = round(median(baselineCpu) / median(cpu), 3);
+    }
+    return line;
   } finally {
     for (const child of started.reverse()) await child.stop();
     rmSync(dataDir, { recursive: true, force: true });
