@@ -101,7 +101,8 @@ async function runScenario(scenario: BenchScenario, options: RunOptions): Promis
       scenario: scenario.name,
       ops_per_s: Math.round(ops),
       baseline_ops_per_s: Math.round(baselineOps),
-      ratio: round(ops / baselineOps, 3),
+      // Each round measures both back to back, so its ratio cancels drift in the machine's load.
+      ratio: round(median(service_.map((result, index) => result.opsPerS / (baseline_[index]?.opsPerS ?? Number.NaN))), 3),
       p50_ms: round(median(service_.map((result) => result.p50Ms)), 2),
       p99_ms: round(median(service_.map((result) => result.p99Ms)), 2),
     };
@@ -110,7 +111,7 @@ async function runScenario(scenario: BenchScenario, options: RunOptions): Promis
     if (cpu.length > 0 && baselineCpu.length > 0) {
       line.cpu_us_per_op = round(median(cpu), 1);
       line.baseline_cpu_us_per_op = round(median(baselineCpu), 1);
-      line.cpu_ratio = round(median(baselineCpu) / median(cpu), 3);
+      line.cpu_ratio = round(median(cpu.map((value, index) => (baselineCpu[index] ?? Number.NaN) / value)), 3);
     }
     return line;
   } finally {
