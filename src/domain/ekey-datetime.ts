@@ -22,9 +22,16 @@ const ISO_WITH_OFFSET =
 const MIN_YEAR = 1970;
 const MAX_YEAR = 9999;
 
+/** Zones already found valid (a valid IANA zone stays valid for the life of the process). */
+const VALID_ZONES = new Set<string>();
+
 /** True when `zone` names an IANA time zone luxon knows (e.g. `Europe/Berlin`, `UTC`). */
 export function isValidTimeZone(zone: string): boolean {
-  return IANAZone.isValidZone(zone);
+  // luxon builds an Intl.DateTimeFormat per call (~40 µs); every usability check asks, so remember the answer.
+  if (VALID_ZONES.has(zone)) return true;
+  const valid = IANAZone.isValidZone(zone);
+  if (valid) VALID_ZONES.add(zone);
+  return valid;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,6 +32,19 @@ const TARGET_P99_MS = 5;
 interface Answer {
   status: number;
   body: string;
+}
+
+/** CPU time (user + system) a process has used, ms; undefined without /proc (USER_HZ = 100). */
+function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined || pid === 0) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of the file, 12 and 13 after the command name.
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
 }
 
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
@@ -83,8 +96,11 @@ interface PhaseResult {
   roundtripP50: number;
   roundtripP99: number;
   transport: number;
+  baselineP99: number;
   getsPerCommand: number;
   samples: number;
+  /** Server CPU per command (POST + its GETs), ms; robust on a busy machine, unlike latency. */
+  cpuMsPerCommand: number | undefined;
 }
 
 async function measureCommandRoundtrip(options: SelfMeasuringOptions): Promise<Record<string, unknown> & { scenario: string }> {
@@ -101,6 +117,8 @@ async function measureCommandRoundtrip(options: SelfMeasuringOptions): Promise<R
     roundtrip_p50_ms: round(ram.roundtripP50, 2),
     roundtrip_p99_ms: round(ram.roundtripP99, 2),
     baseline_p50_ms: round(ram.transport, 3),
+    baseline_p99_ms: round(ram.baselineP99, 3),
+    ...(ram.cpuMsPerCommand === undefined ? {} : { server_cpu_ms_per_command: round(ram.cpuMsPerCommand, 3) }),
     gets_per_command: round(ram.getsPerCommand, 2),
     samples: ram.samples,
     data_in_ram: ramRoot !== undefined,
@@ -167,8 +185,13 @@ async function measurePhase(options: SelfMeasuringOptions, root: string, label: 
     commands = 0;
     const serviceDurations: number[] = [];
     const baselineDurations: number[] = [];
+    const servicePid = (service as Partial<{ pid: number }>).pid;
+    let serviceCpuMs: number | undefined = 0;
     for (let round_ = 0; round_ < options.rounds; round_++) {
+      const cpuBefore = processCpuMs(servicePid);
       serviceDurations.push(...(await repeatFor(options.durationS, roundtrip)));
+      const cpuAfter = processCpuMs(servicePid);
+      serviceCpuMs = cpuBefore === undefined || cpuAfter === undefined || serviceCpuMs === undefined ? undefined : serviceCpuMs + cpuAfter - cpuBefore;
       baselineDurations.push(...(await repeatFor(options.durationS, baselineRoundtrip)));
     }
     api.close();
@@ -194,8 +217,10 @@ async function measurePhase(options: SelfMeasuringOptions, root: string, label: 
       roundtripP50: percentile(serviceDurations, 50),
       roundtripP99: percentile(serviceDurations, 99),
       transport,
+      baselineP99: percentile(baselineDurations, 99),
       getsPerCommand: polls / Math.max(1, commands),
       samples: serviceDurations.length,
+      cpuMsPerCommand: serviceCpuMs === undefined ? undefined : serviceCpuMs / Math.max(1, commands),
     };
   } finally {
     for (const child of started.reverse()) await child.stop();
