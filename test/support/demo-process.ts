@@ -1,0 +1,133 @@
+import { builtCli, spawnNode, type RunningChild } from './child-process.js';
+import { loginOverHttp, type OAuthTokens } from './oauth-login.js';
+
+/** The first stdout line of `ekey-locks demo` (DESIGN §6 "Running it"). */
+export interface DemoLine {
+  base_url: string;
+  clients: { client_id: string; client_secret: string; redirect_uri: string }[];
+  users: { id: string; email: string; password: string; name: string }[];
+  locks: { id: string; name: string; owner_id: string; gateway: boolean }[];
+}
+
+/** One answer line of the demo's stdin control protocol. */
+export interface ControlAnswer {
+  ok: boolean;
+  error?: string;
+  id?: unknown;
+  [key: string]: unknown;
+}
+
+/** A running `ekey-locks demo` child, driven as a black box. */
+export interface DemoProcess {
+  child: RunningChild;
+  demo: DemoLine;
+  /** The first stdout line exactly as printed. */
+  firstLine: string;
+  /** Writes one control line (an `id` is added) and resolves with the answer that echoes it. */
+  control(line: Record<string, unknown>, timeoutMs?: number): Promise<ControlAnswer>;
+  /** Writes a raw line and resolves with the next answer line. */
+  controlRaw(line: string, timeoutMs?: number): Promise<ControlAnswer>;
+  /** The authorization-code flow over HTTP for a demo user (by index in `demo.users`). */
+  login(userIndex: number): Promise<OAuthTokens>;
+  /** SIGTERM, then the exit status. */
+  stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+let controlCounter = 0;
+
+/**
+ * Spawns the real CLI (`node <built>/cli.js demo --port 0 [--data DIR]`), reads its first
+ * stdout line and returns helpers to drive it. TZ is pinned so eKey DateTimes are predictable.
+ */
+export async function startDemo(options: { dataDir?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<DemoProcess> {
+  const args = ['demo', '--port', '0'];
+  if (options.dataDir !== undefined) args.push('--data', options.dataDir);
+  const child = spawnNode(builtCli(), args, { env: { TZ: 'UTC', ...options.env } });
+  let firstLine: string;
+  try {
+    firstLine = await child.nextLine(() => true, options.timeoutMs ?? 20_000);
+  } catch (error) {
+    child.kill();
+    throw error;
+  }
+  const demo = JSON.parse(firstLine) as DemoLine;
+
+  const controlRaw = async (line: string, timeoutMs = 10_000): Promise<ControlAnswer> => {
+    const answer = child.nextLine((text) => text.trim().startsWith('{'), timeoutMs);
+    child.process.stdin.write(`${line}\n`);
+    return JSON.parse(await answer) as ControlAnswer;
+  };
+
+  const control = async (line: Record<string, unknown>, timeoutMs = 10_000): Promise<ControlAnswer> => {
+    const id = `ctl-${process.pid}-${++controlCounter}`;
+    const answer = child.nextLine((text) => {
+      try {
+        return (JSON.parse(text) as ControlAnswer).id === id;
+      } catch {
+        return false;
+      }
+    }, timeoutMs);
+    child.process.stdin.write(`${JSON.stringify({ ...line, id })}\n`);
+    return JSON.parse(await answer) as ControlAnswer;
+  };
+
+  const login = (userIndex: number): Promise<OAuthTokens> => {
+    const user = demo.users[userIndex];
+    const client = demo.clients[0];
+    if (!user || !client) throw new Error(`demo line has no user ${userIndex} or no client`);
+    return loginOverHttp({ baseUrl: demo.base_url, client, email: user.email, password: user.password });
+  };
+
+  const stop = async (): Promise<{ code: number | null; signal: NodeJS.Signals | null }> => {
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+    }, 8_000);
+    const exit = await child.exited;
+    clearTimeout(timer);
+    return exit;
+  };
+
+  return { child, demo, firstLine, control, controlRaw, login, stop };
+}
+
+/** The answer of one HTTP call, body parsed when it is JSON. */
+export interface HttpAnswer {
+  status: number;
+  headers: Headers;
+  text: string;
+  body: unknown;
+  /** `body` as a record (empty object when it is not one). */
+  json: Record<string, unknown>;
+}
+
+/** One HTTP call against the demo with sensible defaults (JSON Accept, bearer token, JSON body). */
+export async function call(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<HttpAnswer> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+  let body: string | undefined;
+  if (options.rawBody !== undefined) {
+    body = options.rawBody;
+    headers['content-type'] = 'application/json';
+  } else if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] = 'application/json';
+  }
+  Object.assign(headers, options.headers);
+  const url = path.startsWith('http') ? path : `${baseUrl}${path}`;
+  const response = await fetch(url, { method, headers, ...(body === undefined ? {} : { body }), redirect: 'manual' });
+  const text = await response.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  const json = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  return { status: response.status, headers: response.headers, text, body: parsed, json };
+}
