@@ -35,13 +35,12 @@ const log = (message: string): void => {
   process.stderr.write(`[bench] ${message}\n`);
 };
 
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-};
-
 const round = (value: number, digits: number): number => Number(value.toFixed(digits));
+
+function bestOf(results: Measurement[], pick: (results: Measurement[]) => Measurement): Measurement {
+  if (results.length === 0) throw new Error('no rounds were measured');
+  return pick(results);
+}
 
 function assertClean(what: string, result: Measurement): void {
   if (result.failures > 0) throw new Error(`${what}: ${result.failures} of ${result.total} requests failed (non-2xx, error or timeout)`);
@@ -95,23 +94,26 @@ async function runScenario(scenario: BenchScenario, options: RunOptions): Promis
         log(`${scenario.name} round ${index + 1} ${which}: ${Math.round(result.opsPerS)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms${cpu}`);
       }
     }
-    const ops = median(service_.map((result) => result.opsPerS));
-    const baselineOps = median(baseline_.map((result) => result.opsPerS));
+    // Best of the rounds: on a shared machine interference only ever slows a run down, so the
+    // fastest round of each is the closest to what the code itself can do (docs/performance.md).
+    const best = (results: Measurement[]): Measurement =>
+      results.reduce((fastest, result) => (result.opsPerS > fastest.opsPerS ? result : fastest));
+    const serviceBest = bestOf(service_, best);
+    const baselineBest = bestOf(baseline_, best);
     const line: BenchLine = {
       scenario: scenario.name,
-      ops_per_s: Math.round(ops),
-      baseline_ops_per_s: Math.round(baselineOps),
-      // Each round measures both back to back, so its ratio cancels drift in the machine's load.
-      ratio: round(median(service_.map((result, index) => result.opsPerS / (baseline_[index]?.opsPerS ?? Number.NaN))), 3),
-      p50_ms: round(median(service_.map((result) => result.p50Ms)), 2),
-      p99_ms: round(median(service_.map((result) => result.p99Ms)), 2),
+      ops_per_s: Math.round(serviceBest.opsPerS),
+      baseline_ops_per_s: Math.round(baselineBest.opsPerS),
+      ratio: round(serviceBest.opsPerS / baselineBest.opsPerS, 3),
+      p50_ms: round(serviceBest.p50Ms, 2),
+      p99_ms: round(serviceBest.p99Ms, 2),
     };
     const cpu = service_.flatMap((result) => (result.cpuUsPerOp === undefined ? [] : [result.cpuUsPerOp]));
     const baselineCpu = baseline_.flatMap((result) => (result.cpuUsPerOp === undefined ? [] : [result.cpuUsPerOp]));
     if (cpu.length > 0 && baselineCpu.length > 0) {
-      line.cpu_us_per_op = round(median(cpu), 1);
-      line.baseline_cpu_us_per_op = round(median(baselineCpu), 1);
-      line.cpu_ratio = round(median(cpu.map((value, index) => (baselineCpu[index] ?? Number.NaN) / value)), 3);
+      line.cpu_us_per_op = round(Math.min(...cpu), 1);
+      line.baseline_cpu_us_per_op = round(Math.min(...baselineCpu), 1);
+      line.cpu_ratio = round(Math.min(...baselineCpu) / Math.min(...cpu), 3);
     }
     return line;
   } finally {
@@ -144,9 +146,9 @@ async function main(): Promise<void> {
     return;
   }
   const options: RunOptions = {
-    durationS: positive(values.duration, 10, 'duration'),
+    durationS: positive(values.duration, 5, 'duration'),
     warmupS: positive(values.warmup, 2, 'warmup'),
-    rounds: Math.round(positive(values.rounds, 1, 'rounds')),
+    rounds: Math.round(positive(values.rounds, 3, 'rounds')),
   };
   const selected = values.only ? scenarios.filter((scenario) => values.only?.includes(scenario.name)) : scenarios;
   const unknown = (values.only ?? []).filter((name) => !scenarios.some((scenario) => scenario.name === name));
