@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
@@ -17,7 +17,8 @@ const SOURCE_DIR = join(PROJECT_ROOT, 'src');
  * engineers editing src/ never see a half-written or stale build.
  */
 const CACHE_DIR = join(PROJECT_ROOT, 'node_modules', '.cache', 'ekey-locks-test-build');
-const STALE_AFTER_MS = 24 * 3600 * 1000;
+// A build nobody has reused for an hour is stale (a busy tree makes dozens a day, ~1 MB each).
+const STALE_AFTER_MS = 3600 * 1000;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -41,7 +42,12 @@ export function ensureBuild(): string {
     return { file, text };
   });
   const outDir = join(CACHE_DIR, hash.digest('hex').slice(0, 16));
-  if (existsSync(join(outDir, 'cli.js'))) return outDir;
+  if (existsSync(join(outDir, 'cli.js'))) {
+    // Mark it used, so pruning leaves it alone.
+    const now = new Date();
+    utimesSync(outDir, now, now);
+    return outDir;
+  }
 
   mkdirSync(CACHE_DIR, { recursive: true });
   const staging = `${outDir}.tmp-${process.pid}-${Date.now()}`;
@@ -74,7 +80,11 @@ export function ensureBuild(): string {
 function pruneOldBuilds(keep: string): void {
   for (const entry of readdirSync(CACHE_DIR)) {
     const path = join(CACHE_DIR, entry);
-    if (path !== keep && Date.now() - statSync(path).mtimeMs > STALE_AFTER_MS) rmSync(path, { recursive: true, force: true });
+    try {
+      if (path !== keep && Date.now() - statSync(path).mtimeMs > STALE_AFTER_MS) rmSync(path, { recursive: true, force: true });
+    } catch {
+      // Removed by a concurrent run meanwhile.
+    }
   }
 }
 
