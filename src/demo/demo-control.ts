@@ -77,6 +77,12 @@ export interface DemoControlDependencies {
   locks: ReadonlyMap<string, SimulatedLock>;
   runtime: Pick<LockRuntime, 'liveState' | 'on' | 'off'>;
   lockState: Pick<LockStateRepository, 'read'>;
+  /**
+   * Whether the lock accepts a tap by this eKey now: null when it does, else why not. A real lock
+   * holds the credentials the service provisioned; revoking a key withdraws it at once (DESIGN §3).
+   * Default: every credential is accepted.
+   */
+  tapRefusal?: (lockId: string, ekeyId: string) => string | null;
   /** How long an answer waits for the service to observe the change (default 5 000 ms). */
   observeTimeoutMs?: number;
 }
@@ -127,7 +133,9 @@ export class DemoControl {
     if (lock === undefined) return { ok: false, error: `unknown lock ${command.lockId}` };
     await lock.idle();
     switch (command.op) {
-      case 'tap':
+      case 'tap': {
+        const refusal = this.deps.tapRefusal?.(command.lockId, command.ekeyId) ?? null;
+        if (refusal !== null) return { ok: false, error: `the lock refuses this eKey: ${refusal}` };
         if (lock.bolt === 'jammed') return { ok: false, error: 'the bolt is jammed; turn it by hand first ("manual")' };
         if (!lock.inRange) {
           // Out of range the lock still works for the person at the door; the gateway reads it back later.
@@ -137,6 +145,7 @@ export class DemoControl {
         }
         lock.tap(command.ekeyId, command.action);
         break;
+      }
       case 'manual':
         lock.manualTurn(command.bolt);
         break;

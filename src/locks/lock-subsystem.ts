@@ -2,6 +2,7 @@ import { accessFromKeyService, storeCommandAccess, type CommandAccess, type Usab
 import { CommandEngine } from '../commands/command-engine.js';
 import type { PluginConfig } from '../config/plugin-config.js';
 import type { Clock } from '../domain/clock.js';
+import { usabilityAt } from '../domain/ekey-validity.js';
 import { DemoControl } from '../demo/demo-control.js';
 import type { DemoHousehold, DemoLockSecrets } from '../demo/demo-household.js';
 import { createDemoSimulation, type DemoSimulation } from '../demo/demo-locks.js';
@@ -102,6 +103,15 @@ export class LockSubsystem {
   }
 }
 
+/** Why a simulated lock refuses a tap by `ekeyId` now (DESIGN §3: taps are checked when they happen), or null. */
+function tapRefusal(deps: LockSubsystemDependencies, lockId: string, ekeyId: string): string | null {
+  const key = deps.commands.keyById(ekeyId);
+  const lock = deps.locks.findById(lockId);
+  if (key === undefined || lock === undefined || key.lock_id !== lock.id) return 'unknown eKey for this lock';
+  const usability = usabilityAt(key, deps.clock.now(), lock.timeZone);
+  return usability === 'usable' ? null : usability;
+}
+
 /**
  * Builds the lock subsystem from the config: transport `simulator` in demo mode and `bluez`
  * otherwise (config `bluetooth.transport` overrides), command timeout `bluetooth.command_timeout_s`
@@ -158,6 +168,13 @@ export function createLockSubsystem(deps: LockSubsystemDependencies): LockSubsys
   );
   engine.recoverInterrupted();
   const control =
-    simulation === undefined ? undefined : new DemoControl({ locks: simulation.locks, runtime, lockState: deps.lockState });
+    simulation === undefined
+      ? undefined
+      : new DemoControl({
+          locks: simulation.locks,
+          runtime,
+          lockState: deps.lockState,
+          tapRefusal: (lockId, ekeyId) => tapRefusal(deps, lockId, ekeyId),
+        });
   return new LockSubsystem(runtime, engine, access, deps, simulation, control);
 }

@@ -74,6 +74,7 @@ export class CommandRepository {
   private readonly finishStatement;
   private readonly failUnfinishedStatement;
   private readonly liveKeysStatement;
+  private readonly keyByIdStatement;
 
   constructor(db: SqliteDatabase) {
     this.insertStatement = db.prepare(
@@ -98,6 +99,14 @@ export class CommandRepository {
       `SELECT type, status, valid_from, valid_to, schedule_start, schedule_end FROM ekeys
        WHERE user_id = ? AND lock_id = ? AND status <> 'revoked'`,
     );
+    this.keyByIdStatement = db.prepare<[string], CommandKeyRow & { lock_id: string }>(
+      'SELECT lock_id, type, status, valid_from, valid_to, schedule_start, schedule_end FROM ekeys WHERE id = ?',
+    );
+  }
+
+  /** An eKey by id (any status) with its lock, for checking a tap credential. */
+  keyById(ekeyId: string): (CommandKeyRow & { lock_id: string }) | undefined {
+    return this.keyByIdStatement.get(ekeyId.toLowerCase());
   }
 
   insert(command: CommandRecord): void {

@@ -128,6 +128,22 @@ describe('remote commands over HTTP (demo household, simulated Front Door)', () 
     });
   });
 
+  describe('taps (demo control)', () => {
+    it('the lock refuses a tap by a revoked key or one of another lock; a usable key opens it', async () => {
+      expect(await fx.control({ op: 'manual', lock_id: fx.frontDoor, bolt: 'locked' })).toEqual({ ok: true });
+      const revoked = fx.grantKey(fx.owner.id, fx.frontDoor, { status: 'revoked' });
+      const otherLock = fx.grantKey(fx.owner.id, fx.gardenGate, { status: 'revoked' });
+      for (const ekeyId of [revoked, otherLock]) {
+        const answer = await fx.control({ op: 'tap', lock_id: fx.frontDoor, ekey_id: ekeyId, action: 'unlock' });
+        expect(answer.ok).toBe(false);
+      }
+      expect((await fx.ownerLock(fx.frontDoor))?.bolt_state).toBe('locked');
+      const usable = String((await fx.ownerLock(fx.frontDoor))?.ekey_id);
+      expect(await fx.control({ op: 'tap', lock_id: fx.frontDoor, ekey_id: usable, action: 'unlock' })).toEqual({ ok: true });
+      expect((await fx.ownerLock(fx.frontDoor))?.bolt_state).toBe('unlocked');
+    });
+  });
+
   describe('faults of the lock', () => {
     it('ends failed/jammed when the bolt jams, shows bolt_state jammed until a manual turn', async () => {
       expect(await fx.control({ op: 'manual', lock_id: fx.frontDoor, bolt: 'unlocked' })).toEqual({ ok: true });

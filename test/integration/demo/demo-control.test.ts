@@ -99,6 +99,13 @@ describe('ekey-locks demo: the stdin control protocol (DESIGN §6), end to end t
     expect(events[0]).toMatchObject({ type: 'unlock', performer: { id: ownerId } });
   });
 
+  it('tap: the lock refuses an eKey it does not know, and the bolt stays', async () => {
+    const answer = await send({ op: 'tap', lock_id: frontDoor, ekey_id: '00000000-0000-4000-8000-00000000abcd', action: 'lock', id: 'tap-2' });
+    expect(answer).toMatchObject({ ok: false, id: 'tap-2' });
+    expect(String(answer.error)).toContain('refuses');
+    expect((await frontDoorEntry()).bolt_state).toBe('unlocked');
+  });
+
   it('manual and battery', async () => {
     expect(await send({ op: 'manual', lock_id: frontDoor, bolt: 'locked' })).toEqual({ ok: true });
     expect((await frontDoorEntry()).bolt_state).toBe('locked');
