@@ -98,6 +98,7 @@ export class EventRepository {
   private readonly byCommandStatement;
   private readonly lastBatteryStatement;
   private readonly countStatements;
+  private readonly userNameStatement;
   private readonly cursorStatement;
   private readonly oldestStatement;
   private readonly deleteStatement;
@@ -134,6 +135,7 @@ export class EventRepository {
         )
         .pluck(true),
     );
+    this.userNameStatement = db.prepare<[string], string>('SELECT name FROM users WHERE id = ?').pluck(true);
     this.cursorStatement = db.prepare<[string], { seq: number; lock_id: string; type: LockEventType; performer_id: string | null }>(
       'SELECT seq, lock_id, type, performer_id FROM lock_events WHERE id = ?',
     );
@@ -235,16 +237,21 @@ export class EventRepository {
       params.push(limit);
     }
     if (branches.length > 1) params.push(limit);
-    return statement.all(...params).map(([seq, id, type, performerId, performerName, occurredAt, value]) => ({
-      seq,
-      id,
-      lockId: filter.lockId,
-      type,
-      performerId,
-      performerName,
-      occurredAt,
-      value,
-    }));
+    // A page has few distinct performers: one name look-up each (the current name; the stored
+    // one if the user is gone) is cheaper than joining users on every row.
+    const names = new Map<string, string | null>();
+    return statement.all(...params).map(([seq, id, type, performerId, storedName, occurredAt, value]) => {
+      let performerName = storedName;
+      if (performerId !== null) {
+        let current = names.get(performerId);
+        if (current === undefined) {
+          current = this.userNameStatement.get(performerId) ?? null;
+          names.set(performerId, current);
+        }
+        performerName = current ?? storedName;
+      }
+      return { seq, id, lockId: filter.lockId, type, performerId, performerName, occurredAt, value };
+    });
   }
 
   /** Every stored field of a lock's events, oldest first, up to `limit` (audits and tests; not a request path). */
@@ -265,10 +272,11 @@ export class EventRepository {
     const comparison = direction === 'older' ? '<' : '>';
     const branch = `SELECT * FROM (SELECT seq FROM lock_events WHERE lock_id = ?${byPerformer ? ' AND performer_id = ?' : ''}
       ${typeCount > 0 ? 'AND type = ?' : ''}${hasCursor ? ` AND seq ${comparison} ?` : ''} ORDER BY seq ${order} LIMIT ?)`;
-    const columns = 'e.seq, e.id, e.type, e.performer_id, COALESCE(u.name, e.performer_name), e.occurred_at, e.value';
+    // No users join here: names are looked up once per distinct performer of the page (page()).
+    const columns = 'e.seq, e.id, e.type, e.performer_id, e.performer_name, e.occurred_at, e.value';
     if (typeCount <= 1) {
       // One index range: read the rows straight off it, in order, no temporary sort.
-      const sql = `SELECT ${columns} FROM lock_events e LEFT JOIN users u ON u.id = e.performer_id
+      const sql = `SELECT ${columns} FROM lock_events e
         WHERE e.lock_id = ?${byPerformer ? ' AND e.performer_id = ?' : ''}${typeCount === 1 ? ' AND e.type = ?' : ''}${hasCursor ? ` AND e.seq ${comparison} ?` : ''}
         ORDER BY e.seq ${order} LIMIT ?`;
       const statement = this.db.prepare<(string | number)[], SummaryRow>(sql).raw(true);
@@ -279,7 +287,7 @@ export class EventRepository {
     // Only the columns a LockEvent needs, as arrays: row objects with every column cost 4x more.
     const sql = `SELECT ${columns}
       FROM (SELECT seq FROM (${union}) ORDER BY seq ${order} LIMIT ?) picked
-      JOIN lock_events e ON e.seq = picked.seq LEFT JOIN users u ON u.id = e.performer_id ORDER BY e.seq ${order}`;
+      JOIN lock_events e ON e.seq = picked.seq ORDER BY e.seq ${order}`;
     const statement = this.db.prepare<(string | number)[], SummaryRow>(sql).raw(true);
     this.pageStatements.set(key, statement);
     return statement;

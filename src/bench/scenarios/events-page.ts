@@ -102,7 +102,8 @@ async function runEventsPage(options: SelfMeasuringOptions): Promise<Record<stri
     const baselineUrl = (baseline.info as { base_url: string }).base_url;
 
     const run = async (url: string, requests: BenchRequest[], durationS: number): Promise<Measurement> => {
-      const result = await measure({ baseUrl: url, requests, connections: CONNECTIONS, durationS });
+      const serverPid = url === baselineUrl ? baseline.pid : service.pid;
+      const result = await measure({ baseUrl: url, requests, connections: CONNECTIONS, durationS, serverPid });
       if (result.failures > 0) throw new Error(`events-page: ${result.failures} of ${result.total} requests failed`);
       return result;
     };
@@ -120,22 +121,44 @@ async function runEventsPage(options: SelfMeasuringOptions): Promise<Record<stri
       for (const which of order) {
         const result = await run(which === 'baseline' ? baselineUrl : demo.base_url, which === 'baseline' ? raw : which === 'first' ? first : deep, options.durationS);
         results[which].push(result);
-        options.log(`events-page round ${index + 1} ${which}: ${Math.round(result.opsPerS)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms`);
+        const cpu = result.cpuUsPerOp === undefined ? '' : `, ${Math.round(result.cpuUsPerOp)} µs CPU/req`;
+        options.log(`events-page round ${index + 1} ${which}: ${Math.round(result.opsPerS)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms${cpu}`);
       }
     }
     const ops = (list: Measurement[]): number => median(list.map((result) => result.opsPerS));
+    // Ratios per round (service and baseline ran back to back), then the median: robust to load.
+    const perRound = (list: Measurement[], value: (result: Measurement, baselineResult: Measurement) => number): number =>
+      median(list.map((result, index) => value(result, results.baseline[index] ?? result)));
     const deepOps = ops(results.deep);
     const firstOps = ops(results.first);
     const baselineOps = ops(results.baseline);
+    const cpu = (list: Measurement[]): number | undefined => {
+      const values = list.flatMap((result) => (result.cpuUsPerOp === undefined ? [] : [result.cpuUsPerOp]));
+      return values.length === 0 ? undefined : median(values);
+    };
+    const deepCpu = cpu(results.deep);
+    const firstCpu = cpu(results.first);
+    const baselineCpu = cpu(results.baseline);
+    const cpuFields =
+      deepCpu === undefined || firstCpu === undefined || baselineCpu === undefined
+        ? {}
+        : {
+            cpu_us_per_op: round(deepCpu, 1),
+            baseline_cpu_us_per_op: round(baselineCpu, 1),
+            // The HTTP ratio the service would reach on idle cores.
+            cpu_ratio: round(baselineCpu / deepCpu, 3),
+            first_page_cpu_us_per_op: round(firstCpu, 1),
+            deep_vs_first_cpu: round(deepCpu / firstCpu, 3),
+          };
     return {
       scenario: 'events-page',
       ops_per_s: Math.round(deepOps),
       baseline_ops_per_s: Math.round(baselineOps),
-      ratio: round(deepOps / baselineOps, 3),
+      ratio: round(perRound(results.deep, (result, baselineResult) => result.opsPerS / baselineResult.opsPerS), 3),
       p50_ms: round(median(results.deep.map((result) => result.p50Ms)), 2),
       p99_ms: round(median(results.deep.map((result) => result.p99Ms)), 2),
       first_page_ops_per_s: Math.round(firstOps),
-      first_page_ratio: round(firstOps / baselineOps, 3),
+      first_page_ratio: round(perRound(results.first, (result, baselineResult) => result.opsPerS / baselineResult.opsPerS), 3),
       first_page_p50_ms: round(median(results.first.map((result) => result.p50Ms)), 2),
       first_page_p99_ms: round(median(results.first.map((result) => result.p99Ms)), 2),
       // Time per deep page relative to the first page (target ≤ 1.5).
@@ -143,6 +166,7 @@ async function runEventsPage(options: SelfMeasuringOptions): Promise<Record<stri
       events: EVENTS,
       page_depth: DEPTH_PAGES,
       limit: PAGE,
+      ...cpuFields,
     };
   } finally {
     for (const child of started.reverse()) await child.stop();

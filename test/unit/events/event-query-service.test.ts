@@ -95,6 +95,12 @@ describe('GET /locks/{id}/events paging (EventQueryService.list)', () => {
     expect(Object.keys(page.lock_events[1] ?? {})).toEqual(['id', 'type', 'lock_id', 'performer', 'timestamp']);
   });
 
+  it('names the performer by their current name', () => {
+    fixture.events.recorder.recordActivity({ lockId: LOCK, sequence: 1, action: 'lock', source: 'tap', credential: GUEST_KEY, timestamp: START });
+    fixture.db.prepare('UPDATE users SET name = ? WHERE id = ?').run('Gabe Renamed', GUEST.id);
+    expect(list(OWNER.id, {}).lock_events[0]?.performer).toEqual({ id: GUEST.id, name: 'Gabe Renamed' });
+  });
+
   it('refuses an unknown cursor, a cursor of another lock and a malformed one with 400 invalid_cursor', () => {
     seedHistory();
     fixture.events.recorder.recordActivity({ lockId: OTHER_LOCK, sequence: 1, action: 'lock', source: 'tap', credential: null, timestamp: START });
