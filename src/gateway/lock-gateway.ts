@@ -7,7 +7,9 @@ import type { GatewayLogger } from './gateway-logger.js';
 import type { LockAction } from './lock-profile.js';
 import type { LockSnapshot } from './lock-snapshot.js';
 import type { LockTransport } from './lock-transport.js';
-import { ManagedLock, type ManagedLockSettings } from './managed-lock.js';
+
+export type { CredentialEntry } from './managed-lock.js';
+import { ManagedLock, type CredentialEntry, type ManagedLockSettings } from './managed-lock.js';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './reconnect-backoff.js';
 
 /** A lock the gateway should manage. */
@@ -168,6 +170,28 @@ export class LockGateway extends EventEmitter<LockGatewayEvents> {
       this.logger.error(`Command to ${lock.name} failed unexpectedly: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       return failed('delivery_failed');
     }
+  }
+
+  /**
+   * Sets the credentials (eKey ids with an expiry) the lock accepts taps from
+   * (docs/ble-protocol.md "Credentials"). The gateway keeps this set per lock: when connected it
+   * writes the difference at once, queued with commands; on every (re)connect it writes the whole
+   * list. Never rejects (failures are logged and retried on the next connect or call); resolves
+   * when this push is done. An unknown id resolves at once.
+   */
+  async setCredentials(lockId: string, entries: readonly CredentialEntry[]): Promise<void> {
+    const lock = this.locks.get(lockId);
+    if (lock === undefined) return;
+    try {
+      await lock.setCredentials(entries);
+    } catch (error) {
+      this.logger.error(`Credentials for ${lock.name} failed unexpectedly: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    }
+  }
+
+  /** Resolves once the lock's connect in progress and queued credential pushes are done (at once for an unknown id). */
+  async credentialsSettled(lockId: string): Promise<void> {
+    await this.locks.get(lockId)?.credentialsSettled();
   }
 
   /** Connected now, or heard from within `offlineAfterS` (DESIGN §3). False for unknown ids. */

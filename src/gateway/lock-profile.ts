@@ -22,6 +22,8 @@ export const LockUuids = {
   controlPoint: '7a1c0003-5e6b-4f2e-9d8a-3c2b1e0f4a5d',
   /** Activity: write (with response, read-since request), notify. */
   activity: '7a1c0004-5e6b-4f2e-9d8a-3c2b1e0f4a5d',
+  /** Credentials: write (with response; clear/allow/revoke requests), notify (responses). */
+  credentials: '7a1c0005-5e6b-4f2e-9d8a-3c2b1e0f4a5d',
   /** Battery Service 0x180F. */
   batteryService: sigUuid(0x180f),
   /** Battery Level 0x2A19: read, notify, uint8 percent. */
@@ -140,7 +142,45 @@ export const FrameType = {
   activityRecord: 0x90,
   /** Lock → gateway, end of a read-since backlog (notification). */
   activityBacklogEnd: 0x91,
+  /** Gateway → lock, Credentials request (clear, allow, revoke). */
+  credentialRequest: 0x20,
+  /** Lock → gateway, Credentials response (notification). */
+  credentialResponse: 0xa0,
 } as const;
+
+/** Credentials opcodes (docs/ble-protocol.md "Credentials"). */
+export type CredentialOpcode = 'clear' | 'allow' | 'revoke';
+
+/** Wire values of Credentials opcodes. */
+export const CredentialOpcodeCode: Record<CredentialOpcode, number> = {
+  /** Empty the allow-list. */
+  clear: 0x01,
+  /** Add a credential (or replace its expiry). */
+  allow: 0x02,
+  /** Remove a credential (no error when it is not on the list). */
+  revoke: 0x03,
+};
+
+/** Results a lock answers to a Credentials request. */
+export type CredentialResult = 'ok' | 'bad_tag' | 'stale_counter' | 'unknown_opcode' | 'malformed' | 'internal_error' | 'list_full';
+
+/** Wire values of Credentials result codes (shared codes have the Control Point's numbers). */
+export const CredentialResultCode: Record<CredentialResult, number> = {
+  /** Done; the list is as requested. */
+  ok: 0x00,
+  /** The HMAC tag did not verify under the lock's key. */
+  bad_tag: 0x02,
+  /** The counter was not above the highest counter the lock accepted. */
+  stale_counter: 0x03,
+  /** The opcode is not known to this firmware. */
+  unknown_opcode: 0x04,
+  /** Wrong length, frame type or version. */
+  malformed: 0x05,
+  /** Anything else on the lock's side. */
+  internal_error: 0x07,
+  /** `allow` of a new credential while the list is at the lock's capacity. */
+  list_full: 0x08,
+};
 
 /** Protocol version carried in byte 1 of every Control Point and Activity frame. */
 export const PROTOCOL_VERSION = 0x01;
@@ -152,10 +192,11 @@ export const LOCK_KEY_LENGTH = 32;
 export const TAG_LENGTH = 32;
 
 /**
- * Smallest ATT_MTU the profile works with: the largest notification (an activity record, 64
- * bytes) must fit in one ATT_HANDLE_VALUE_NTF (MTU − 3).
+ * Smallest ATT_MTU the profile works with: the largest frame (a Credentials request, 71 bytes)
+ * must fit in one ATT Write Request and the largest notification (an activity record, 64 bytes)
+ * in one ATT_HANDLE_VALUE_NTF (MTU − 3).
  */
-export const MINIMUM_ATT_MTU = 67;
+export const MINIMUM_ATT_MTU = 74;
 
 /** Reverses a lookup table built with `Record<Name, number>`. */
 export function nameOfCode<Name extends string>(table: Record<Name, number>, code: number): Name | undefined {

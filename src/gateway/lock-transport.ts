@@ -4,10 +4,10 @@ import type { LockUuids } from './lock-profile.js';
 export type ReadableCharacteristic = 'boltState' | 'batteryLevel' | 'manufacturerName' | 'modelNumber' | 'serialNumber' | 'firmwareRevision';
 
 /** Characteristics the gateway writes (always as acknowledged writes, "write request"). */
-export type WritableCharacteristic = 'controlPoint' | 'activity';
+export type WritableCharacteristic = 'controlPoint' | 'activity' | 'credentials';
 
 /** Characteristics the gateway subscribes to on every connection. */
-export type NotifyingCharacteristic = 'boltState' | 'controlPoint' | 'activity' | 'batteryLevel';
+export type NotifyingCharacteristic = 'boltState' | 'controlPoint' | 'activity' | 'batteryLevel' | 'credentials';
 
 /** Every characteristic name above is a key of LockUuids (checked at compile time). */
 export type CharacteristicName = ReadableCharacteristic | WritableCharacteristic | NotifyingCharacteristic;
@@ -15,7 +15,7 @@ export type CharacteristicName = ReadableCharacteristic | WritableCharacteristic
 export const CHARACTERISTIC_NAMES_ARE_UUID_KEYS: CharacteristicName extends keyof typeof LockUuids ? true : never = true;
 
 /** The notifying characteristics, in the order a transport subscribes to them. */
-export const NOTIFYING_CHARACTERISTICS: readonly NotifyingCharacteristic[] = ['boltState', 'controlPoint', 'activity', 'batteryLevel'];
+export const NOTIFYING_CHARACTERISTICS: readonly NotifyingCharacteristic[] = ['boltState', 'controlPoint', 'activity', 'batteryLevel', 'credentials'];
 
 /** Why a transport operation failed. */
 export type TransportFailure =

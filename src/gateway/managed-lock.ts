@@ -3,10 +3,16 @@ import type { Clock } from '../domain/clock.js';
 import { decodeActivityNotification, encodeActivityReadSince } from './activity-record-codec.js';
 import { failed, type CommandOutcome } from './command-outcome.js';
 import { decodeControlResponse, encodeControlRequest, peekRequestHeader, type ControlResponse } from './control-frame-codec.js';
+import {
+  NO_CREDENTIAL_UUID,
+  decodeCredentialResponse,
+  encodeCredentialRequest,
+  type CredentialResponse,
+} from './credential-frame-codec.js';
 import { Deadline, EXPIRED, withTimeout } from './deadline.js';
 import type { LockGatewayEvents } from './gateway-events.js';
 import type { GatewayLogger } from './gateway-logger.js';
-import type { ActivitySource, DeviceInformation, LockAction } from './lock-profile.js';
+import type { ActivitySource, CredentialOpcode, DeviceInformation, LockAction } from './lock-profile.js';
 import type { GatewayBolt, LockSnapshot } from './lock-snapshot.js';
 import { TransportError, type LockConnection, type LockTransport, type NotifyingCharacteristic } from './lock-transport.js';
 import { backoffDelay, type BackoffPolicy } from './reconnect-backoff.js';
@@ -39,6 +45,22 @@ interface PendingCommand {
   answer: (answer: PendingAnswer) => void;
 }
 
+/** One credential the lock should accept taps from (docs/ble-protocol.md "Credentials"). */
+export interface CredentialEntry {
+  /** The eKey id (UUID, any case). */
+  credential: string;
+  /** Ms since the Unix epoch; the lock drops the credential by its own clock at this instant. */
+  validUntil: number;
+}
+
+type PendingCredentialAnswer = { kind: 'response'; response: CredentialResponse } | { kind: 'unauthenticated' } | { kind: 'link_lost' };
+
+interface PendingCredential {
+  requestId: number;
+  counter: bigint;
+  answer: (answer: PendingCredentialAnswer) => void;
+}
+
 /**
  * One registered lock: its connection (kept up, reconnecting with backoff), its state in memory,
  * and the Control Point exchange. Internal to the gateway; {@link LockGateway} is the API.
@@ -64,6 +86,13 @@ export class ManagedLock {
   private reportedOnline = false;
   /** True once the state after a connect has been read; `connected` in snapshots waits for it. */
   private synchronised = false;
+  /** The allow-list the lock should hold; null until the caller first sets one (the list is then left alone). */
+  private desiredCredentials: Map<string, number> | null = null;
+  /** What the lock holds as far as its answers tell; null = unknown, so the next push is a full resync. */
+  private lockCredentials: Map<string, number> | null = null;
+  private pendingCredential: PendingCredential | null = null;
+  /** Settles when the last queued credential push is done. */
+  private credentialWork: Promise<void> = Promise.resolve();
 
   constructor(
     readonly id: string,
@@ -86,6 +115,7 @@ export class ManagedLock {
     this.keepConnected = false;
     this.clearReconnectTimer();
     this.pending?.answer({ kind: 'link_lost' });
+    this.pendingCredential?.answer({ kind: 'link_lost' });
     const connecting = this.connecting;
     const connection = this.connection;
     this.connection = null;
@@ -132,6 +162,119 @@ export class ManagedLock {
     });
     this.commandChain = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Sets the credentials the lock should accept taps from. When connected, the difference to
+   * what the lock holds is written (allow/revoke, one request at a time, each answered) in the
+   * same queue as commands, so the two never interleave on the link; otherwise the next connect
+   * writes the whole list. Never rejects: failures are logged, and the next connect (or the next
+   * call) writes the whole list again. Resolves when this push is done.
+   */
+  setCredentials(entries: readonly CredentialEntry[]): Promise<void> {
+    this.desiredCredentials = new Map(entries.map((entry) => [entry.credential.toLowerCase(), Math.max(0, Math.floor(entry.validUntil))]));
+    const run = this.commandChain.then(() => this.pushCredentials());
+    this.commandChain = run.catch(() => undefined);
+    this.credentialWork = run.catch(() => undefined);
+    return this.credentialWork;
+  }
+
+  /** Resolves once a connect in progress and every queued credential push have finished. */
+  async credentialsSettled(): Promise<void> {
+    if (this.connecting !== null) await this.connecting;
+    await this.credentialWork;
+  }
+
+  private async pushCredentials(): Promise<void> {
+    try {
+      // A connect in progress writes the whole list itself; the diff then starts from its result.
+      if (this.connecting !== null) await this.connecting;
+      const connection = this.connection;
+      if (this.stopped || this.desiredCredentials === null || connection === null || !connection.connected || !this.synchronised) return;
+      if (this.lockCredentials === null) await this.resyncCredentials(connection);
+      else await this.writeCredentialDiff(connection, this.lockCredentials, this.desiredCredentials);
+    } catch (error) {
+      this.lockCredentials = null;
+      this.context.logger.warn(`Lock ${this.name}: updating its credentials failed: ${describe(error)}`);
+    }
+  }
+
+  /** Clear, then allow every desired credential. @throws Error when the lock refuses or does not answer. */
+  private async resyncCredentials(connection: LockConnection): Promise<void> {
+    const desired = this.desiredCredentials;
+    if (desired === null) return;
+    this.lockCredentials = null;
+    await this.credentialExchange(connection, 'clear', NO_CREDENTIAL_UUID, 0);
+    const held = new Map<string, number>();
+    this.lockCredentials = held;
+    await this.writeCredentialDiff(connection, held, desired);
+  }
+
+  private async writeCredentialDiff(connection: LockConnection, held: Map<string, number>, desired: ReadonlyMap<string, number>): Promise<void> {
+    const now = this.context.clock.now();
+    // The lock dropped these by its own clock already.
+    for (const [credential, validUntil] of held) if (validUntil <= now) held.delete(credential);
+    for (const credential of [...held.keys()]) {
+      if (desired.has(credential)) continue;
+      await this.credentialExchange(connection, 'revoke', credential, 0);
+      held.delete(credential);
+    }
+    for (const [credential, validUntil] of desired) {
+      if (validUntil <= now || held.get(credential) === validUntil) continue;
+      await this.credentialExchange(connection, 'allow', credential, validUntil);
+      held.set(credential, validUntil);
+    }
+  }
+
+  /** Writes one signed Credentials request and waits for `ok`. @throws Error on any other outcome. */
+  private async credentialExchange(connection: LockConnection, opcode: CredentialOpcode, credential: string, validUntil: number): Promise<void> {
+    const deadline = new Deadline(this.context.settings.operationTimeoutMs);
+    try {
+      // Two tries: the second only after the lock told us (authenticated) its counter is ahead.
+      for (let attempt = 0; attempt < 2; attempt += 1) {
+        const counter = this.nextCounter();
+        const requestId = randomInt(0, 0x1_0000_0000);
+        let answer: (value: PendingCredentialAnswer) => void = () => undefined;
+        const answered = new Promise<PendingCredentialAnswer>((resolve) => {
+          answer = resolve;
+        });
+        this.pendingCredential = { requestId, counter, answer };
+        let result: PendingCredentialAnswer | typeof EXPIRED;
+        try {
+          const frame = encodeCredentialRequest({ opcode, requestId, counter, credential, validUntil }, this.key);
+          if ((await deadline.race(connection.write('credentials', frame))) === EXPIRED) throw new Error(`${opcode} write timed out`);
+          result = await deadline.race(answered);
+        } finally {
+          this.pendingCredential = null;
+        }
+        if (result === EXPIRED) throw new Error(`no answer to ${opcode}`);
+        if (result.kind === 'link_lost') throw new Error('link lost');
+        if (result.kind === 'unauthenticated') throw new Error(`the answer to ${opcode} failed authentication (is the configured key right?)`);
+        const response = result.response;
+        if (response.result === 'ok') return;
+        if (response.result === 'stale_counter' && attempt === 0) {
+          if (response.highestCounter > this.counter) this.counter = response.highestCounter;
+          continue;
+        }
+        throw new Error(`the lock refused ${opcode}: ${response.result}`);
+      }
+      throw new Error(`the lock refused ${opcode}: stale_counter`);
+    } finally {
+      deadline.cancel();
+    }
+  }
+
+  private handleCredentialResponse(value: Buffer): void {
+    const pending = this.pendingCredential;
+    if (pending === null) return;
+    const decoded = decodeCredentialResponse(value, this.key);
+    if (!decoded.ok) {
+      if (peekRequestHeader(value)?.requestId === pending.requestId) pending.answer({ kind: 'unauthenticated' });
+      return;
+    }
+    const response = decoded.value;
+    if (response.requestId !== pending.requestId || response.requestCounter !== pending.counter) return;
+    pending.answer({ kind: 'response', response });
   }
 
   private async executeCommand(action: LockAction, deadline: Deadline): Promise<CommandOutcome> {
@@ -277,7 +420,21 @@ export class ManagedLock {
     const battery = decodeBatteryLevel(await withTimeout(connection.read('batteryLevel'), timeoutMs, timeout('battery read')));
     if (battery.ok) this.applyBattery(battery.value);
     if (this.deviceInformation === null) await this.readDeviceInformation(connection, timeoutMs);
+    // Before the backlog: a key revoked while the lock was away stops working as early as possible.
+    await this.resyncCredentialsAfterConnect(connection);
     await this.readActivityBacklog(connection, timeoutMs);
+  }
+
+  /** Full credential resync on every (re)connect; a failure is logged, never fails the connect. */
+  private async resyncCredentialsAfterConnect(connection: LockConnection): Promise<void> {
+    this.lockCredentials = null;
+    if (this.desiredCredentials === null) return;
+    try {
+      await this.resyncCredentials(connection);
+    } catch (error) {
+      this.lockCredentials = null;
+      this.context.logger.warn(`Lock ${this.name}: writing its credentials after connecting failed: ${describe(error)}`);
+    }
   }
 
   private async readDeviceInformation(connection: LockConnection, timeoutMs: number): Promise<void> {
@@ -332,6 +489,9 @@ export class ManagedLock {
       case 'controlPoint':
         this.handleControlResponse(value);
         return;
+      case 'credentials':
+        this.handleCredentialResponse(value);
+        return;
     }
   }
 
@@ -383,6 +543,7 @@ export class ManagedLock {
     this.moving = false;
     this.context.logger.info(`Lock ${this.name}: link lost.`);
     this.pending?.answer({ kind: 'link_lost' });
+    this.pendingCredential?.answer({ kind: 'link_lost' });
     this.backlogDone = null;
     this.refreshPresence();
     if (this.keepConnected && !this.stopped) this.scheduleReconnect();

@@ -1,7 +1,16 @@
 import type { Clock } from '../../domain/clock.js';
 import { encodeActivityBacklogEnd, encodeActivityRecord, decodeActivityReadSince, type ActivityRecord } from '../activity-record-codec.js';
 import { decodeControlRequest, encodeControlResponse, peekRequestHeader } from '../control-frame-codec.js';
-import { LockUuids, type ActivitySource, type DeviceInformation, type BoltPosition, type ControlResult, type LockAction } from '../lock-profile.js';
+import { decodeCredentialRequest, encodeCredentialResponse } from '../credential-frame-codec.js';
+import {
+  LockUuids,
+  type ActivitySource,
+  type BoltPosition,
+  type ControlResult,
+  type CredentialResult,
+  type DeviceInformation,
+  type LockAction,
+} from '../lock-profile.js';
 import { ReplayGuard } from '../replay-guard.js';
 import { encodeBatteryLevel, encodeBoltState } from '../status-value-codec.js';
 
@@ -26,7 +35,18 @@ export interface SimulatedLockOptions {
   activityCapacity?: number;
   /** Sequence number of the first activity record (default 1); a restarted demo continues its numbering. */
   firstSequence?: number;
+  /**
+   * Check taps against the credential allow-list from the start (docs/ble-protocol.md
+   * "Credentials"). Default false: the check starts with the first accepted Credentials request
+   * (the lock is adopted by a gateway), so tests that drive taps without a gateway keep working.
+   */
+  enforceCredentials?: boolean;
+  /** How many credentials the allow-list holds (default 256); `allow` beyond it answers `list_full`. */
+  credentialCapacity?: number;
 }
+
+/** What a tap did: moved (or was allowed to move) the bolt, or was refused by the credential check. */
+export type TapResult = 'accepted' | 'refused';
 
 /** A GATT-level failure the lock answers with instead of accepting a read or write. */
 export class GattOperationError extends Error {
@@ -89,6 +109,10 @@ export class SimulatedLock {
   private nextSequence = 1;
   private reachable = true;
   private readonly idleWaiters: (() => void)[] = [];
+  /** Credential allow-list: lower-case eKey UUID → valid until (ms, the lock's clock). */
+  private readonly credentials = new Map<string, number>();
+  private readonly credentialCapacity: number;
+  private enforceCredentials: boolean;
 
   constructor(options: SimulatedLockOptions) {
     this.address = options.address.toUpperCase();
@@ -100,6 +124,8 @@ export class SimulatedLock {
     this.position = options.bolt ?? 'locked';
     this.battery = options.batteryPercent ?? 100;
     this.nextSequence = Math.max(1, Math.floor(options.firstSequence ?? 1));
+    this.enforceCredentials = options.enforceCredentials ?? false;
+    this.credentialCapacity = options.credentialCapacity ?? 256;
     this.deviceInformation = {
       manufacturer: 'Open Lock Project',
       model: 'SIM-1',
@@ -145,9 +171,35 @@ export class SimulatedLock {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** An eKey holder taps the lock: a motorised move recorded with source `tap` and the eKey id. */
-  tap(ekeyId: string, action: LockAction): void {
-    this.startMove(action, 'tap', ekeyId.toLowerCase());
+  /** True while taps are checked against the credential allow-list. */
+  get checksCredentials(): boolean {
+    return this.enforceCredentials;
+  }
+
+  /** The allow-list as the lock holds it now (expired entries dropped): credential → valid until. */
+  get allowedCredentials(): ReadonlyMap<string, number> {
+    this.dropExpiredCredentials();
+    return new Map(this.credentials);
+  }
+
+  /**
+   * An eKey holder taps the lock: a motorised move recorded with source `tap` and the eKey id.
+   * While the lock checks credentials, a credential that is not on its list, or whose
+   * `valid_until` has passed by the lock's clock, is refused: the bolt does not move and no
+   * activity record is written (docs/ble-protocol.md "Credentials").
+   */
+  tap(ekeyId: string, action: LockAction): TapResult {
+    const credential = ekeyId.toLowerCase();
+    if (!this.acceptsCredential(credential)) return 'refused';
+    this.startMove(action, 'tap', credential);
+    return 'accepted';
+  }
+
+  /** Whether a tap by `credential` would be accepted now. */
+  acceptsCredential(credential: string): boolean {
+    if (!this.enforceCredentials) return true;
+    const validUntil = this.credentials.get(credential.toLowerCase());
+    return validUntil !== undefined && this.clock.now() < validUntil;
   }
 
   /** A key fob button: motorised move with source `fob`. */
@@ -240,6 +292,8 @@ export class SimulatedLock {
       this.handleControlRequest(value);
     } else if (uuid === LockUuids.activity) {
       this.handleReadSince(value);
+    } else if (uuid === LockUuids.credentials) {
+      this.handleCredentialRequest(value);
     } else {
       throw new GattOperationError('not_supported', `characteristic ${uuid} is not writable`);
     }
@@ -280,6 +334,66 @@ export class SimulatedLock {
       return;
     }
     this.startMove(decoded.value.opcode, 'remote', NO_CREDENTIAL, respond);
+  }
+
+  private handleCredentialRequest(frame: Buffer): void {
+    const header = peekRequestHeader(frame);
+    if (header === undefined) throw new GattOperationError('invalid_length', 'credentials frame too short');
+    const respond = (result: CredentialResult): void => {
+      this.dropExpiredCredentials();
+      this.notify(
+        LockUuids.credentials,
+        encodeCredentialResponse(
+          {
+            opcodeByte: header.opcodeByte,
+            requestId: header.requestId,
+            requestCounter: header.counter,
+            result,
+            listSize: this.credentials.size,
+            highestCounter: this.replayGuard.highestAccepted,
+          },
+          this.key,
+        ),
+      );
+    };
+    const decoded = decodeCredentialRequest(frame, this.key);
+    if (!decoded.ok) {
+      respond(decoded.reason === 'bad_tag' || decoded.reason === 'unknown_opcode' ? decoded.reason : 'malformed');
+      return;
+    }
+    // One high-water mark for Control Point and Credentials: the gateway has one counter per lock.
+    if (!this.replayGuard.accept(decoded.value.counter)) {
+      respond('stale_counter');
+      return;
+    }
+    // An authenticated list from the gateway: from now on taps are checked against it.
+    this.enforceCredentials = true;
+    const { opcode, credential, validUntil } = decoded.value;
+    switch (opcode) {
+      case 'clear':
+        this.credentials.clear();
+        break;
+      case 'revoke':
+        this.credentials.delete(credential);
+        break;
+      case 'allow':
+        this.dropExpiredCredentials();
+        if (!this.credentials.has(credential) && this.credentials.size >= this.credentialCapacity) {
+          respond('list_full');
+          return;
+        }
+        if (validUntil > this.clock.now()) this.credentials.set(credential, validUntil);
+        else this.credentials.delete(credential);
+        break;
+    }
+    respond('ok');
+  }
+
+  private dropExpiredCredentials(): void {
+    const now = this.clock.now();
+    for (const [credential, validUntil] of this.credentials) {
+      if (validUntil <= now) this.credentials.delete(credential);
+    }
   }
 
   private handleReadSince(frame: Buffer): void {

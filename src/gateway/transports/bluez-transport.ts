@@ -45,6 +45,7 @@ const PROFILE: Record<CharacteristicName, { service: string; required: boolean }
   boltState: { service: LockUuids.lockService, required: true },
   controlPoint: { service: LockUuids.lockService, required: true },
   activity: { service: LockUuids.lockService, required: true },
+  credentials: { service: LockUuids.lockService, required: true },
   batteryLevel: { service: LockUuids.batteryService, required: true },
   manufacturerName: { service: LockUuids.deviceInformationService, required: false },
   modelNumber: { service: LockUuids.deviceInformationService, required: false },

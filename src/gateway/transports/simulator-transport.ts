@@ -15,6 +15,7 @@ const NAME_OF_UUID = new Map<string, NotifyingCharacteristic>([
   [LockUuids.controlPoint, 'controlPoint'],
   [LockUuids.activity, 'activity'],
   [LockUuids.batteryLevel, 'batteryLevel'],
+  [LockUuids.credentials, 'credentials'],
 ]);
 
 /**

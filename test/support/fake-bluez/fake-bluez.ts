@@ -46,6 +46,7 @@ const GATT_DATABASE: ServiceDefinition[] = [
       { uuid: LockUuids.boltState, flags: ['read', 'notify'] },
       { uuid: LockUuids.controlPoint, flags: ['write', 'notify'] },
       { uuid: LockUuids.activity, flags: ['write', 'notify'] },
+      { uuid: LockUuids.credentials, flags: ['write', 'notify'] },
     ],
   },
   { uuid: LockUuids.batteryService, characteristics: [{ uuid: LockUuids.batteryLevel, flags: ['read', 'notify'] }] },
