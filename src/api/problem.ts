@@ -24,6 +24,7 @@ const TITLES: Record<number, string> = {
   406: 'Not Acceptable',
   409: 'Conflict',
   413: 'Content Too Large',
+  414: 'URI Too Long',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Entity',
   429: 'Too Many Requests',
@@ -62,7 +63,7 @@ const FASTIFY_CODES: Record<string, { status: number; code: string; detail: stri
 function fieldErrors(error: FastifyError): FieldError[] {
   const context = error.validationContext ?? 'body';
   return (error.validation ?? []).map((issue) => {
-    const params = issue.params as Record<string, unknown>;
+    const params = issue.params;
     const extra =
       typeof params.additionalProperty === 'string'
         ? `/${params.additionalProperty}`

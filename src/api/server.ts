@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import fastifyRateLimit from '@fastify/rate-limit';
 import fastifySwagger from '@fastify/swagger';
@@ -76,6 +76,21 @@ export async function buildApiServer(options: ApiServerOptions): Promise<ApiServ
     requestIdHeader: false,
     return503OnClosing: true,
     forceCloseConnections: true,
+    // Errors the router raises before any route or hook runs: answered as problem+json too.
+    frameworkErrors: (error, request, reply) => {
+      const [status, code, detail] =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? [414, 'uri_too_long', 'A path segment of the URL is too long.']
+          : error.code === 'FST_ERR_BAD_URL'
+            ? [400, 'malformed_url', 'The URL is not valid.']
+            : [400, 'bad_request', 'The request could not be routed.'];
+      void (reply as FastifyReply)
+        .headers(SECURITY_HEADERS)
+        .header('x-request-id', request.id)
+        .status(status)
+        .type('application/problem+json')
+        .send({ ...buildProblem(status, code, detail), request_id: request.id });
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const validators = createValidators();

@@ -6,13 +6,14 @@ import { sha256Hex } from './secrets.js';
 
 const BEARER = /^bearer[ ]+([A-Za-z0-9\-._~+/]+=*)$/i;
 
-/** RFC 6750 §3: a request without credentials gets a bare challenge, a bad token gets an error code. */
-function challenge(error?: { code: string; description: string }): ServiceError {
-  const header = error
-    ? `Bearer realm="ekey-locks", error="${error.code}", error_description="${error.description}"`
-    : 'Bearer realm="ekey-locks"';
-  return new ServiceError(401, error?.code ?? 'missing_token', error?.description ?? 'A bearer token is required.', undefined, {
-    'www-authenticate': header,
+/**
+ * Every 401 carries `WWW-Authenticate: Bearer … error="invalid_token"` (DESIGN §3 Errors), also
+ * when no token was sent: RFC 6750 §3.1 leaves the error code out there, but our clients get one
+ * rule to follow. The problem body's `code` still says which case it was.
+ */
+function challenge(code: string, description: string): ServiceError {
+  return new ServiceError(401, code, description, undefined, {
+    'www-authenticate': `Bearer realm="ekey-locks", error="invalid_token", error_description="${description}"`,
   });
 }
 
@@ -24,15 +25,16 @@ export class StoredBearerAuthenticator implements BearerAuthenticator {
   ) {}
 
   authenticate(authorizationHeader: string | undefined): Caller {
-    if (authorizationHeader === undefined || authorizationHeader.trim() === '') throw challenge();
+    if (authorizationHeader === undefined || authorizationHeader.trim() === '') throw challenge('missing_token', 'A bearer token is required.');
     const match = BEARER.exec(authorizationHeader.trim());
     if (!match?.[1]) {
-      throw challenge({ code: 'invalid_request', description: 'The Authorization header must be "Bearer <token>".' });
+      throw challenge('invalid_request', 'The Authorization header must be "Bearer <token>".');
     }
     const record = this.tokens.findTokenByHash(sha256Hex(match[1]));
-    const invalid = { code: 'invalid_token', description: 'The access token is invalid, expired or revoked.' };
-    if (!record || record.kind !== 'access' || record.revokedAt !== null) throw challenge(invalid);
-    if (record.expiresAt !== null && record.expiresAt <= this.clock.now()) throw challenge(invalid);
+    const expired = record !== undefined && record.expiresAt !== null && record.expiresAt <= this.clock.now();
+    if (!record || record.kind !== 'access' || record.revokedAt !== null || expired) {
+      throw challenge('invalid_token', 'The access token is invalid, expired or revoked.');
+    }
     return { userId: record.userId, clientId: record.clientId, tokenId: record.id };
   }
 }

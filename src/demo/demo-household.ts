@@ -57,7 +57,7 @@ export interface DemoDependencies {
  * passwords and client secret are kept in the settings table on purpose: the demo prints them.
  */
 export async function ensureDemoHousehold(deps: DemoDependencies): Promise<{ household: DemoHousehold; lockSecrets: DemoLockSecrets[] }> {
-  const stored = deps.settings.get<StoredDemo>(SETTINGS_KEY);
+  const stored = deps.settings.get(SETTINGS_KEY) as StoredDemo | undefined;
   if (stored) return stored;
 
   const now = deps.clock.now();

@@ -12,9 +12,10 @@ export class SettingsRepository {
     );
   }
 
-  get<T>(key: string): T | undefined {
+  /** The stored value, parsed; the caller knows (and checks) its shape. */
+  get(key: string): unknown {
     const row = this.getStatement.get(key);
-    return row ? (JSON.parse(row.value) as T) : undefined;
+    return row ? (JSON.parse(row.value) as unknown) : undefined;
   }
 
   set(key: string, value: unknown): void {

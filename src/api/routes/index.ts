@@ -50,9 +50,15 @@ export async function registerRoutes(app: TypedFastify, options: RouteOptions): 
     await registerInvitationRoutes({ app: scope, services, logger });
   });
 
-  await app.register(async (scope) => {
-    scope.addHook('onRequest', async (request) => {
-      request.caller = services.authenticator.authenticate(request.headers.authorization);
+  // Every protected resource sits behind this one bearer check (a synchronous hook: it is on the hot path).
+  await app.register((scope, _options, done) => {
+    scope.addHook('onRequest', (request, _reply, next) => {
+      try {
+        request.caller = services.authenticator.authenticate(request.headers.authorization);
+        next();
+      } catch (error) {
+        next(error as Error);
+      }
     });
     const context = { app: scope, services, logger, callerOf };
     registerUserRoutes(context);
@@ -60,5 +66,6 @@ export async function registerRoutes(app: TypedFastify, options: RouteOptions): 
     registerEKeyRoutes(context);
     registerLockRoutes(context);
     registerCommandRoutes(context);
+    done();
   });
 }

@@ -21,5 +21,5 @@ export interface RouteContext {
 
 export interface ProtectedRouteContext extends RouteContext {
   /** The authenticated caller; protected routes always have one. */
-  callerOf(request: FastifyRequest): Caller;
+  callerOf: (request: FastifyRequest) => Caller;
 }

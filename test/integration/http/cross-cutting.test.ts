@@ -167,6 +167,16 @@ describe('unknown routes', () => {
   });
 });
 
+describe('errors the router raises before any route', () => {
+  it('answer an over-long path segment with 414 problem+json and security headers', async () => {
+    const answer = await call(`/users/${'x'.repeat(2_000)}/locks`, { headers: authorized() });
+    const body = expectProblem(answer, 414, 'uri_too_long');
+    expect(JSON.stringify(body)).not.toContain('FST_');
+    expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(answer.headers.get('x-request-id')).toBe(body.request_id);
+  });
+});
+
 describe('request ids', () => {
   it('echoes a well-formed incoming x-request-id in the header and in problem bodies', async () => {
     const ok = await call('/me', { headers: authorized({ 'x-request-id': 'trace-42.a_b' }) });
@@ -218,20 +228,20 @@ describe('security headers', () => {
 });
 
 describe('bearer authentication', () => {
-  it('answers /me without a token with 401 and a bare Bearer challenge (RFC 6750 §3)', async () => {
+  it('answers /me without a token with 401 and an invalid_token challenge (DESIGN §3 Errors)', async () => {
     const answer = await call('/me');
-    expectProblem(answer, 401);
-    expect(answer.headers.get('www-authenticate')).toBe('Bearer realm="ekey-locks"');
+    expectProblem(answer, 401, 'missing_token');
+    expect(answer.headers.get('www-authenticate')).toMatch(/^Bearer realm="ekey-locks", error="invalid_token"/);
   });
 
   it.each([
     ['an unknown token', 'Bearer AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'invalid_token'],
     ['a malformed header', 'Bearer', 'invalid_request'],
     ['another scheme', 'Basic dXNlcjpwYXNz', 'invalid_request'],
-  ])('answers %s with 401 and an error in the challenge', async (_what, authorization, error) => {
+  ])('answers %s with 401, code %s and an invalid_token challenge', async (_what, authorization, code) => {
     const answer = await call('/me', { headers: { authorization } });
-    expectProblem(answer, 401, error);
-    expect(answer.headers.get('www-authenticate')).toMatch(new RegExp(`^Bearer realm="ekey-locks", error="${error}"`));
+    expectProblem(answer, 401, code);
+    expect(answer.headers.get('www-authenticate')).toMatch(/^Bearer realm="ekey-locks", error="invalid_token"/);
   });
 
   it('matches the scheme case-insensitively', async () => {
@@ -241,8 +251,8 @@ describe('bearer authentication', () => {
 
   it('protects /users/{user_id} the same way', async () => {
     const answer = await call(`/users/${ts.demo.users[0]?.id ?? ''}`);
-    expectProblem(answer, 401);
-    expect(answer.headers.get('www-authenticate')).toBe('Bearer realm="ekey-locks"');
+    expectProblem(answer, 401, 'missing_token');
+    expect(answer.headers.get('www-authenticate')).toMatch(/^Bearer realm="ekey-locks", error="invalid_token"/);
   });
 });
 
