@@ -9,6 +9,7 @@ import { LockRepository } from './store/lock-repository.js';
 import { SettingsRepository } from './store/settings-repository.js';
 import { UserService } from './access/user-service.js';
 import { EKeyService as EKeyAccessService } from './access/ekey-service.js';
+import { EKeyChangeNotifier } from './access/ekey-change-notifier.js';
 import { LockService } from './access/lock-service.js';
 import { InvitationService } from './access/invitation-service.js';
 import { createInvitationMailer } from './access/invitation-mailer.js';
@@ -95,7 +96,10 @@ export class EKeyService {
           : undefined;
       syncConfig(options.config, { ...repositories, clock, logger: options.logger, transaction });
       const users = new UserService(repositories.users, clock);
+      // One change hook for eKey writes and sign-up acceptances: the lock runtime pushes allow-lists from it.
+      const ekeyChanges = new EKeyChangeNotifier();
       const invitations = new InvitationService({
+        changes: ekeyChanges,
         ...repositories,
         mailer: createInvitationMailer(options.config.smtp, options.logger),
         logger: options.logger,
@@ -103,7 +107,7 @@ export class EKeyService {
         transaction,
         ...(options.config.api?.public_url === undefined ? {} : { baseUrl: options.config.api.public_url }),
       });
-      const ekeys = new EKeyAccessService({ ...repositories, invitations, clock, transaction });
+      const ekeys = new EKeyAccessService({ ...repositories, invitations, clock, transaction, changes: ekeyChanges });
       // DESIGN §3 Users: owners and admins of a lock see the users holding keys on it.
       users.setVisibility((callerId, targetId) => ekeys.canSeeUser(callerId, targetId));
       const events = createEventServices({
@@ -128,6 +132,8 @@ export class EKeyService {
         events: options.eventSink ?? events.recorder,
         keys: ekeys,
         transaction,
+        credentialKeys: repositories.ekeys,
+        ekeyChanges: ekeys,
         ...(demo === undefined ? {} : { demo }),
       });
       // DESIGN §3 Locks "online": connected, or heard from within offline_after_s — the gateway knows.

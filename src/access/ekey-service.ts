@@ -25,6 +25,7 @@ import { newId, normalizeId } from '../domain/ids.js';
 import type { EKeyRepository, StoredEKey } from '../store/ekey-repository.js';
 import type { LockRecord, LockRepository } from '../store/lock-repository.js';
 import type { UserRecord, UserRepository } from '../store/user-repository.js';
+import { EKeyChangeNotifier } from './ekey-change-notifier.js';
 import type { InvitationService, IssuedInvitation } from './invitation-service.js';
 
 /**
@@ -67,6 +68,8 @@ export interface EKeyServiceDependencies {
   clock: Clock;
   /** Runs `work` in one SQLite transaction (better-sqlite3 `db.transaction`). */
   transaction: <T>(work: () => T) => T;
+  /** Told (after the commit) which lock's keys changed; shared with the invitation service. Default: a private one. */
+  changes?: EKeyChangeNotifier;
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -81,7 +84,20 @@ const DENIAL_MESSAGES: Readonly<Record<Exclude<PermissionDenial, 'no_role'>, str
 
 /** Sends, reads, updates and revokes eKeys; answers "may this user use this lock now?". */
 export class EKeyService {
-  constructor(private readonly deps: EKeyServiceDependencies) {}
+  private readonly changes: EKeyChangeNotifier;
+
+  constructor(private readonly deps: EKeyServiceDependencies) {
+    this.changes = deps.changes ?? new EKeyChangeNotifier();
+  }
+
+  /**
+   * Calls `listener` with the lock id after each committed change to that lock's keys (send,
+   * update, revoke, delete, and — with a shared notifier — acceptance on sign-up). Returns the
+   * function that removes the listener. Listener failures never reach the caller of the change.
+   */
+  onChange(listener: (lockId: string) => void): () => void {
+    return this.changes.onChange(listener);
+  }
 
   /**
    * `POST /ekey` (the send action). Checks, in order: the caller can see the lock (404), the
@@ -154,6 +170,7 @@ export class EKeyService {
       return { key: stored, invitation: issued };
     });
 
+    this.changes.notify(lock.id);
     if (invitation) {
       this.deps.invitations.deliver({
         to: email,
@@ -213,6 +230,7 @@ export class EKeyService {
       if (key.type === 'owner' && merged.type !== 'owner') this.assertNotLastOwnerKey(key);
       this.deps.ekeys.update(updated);
     });
+    this.changes.notify(lock.id);
     return toEKeyView(updated, lock.timeZone);
   }
 
@@ -236,6 +254,7 @@ export class EKeyService {
       if (revoked !== key) this.deps.ekeys.update(revoked);
       if (action === 'delete') this.deps.ekeys.delete(key.id);
     });
+    this.changes.notify(lock.id);
     return toEKeyView(revoked, lock.timeZone);
   }
 

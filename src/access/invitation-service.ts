@@ -11,6 +11,7 @@ import { hashPassword } from '../auth/password.js';
 import { newToken, sha256Hex } from '../auth/secrets.js';
 import type { Logger } from '../logger.js';
 import type { EKeyRepository } from '../store/ekey-repository.js';
+import type { EKeyChangeNotifier } from './ekey-change-notifier.js';
 import type { InvitationRecord, InvitationRepository } from '../store/invitation-repository.js';
 import type { LockRepository } from '../store/lock-repository.js';
 import type { UserRepository } from '../store/user-repository.js';
@@ -55,6 +56,8 @@ export interface InvitationServiceDependencies {
   logger: Logger;
   clock: Clock;
   transaction: <T>(work: () => T) => T;
+  /** Told (after the commit) which locks' keys sign-up accepted; shared with the eKey service. */
+  changes?: EKeyChangeNotifier;
   /** Base URL the acceptance links start with (the public URL, else the listening one). */
   baseUrl?: string;
 }
@@ -160,7 +163,8 @@ export class InvitationService {
     this.usableInvitation(token);
     if (errors.length > 0) throw validationFailed(errors, 'Please correct the form.');
     const passwordHash = await hashPassword(password);
-    return this.deps.transaction(() => {
+    const changedLocks = new Set<string>();
+    const result = this.deps.transaction(() => {
       // Checked again: another sign-up may have completed while the password was being hashed.
       const { user } = this.usableInvitation(token);
       const now = this.deps.clock.now();
@@ -168,11 +172,14 @@ export class InvitationService {
       let acceptedKeys = 0;
       for (const key of this.deps.ekeys.listPendingByUser(user.id)) {
         this.deps.ekeys.update({ ...key, status: 'accepted', updated_at: now });
+        changedLocks.add(key.lock_id);
         acceptedKeys += 1;
       }
       this.deps.invitations.acceptAllFor(user.id, now);
       return { userId: user.id, email: user.email, acceptedKeys };
     });
+    for (const lockId of changedLocks) this.deps.changes?.notify(lockId);
+    return result;
   }
 
   private usableInvitation(token: string): { invitation: InvitationRecord; user: NonNullable<ReturnType<UserRepository['findById']>> } {

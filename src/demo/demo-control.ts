@@ -5,6 +5,9 @@ import type { SimulatedLock } from '../gateway/simulator/simulated-lock.js';
 import type { LockRuntime } from '../locks/lock-runtime.js';
 import type { LockStateRepository } from '../store/lock-state-repository.js';
 
+/** The answer's error when the lock refuses a tap because the eKey is not on its credential allow-list. */
+export const CREDENTIAL_REFUSED = 'credential_refused';
+
 /** One control line (DESIGN §6), after validation. */
 export type DemoControlCommand =
   | { op: 'tap'; lockId: string; ekeyId: string; action: 'lock' | 'unlock' }
@@ -83,6 +86,11 @@ export interface DemoControlDependencies {
    * Default: every credential is accepted.
    */
   tapRefusal?: (lockId: string, ekeyId: string) => string | null;
+  /**
+   * Resolves once the lock's queued credential allow-list writes are done (the gateway's
+   * `credentialsSettled`), so a tap right after a revocation meets the updated list. Default: at once.
+   */
+  credentialsSettled?: (lockId: string) => Promise<void>;
   /** How long an answer waits for the service to observe the change (default 5 000 ms). */
   observeTimeoutMs?: number;
 }
@@ -137,13 +145,17 @@ export class DemoControl {
         const refusal = this.deps.tapRefusal?.(command.lockId, command.ekeyId) ?? null;
         if (refusal !== null) return { ok: false, error: `the lock refuses this eKey: ${refusal}` };
         if (lock.bolt === 'jammed') return { ok: false, error: 'the bolt is jammed; turn it by hand first ("manual")' };
+        // An eKey change pushes the allow-list at once; wait for that write so the answer is deterministic.
+        await this.deps.credentialsSettled?.(command.lockId);
         if (!lock.inRange) {
-          // Out of range the lock still works for the person at the door; the gateway reads it back later.
-          lock.tap(command.ekeyId, command.action);
+          // Out of range the lock still works for the person at the door (with its last allow-list);
+          // the gateway reads it back later.
+          if (lock.tap(command.ekeyId, command.action) === 'refused') return { ok: false, error: CREDENTIAL_REFUSED };
           await lock.idle();
           return { ok: true };
         }
-        lock.tap(command.ekeyId, command.action);
+        // The lock itself checks the credential against the allow-list the gateway keeps in sync.
+        if (lock.tap(command.ekeyId, command.action) === 'refused') return { ok: false, error: CREDENTIAL_REFUSED };
         break;
       }
       case 'manual':

@@ -16,6 +16,7 @@ import type { LockRepository } from '../store/lock-repository.js';
 import type { LockStateRepository } from '../store/lock-state-repository.js';
 import type { UserRepository } from '../store/user-repository.js';
 import { HomeKitLockPort } from './homekit-lock-port.js';
+import { LockCredentialSync, type LockCredentialSyncDependencies } from './lock-credential-sync.js';
 import { LockRuntime } from './lock-runtime.js';
 import { UnavailableTransport, chooseTransportKind } from './lock-transport-choice.js';
 
@@ -42,6 +43,13 @@ export interface LockSubsystemDependencies {
   transport?: LockTransport;
   /** One SQLite transaction around related writes (fewer fsyncs on the command path). */
   transaction?: <T>(work: () => T) => T;
+  /**
+   * Every key of a lock (the eKey repository): with it, each gateway lock's credential allow-list
+   * is kept equal to the keys usable now (src/locks/lock-credential-sync.ts).
+   */
+  credentialKeys?: LockCredentialSyncDependencies['keys'];
+  /** The eKey service's change hook, so a changed key reaches the lock at once. */
+  ekeyChanges?: LockCredentialSyncDependencies['changes'];
 }
 
 /**
@@ -62,12 +70,15 @@ export class LockSubsystem {
     readonly simulation: DemoSimulation | undefined,
     /** The demo's stdin control protocol (with {@link simulation}). */
     readonly control: DemoControl | undefined,
+    /** Keeps the locks' credential allow-lists in sync with the eKeys (when given credential keys). */
+    readonly credentialSync?: LockCredentialSync,
   ) {}
 
-  /** Connects to the locks. Idempotent. */
+  /** Connects to the locks (their credential lists set first, so the first connect writes them). Idempotent. */
   start(): void {
     if (this.started) return;
     this.started = true;
+    this.credentialSync?.start();
     this.runtime.start();
   }
 
@@ -83,6 +94,7 @@ export class LockSubsystem {
 
   /** Ends unfinished commands as interrupted, then disconnects every lock. Idempotent. */
   async stop(): Promise<void> {
+    this.credentialSync?.stop();
     this.engine.stop();
     this.port?.close();
     await this.runtime.stop();
@@ -175,6 +187,18 @@ export function createLockSubsystem(deps: LockSubsystemDependencies): LockSubsys
           runtime,
           lockState: deps.lockState,
           tapRefusal: (lockId, ekeyId) => tapRefusal(deps, lockId, ekeyId),
+          credentialsSettled: (lockId) => runtime.gateway.credentialsSettled(lockId),
         });
-  return new LockSubsystem(runtime, engine, access, deps, simulation, control);
+  const credentialSync =
+    deps.credentialKeys === undefined
+      ? undefined
+      : new LockCredentialSync({
+          gateway: runtime.gateway,
+          locks: deps.locks,
+          keys: deps.credentialKeys,
+          clock: deps.clock,
+          logger: deps.logger,
+          ...(deps.ekeyChanges === undefined ? {} : { changes: deps.ekeyChanges }),
+        });
+  return new LockSubsystem(runtime, engine, access, deps, simulation, control, credentialSync);
 }
