@@ -163,10 +163,37 @@ export class InvitationService {
     this.usableInvitation(token);
     if (errors.length > 0) throw validationFailed(errors, 'Please correct the form.');
     const passwordHash = await hashPassword(password);
+    // Checked again inside: another sign-up may have completed while the password was being hashed.
+    return this.activate(() => this.usableInvitation(token).user, name, passwordHash);
+  }
+
+  /**
+   * Activates an invited account from the command line (`ekey-locks user add` for an invited
+   * address): the same effect as signing up through the link — password set, pending keys accepted.
+   * @throws ServiceError 404 when no invited (password-less) account has this e-mail address.
+   */
+  async activateInvited(email: string, input: { name: string; password: string }): Promise<SignUpResult> {
+    const invited = (): NonNullable<ReturnType<UserRepository['findById']>> => {
+      const user = this.deps.users.findByEmail(email);
+      if (!user || user.passwordHash !== null) throw new ServiceError(404, 'invitation_not_found', 'No invited account has this e-mail address.');
+      return user;
+    };
+    invited();
+    if (input.password.length < MIN_PASSWORD_LENGTH || input.password.length > PASSWORD_MAX_LENGTH) {
+      throw validationFailed([{ field: '/password', message: `must be at least ${MIN_PASSWORD_LENGTH} characters` }]);
+    }
+    return this.activate(invited, input.name.trim() || invited().name, await hashPassword(input.password));
+  }
+
+  /** One transaction: set name and password, accept every pending key, close the invitations. */
+  private activate(
+    findUser: () => NonNullable<ReturnType<UserRepository['findById']>>,
+    name: string,
+    passwordHash: string,
+  ): SignUpResult {
     const changedLocks = new Set<string>();
     const result = this.deps.transaction(() => {
-      // Checked again: another sign-up may have completed while the password was being hashed.
-      const { user } = this.usableInvitation(token);
+      const user = findUser();
       const now = this.deps.clock.now();
       this.deps.users.update({ ...user, name, passwordHash });
       let acceptedKeys = 0;

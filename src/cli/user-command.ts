@@ -44,17 +44,20 @@ export async function userCommand(args: string[]): Promise<void> {
   try {
     const users = service.services.users;
     const existing = users.findByEmail(values.email);
-    let user;
     if (existing && existing.passwordHash === null) {
-      user = await users.setPassword(existing.id, password, values.name);
-    } else {
-      user = await users.create({
-        email: values.email,
-        name: values.name,
-        password,
-        ekeyQuota: values.quota === undefined ? null : Number(values.quota),
-      });
+      // An invited address (a lock owner from the config, or an eKey recipient): activate it the
+      // way the invitation link would, so its pending eKeys become accepted.
+      const activated = await service.services.invitations.activateInvited(values.email, { name: values.name, password });
+      const user = users.findById(activated.userId);
+      process.stdout.write(`${JSON.stringify({ id: activated.userId, email: activated.email, name: user?.name ?? values.name, accepted_ekeys: activated.acceptedKeys })}\n`);
+      return;
     }
+    const user = await users.create({
+      email: values.email,
+      name: values.name,
+      password,
+      ekeyQuota: values.quota === undefined ? null : Number(values.quota),
+    });
     process.stdout.write(`${JSON.stringify({ id: user.id, email: user.email, name: user.name })}\n`);
   } catch (error) {
     if (error instanceof ServiceError) {
