@@ -18,6 +18,7 @@ import { InvitationRepository } from './store/invitation-repository.js';
 import { createEventServices, type EventServices } from './events/event-services.js';
 import { StoredBearerAuthenticator } from './auth/bearer-authenticator.js';
 import { OAuthService } from './auth/oauth-service.js';
+import { TokenHousekeeping } from './auth/token-housekeeping.js';
 import { buildApiServer, type ApiServer } from './api/server.js';
 import type { ApiServices } from './api/api-services.js';
 import { syncConfig } from './config/config-sync.js';
@@ -73,7 +74,12 @@ export class EKeyService {
     readonly events: EventServices,
     /** Gateway, lock state, command engine, demo simulation and HomeKit port (src/locks/). */
     readonly lockSubsystem: LockSubsystem,
-  ) {}
+  ) {
+    this.housekeeping = new TokenHousekeeping(repositories.tokens, clock, options.logger);
+  }
+
+  /** Deletes expired OAuth tokens and codes while the service runs. */
+  private readonly housekeeping: TokenHousekeeping;
 
   /** Opens the store, applies migrations, syncs the config and (in demo mode) seeds the household. */
   static async open(options: ServiceOptions): Promise<EKeyService> {
@@ -174,6 +180,7 @@ export class EKeyService {
     const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
     this.url = this.options.config.api?.public_url?.replace(/\/$/, '') ?? `http://${displayHost}:${boundPort}`;
     this.services.invitations.setBaseUrl(this.url);
+    this.housekeeping.start();
     this.lockSubsystem.start();
     await this.lockSubsystem.ready();
     return this.url;
@@ -220,6 +227,7 @@ export class EKeyService {
     this.server = undefined;
     // Live event streams never finish on their own: end them so the server can close.
     this.events.retention.stop();
+    this.housekeeping.stop();
     this.events.streams.closeAll();
     if (server) await server.close();
     await this.lockSubsystem.stop();

@@ -113,6 +113,8 @@ export class OAuthTokenRepository {
   private readonly insertCodeStatement;
   private readonly markCodeUsedStatement;
   private readonly purgeStatement;
+  private readonly purgeExpiredTokensStatement;
+  private readonly purgeCodesStatement;
 
   constructor(db: SqliteDatabase, options: OAuthTokenRepositoryOptions = {}) {
     this.accessCache = new ReadCache(db, { limit: ACCESS_CACHE_LIMIT, monotonicNow: options.monotonicNow });
@@ -138,6 +140,8 @@ export class OAuthTokenRepository {
     this.purgeStatement = db.prepare<[number]>(
       'DELETE FROM oauth_tokens WHERE expires_at IS NOT NULL AND expires_at < ? AND kind = \'access\'',
     );
+    this.purgeExpiredTokensStatement = db.prepare<[number]>('DELETE FROM oauth_tokens WHERE expires_at IS NOT NULL AND expires_at < ?');
+    this.purgeCodesStatement = db.prepare<[number]>('DELETE FROM oauth_codes WHERE expires_at < ?');
   }
 
   /**
@@ -225,5 +229,18 @@ export class OAuthTokenRepository {
   purgeExpiredAccessTokens(before: number): number {
     this.accessCache.clear();
     return this.purgeStatement.run(before).changes;
+  }
+
+  /**
+   * Housekeeping: deletes tokens (access and refresh) that expired before `tokensBefore`, and
+   * authorization codes that expired before `codesBefore`. Codes are kept a while past their
+   * 60 s life so that a late replay still finds them and revokes what they issued (RFC 6749 §4.1.2).
+   */
+  purgeExpired(tokensBefore: number, codesBefore: number): { tokens: number; codes: number } {
+    this.accessCache.clear();
+    return {
+      tokens: this.purgeExpiredTokensStatement.run(tokensBefore).changes,
+      codes: this.purgeCodesStatement.run(codesBefore).changes,
+    };
   }
 }
