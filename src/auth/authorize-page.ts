@@ -1,42 +1,5 @@
 import type { AuthorizationParams } from './oauth-service.js';
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Escapes text for HTML content and double-quoted attributes. */
-export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (character) => ESCAPES[character] ?? character);
-
-const STYLE = `
-  body { font-family: system-ui, sans-serif; background: #f4f5f7; color: #1d1d1f; margin: 0; }
-  main { max-width: 24rem; margin: 4rem auto; background: #fff; padding: 2rem; border-radius: 0.75rem;
-         box-shadow: 0 1px 4px rgba(0,0,0,.12); }
-  h1 { font-size: 1.4rem; margin-top: 0; }
-  label { display: block; margin-top: 1rem; font-weight: 600; }
-  input[type=email], input[type=password] { width: 100%; box-sizing: border-box; padding: .6rem; margin-top: .3rem;
-         font-size: 1rem; border: 1px solid #8a8a8e; border-radius: .4rem; }
-  input:focus, button:focus { outline: 3px solid #0a66d8; outline-offset: 1px; }
-  button { margin-top: 1.5rem; width: 100%; padding: .7rem; font-size: 1rem; border: 0; border-radius: .4rem;
-           background: #0a58ca; color: #fff; cursor: pointer; }
-  .error { background: #fdecea; color: #8a1c12; border: 1px solid #f5c2bd; padding: .75rem; border-radius: .4rem; }
-`;
-
-function page(title: string, body: string): string {
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>
-`;
-}
+import { escapeHtml, htmlPage, messagePage } from './html-page.js';
 
 /** The parameters carried through the login form, in a stable order. */
 const HIDDEN_FIELDS: readonly (keyof AuthorizationParams)[] = [
@@ -70,8 +33,8 @@ export function renderLoginPage(options: LoginPageOptions): string {
   const error =
     options.error === undefined ? '' : `<p class="error" role="alert" id="login-error">${escapeHtml(options.error)}</p>\n`;
   const described = options.error === undefined ? '' : ' aria-describedby="login-error" aria-invalid="true"';
-  return page(
-    'Sign in — eKey Locks',
+  return htmlPage(
+    'Sign in',
     `<h1>Sign in</h1>
 <p><strong>${escapeHtml(options.clientName)}</strong> would like to use your eKey Locks account.</p>
 ${error}<form method="post" action="authorize">
@@ -90,5 +53,5 @@ ${error}<form method="post" action="authorize">
  * (unknown client or unregistered redirect_uri, RFC 6749 §4.1.2.1).
  */
 export function renderErrorPage(title: string, message: string): string {
-  return page(`${title} — eKey Locks`, `<h1>${escapeHtml(title)}</h1>\n<p role="alert">${escapeHtml(message)}</p>`);
+  return messagePage(title, message);
 }

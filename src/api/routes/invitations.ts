@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fastifyFormbody from '@fastify/formbody';
 import { Type } from 'typebox';
-import { escapeHtml } from '../../auth/authorize-page.js';
+import { escapeHtml, htmlPage, messagePage } from '../../auth/html-page.js';
 import { ServiceError } from '../../domain/errors.js';
 import type { FieldError } from '../../domain/errors.js';
 import type { Logger } from '../../logger.js';
@@ -12,42 +12,7 @@ const HTML = 'text/html; charset=utf-8';
 /** Authorization-request parameters an invitation link may carry, to continue to sign-in afterwards. */
 const AUTHORIZE_PARAMS = ['response_type', 'client_id', 'redirect_uri', 'state', 'code_challenge', 'code_challenge_method'] as const;
 
-const STYLE = `
-  body { font-family: system-ui, sans-serif; background: #f4f5f7; color: #1d1d1f; margin: 0; }
-  main { max-width: 24rem; margin: 4rem auto; background: #fff; padding: 2rem; border-radius: 0.75rem;
-         box-shadow: 0 1px 4px rgba(0,0,0,.12); }
-  h1 { font-size: 1.4rem; margin-top: 0; }
-  label { display: block; margin-top: 1rem; font-weight: 600; }
-  input[type=text], input[type=password] { width: 100%; box-sizing: border-box; padding: .6rem; margin-top: .3rem;
-         font-size: 1rem; border: 1px solid #8a8a8e; border-radius: .4rem; }
-  input:focus, button:focus { outline: 3px solid #0a66d8; outline-offset: 1px; }
-  button { margin-top: 1.5rem; width: 100%; padding: .7rem; font-size: 1rem; border: 0; border-radius: .4rem;
-           background: #0a58ca; color: #fff; cursor: pointer; }
-  .error { background: #fdecea; color: #8a1c12; border: 1px solid #f5c2bd; padding: .75rem; border-radius: .4rem; }
-`;
 
-function page(title: string, body: string): string {
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${escapeHtml(title)} — eKey Locks</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>
-`;
-}
-
-function messagePage(title: string, message: string): string {
-  return page(title, `<h1>${escapeHtml(title)}</h1>\n<p role="alert">${escapeHtml(message)}</p>`);
-}
 
 interface SignUpFormOptions {
   email: string;
@@ -67,7 +32,7 @@ function signUpPage(options: SignUpFormOptions): string {
           .map((error) => `<li>${escapeHtml(`${error.field.replace(/^\//, '')} ${error.message}`)}</li>`)
           .join('')}</ul></div>\n`;
   const described = errors === '' ? '' : ' aria-describedby="signup-error"';
-  return page(
+  return htmlPage(
     'Accept your eKey',
     `<h1>Accept your eKey</h1>
 <p>You have been sent an eKey${lockList}. Create your account for <strong>${escapeHtml(options.email)}</strong> to use it.</p>

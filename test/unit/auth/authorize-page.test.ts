@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { escapeHtml, renderErrorPage, renderLoginPage } from '../../../src/auth/authorize-page.js';
+import { renderErrorPage, renderLoginPage } from '../../../src/auth/authorize-page.js';
+import { escapeHtml } from '../../../src/auth/html-page.js';
 
 describe('the authorization page', () => {
   const params = { response_type: 'code', client_id: 'c1', redirect_uri: 'https://app.example/cb?a=1&b=2', state: '"><script>x</script>' };
