@@ -89,7 +89,9 @@ export class LockCredentialSync {
     this.running = true;
     this.unsubscribe =
       this.deps.changes?.onChange((lockId) => {
-        void this.syncLock(lockId);
+        this.syncLock(lockId).catch((error: unknown) => {
+          this.deps.logger.error(`Could not push the credentials of lock ${lockId}: ${error instanceof Error ? error.message : String(error)}`);
+        });
       }) ?? null;
     void this.reevaluate();
   }
