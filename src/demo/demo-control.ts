@@ -143,19 +143,19 @@ export class DemoControl {
     switch (command.op) {
       case 'tap': {
         const refusal = this.deps.tapRefusal?.(command.lockId, command.ekeyId) ?? null;
-        if (refusal !== null) return { ok: false, error: `the lock refuses this eKey: ${refusal}` };
+        if (refusal !== null) return { ok: false, error: `${CREDENTIAL_REFUSED}: the lock refuses this eKey (${refusal})` };
         if (lock.bolt === 'jammed') return { ok: false, error: 'the bolt is jammed; turn it by hand first ("manual")' };
         // An eKey change pushes the allow-list at once; wait for that write so the answer is deterministic.
         await this.deps.credentialsSettled?.(command.lockId);
         if (!lock.inRange) {
           // Out of range the lock still works for the person at the door (with its last allow-list);
           // the gateway reads it back later.
-          if (lock.tap(command.ekeyId, command.action) === 'refused') return { ok: false, error: CREDENTIAL_REFUSED };
+          if (lock.tap(command.ekeyId, command.action) === 'refused') return { ok: false, error: `${CREDENTIAL_REFUSED}: the lock refuses this eKey` };
           await lock.idle();
           return { ok: true };
         }
         // The lock itself checks the credential against the allow-list the gateway keeps in sync.
-        if (lock.tap(command.ekeyId, command.action) === 'refused') return { ok: false, error: CREDENTIAL_REFUSED };
+        if (lock.tap(command.ekeyId, command.action) === 'refused') return { ok: false, error: `${CREDENTIAL_REFUSED}: the lock refuses this eKey` };
         break;
       }
       case 'manual':

@@ -115,10 +115,16 @@ export class LockSubsystem {
   }
 }
 
-/** Why a simulated lock refuses a tap by `ekeyId` now (DESIGN §3: taps are checked when they happen), or null. */
+/**
+ * Why a simulated lock without a gateway connection refuses a tap by `ekeyId` now (DESIGN §3: taps
+ * are checked when they happen), or null. Locks the gateway reaches decide by themselves, from the
+ * allow-list it keeps in sync (also while out of reach, with their last list); only a lock the
+ * gateway never reaches gets no list, so the demo checks for it here.
+ */
 function tapRefusal(deps: LockSubsystemDependencies, lockId: string, ekeyId: string): string | null {
-  const key = deps.commands.keyById(ekeyId);
   const lock = deps.locks.findById(lockId);
+  if (lock?.hasGateway) return null;
+  const key = deps.commands.keyById(ekeyId);
   if (key === undefined || lock === undefined || key.lock_id !== lock.id) return 'unknown eKey for this lock';
   const usability = usabilityAt(key, deps.clock.now(), lock.timeZone);
   return usability === 'usable' ? null : usability;
