@@ -8,7 +8,8 @@ import { OAuthTokenRepository } from './store/oauth-token-repository.js';
 import { LockRepository } from './store/lock-repository.js';
 import { SettingsRepository } from './store/settings-repository.js';
 import { UserService } from './access/user-service.js';
-import { EKeyService as EKeyAccessService } from './access/ekey-service.js';
+import { EKeyService as EKeyAccessService, type LockHolding } from './access/ekey-service.js';
+import { DerivedCache } from './store/derived-cache.js';
 import { EKeyChangeNotifier } from './access/ekey-change-notifier.js';
 import { LockService } from './access/lock-service.js';
 import { InvitationService } from './access/invitation-service.js';
@@ -31,6 +32,8 @@ import { CommandRepository } from './store/command-repository.js';
 import { LockStateRepository } from './store/lock-state-repository.js';
 
 export const DATABASE_FILE = 'ekey-locks.sqlite';
+/** (user, lock) pairs whose role inputs are kept in memory. */
+const HOLDINGS_CACHE_LIMIT = 10_000;
 export const PACKAGE_VERSION = '0.1.0';
 
 export interface ServiceOptions {
@@ -113,14 +116,16 @@ export class EKeyService {
         transaction,
         ...(options.config.api?.public_url === undefined ? {} : { baseUrl: options.config.api.public_url }),
       });
-      const ekeys = new EKeyAccessService({ ...repositories, invitations, clock, transaction, changes: ekeyChanges });
+      // Roles are read on every request that touches a lock: cached per (user, lock) until a lock or
+      // an eKey is written (docs/architecture.md "Caches").
+      const holdings = new DerivedCache<LockHolding>(db, [repositories.locks, repositories.ekeys], { limit: HOLDINGS_CACHE_LIMIT });
+      const ekeys = new EKeyAccessService({ ...repositories, invitations, clock, transaction, changes: ekeyChanges, holdings });
       // DESIGN §3 Users: owners and admins of a lock see the users holding keys on it.
       users.setVisibility((callerId, targetId) => ekeys.canSeeUser(callerId, targetId));
       const events = createEventServices({
         db,
         clock,
         logger: options.logger,
-        locks: repositories.locks,
         access: ekeys,
         ekeys: repositories.ekeys,
         users: repositories.users,

@@ -22,6 +22,7 @@ import {
 } from '../domain/errors.js';
 import type { ServiceError } from '../domain/errors.js';
 import { newId, normalizeId } from '../domain/ids.js';
+import type { DerivedCache } from '../store/derived-cache.js';
 import type { EKeyRepository, StoredEKey } from '../store/ekey-repository.js';
 import type { LockRecord, LockRepository } from '../store/lock-repository.js';
 import type { UserRecord, UserRepository } from '../store/user-repository.js';
@@ -70,6 +71,17 @@ export interface EKeyServiceDependencies {
   transaction: <T>(work: () => T) => T;
   /** Told (after the commit) which lock's keys changed; shared with the invitation service. Default: a private one. */
   changes?: EKeyChangeNotifier;
+  /**
+   * What {@link EKeyService.roleOn} reads per (user, lock), kept until a lock or an eKey is written
+   * (a DerivedCache over `locks` and `ekeys`); without it every check reads the store.
+   */
+  holdings?: DerivedCache<LockHolding>;
+}
+
+/** What decides a user's role on a lock: the lock's time zone and the user's keys on it. */
+export interface LockHolding {
+  readonly timeZone: string;
+  readonly keys: readonly StoredEKey[];
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -269,10 +281,25 @@ export class EKeyService {
     return key && isUsableAt(key, atMs, lock.timeZone) ? key : undefined;
   }
 
-  /** The user's role on the lock at `atMs` from their usable key, or null without one. */
+  /**
+   * The user's role on the lock at `atMs` from their usable key, or null without one (or for an
+   * unknown lock). Asked on every request that touches a lock; usability is decided for `atMs`
+   * each time, only the lock's zone and the user's keys come from the holdings cache.
+   */
   roleOn(userId: string, lockId: string, atMs: number): EKeyRole | null {
-    const lock = this.deps.locks.findById(normalizeId(lockId));
-    return lock ? this.roleOnRecord(normalizeId(userId), lock, atMs) : null;
+    const holding = this.holdingOn(normalizeId(userId), normalizeId(lockId));
+    return holding ? roleOnLock(holding.keys, atMs, holding.timeZone) : null;
+  }
+
+  private holdingOn(userId: string, lockId: string): LockHolding | undefined {
+    const key = `${userId} ${lockId}`;
+    const cached = this.deps.holdings?.get(key);
+    if (cached) return cached;
+    const lock = this.deps.locks.findById(lockId);
+    if (!lock) return undefined;
+    const holding: LockHolding = { timeZone: lock.timeZone, keys: this.deps.ekeys.listByUserOnLock(userId, lock.id) };
+    this.deps.holdings?.set(key, holding);
+    return holding;
   }
 
   /**

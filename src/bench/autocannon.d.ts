@@ -8,6 +8,8 @@ declare module 'autocannon' {
     path?: string;
     headers?: Record<string, string>;
     body?: string;
+    /** Called before each request is built; returns the request to send. */
+    setupRequest?: (request: AutocannonRequest) => AutocannonRequest;
   }
 
   interface AutocannonOptions extends AutocannonRequest {
@@ -45,6 +47,7 @@ declare module 'autocannon' {
     stop(): void;
   }
 
+  export type { AutocannonRequest };
   function autocannon(options: AutocannonOptions): AutocannonInstance;
   export default autocannon;
 }

@@ -1,4 +1,4 @@
-import autocannon from 'autocannon';
+import autocannon, { type AutocannonRequest } from 'autocannon';
 import { readFileSync } from 'node:fs';
 import type { BenchRequest } from './scenario.js';
 
@@ -41,6 +41,11 @@ export function processCpuMs(pid: number): number | undefined {
   }
 }
 
+/** An autocannon `setupRequest` that sends each request to one of `paths`, uniformly at random. */
+function randomPath(paths: readonly string[]): (request: AutocannonRequest) => AutocannonRequest {
+  return (request) => ({ ...request, path: paths[Math.floor(Math.random() * paths.length)] ?? request.path });
+}
+
 /** Runs autocannon against `baseUrl` and summarises the result. */
 export async function measure(options: LoadOptions): Promise<Measurement> {
   const first = options.requests[0];
@@ -56,6 +61,7 @@ export async function measure(options: LoadOptions): Promise<Measurement> {
       path: request.path,
       ...(request.headers ? { headers: request.headers } : {}),
       ...(request.body === undefined ? {} : { body: request.body }),
+      ...(request.paths && request.paths.length > 0 ? { setupRequest: randomPath(request.paths) } : {}),
     })),
   });
   const cpuAfter = options.serverPid === undefined ? undefined : processCpuMs(options.serverPid);

@@ -5,6 +5,11 @@ export interface BenchRequest {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Path and query, e.g. `/me`. */
   path: string;
+  /**
+   * When set, every request takes one of these at random instead of `path`: a spread of distinct
+   * URLs, so a response cache in the service cannot answer most of them.
+   */
+  paths?: readonly string[];
   headers?: Record<string, string>;
   body?: string;
 }

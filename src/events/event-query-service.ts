@@ -1,9 +1,10 @@
 import type { Clock } from '../domain/clock.js';
 import { badRequest, notFound } from '../domain/errors.js';
-import { buildPageLinks, parseEventPageQuery, takeWindow, type RawEventPageQuery } from '../domain/event-paging.js';
+import { buildPageLinks, parseEventPageQuery, takeWindow, type EventPageQuery, type RawEventPageQuery } from '../domain/event-paging.js';
 import { isUuid, normalizeId } from '../domain/ids.js';
 import type { EventFilter, EventRepository, EventSummary } from '../store/event-repository.js';
 import { eventViewFor, type EventView, type LockRoles } from './event-access.js';
+import type { DerivedCache } from '../store/derived-cache.js';
 import { toLockEventJson, type LockEventJson } from './lock-event-json.js';
 
 /** The body of `GET /locks/{lock_id}/events` (spec: lock_events + Pagination metadata). */
@@ -26,10 +27,18 @@ export interface EventAudience {
 
 export interface EventQueryServiceDependencies {
   events: EventRepository;
-  locks: { findById(id: string): { id: string } | undefined };
+  /** Who may see a lock's events: the role from a usable key (null for an unknown lock too). */
   roles: LockRoles;
   clock: Clock;
+  /**
+   * Serialized pages already served, kept until an event or a user is written (docs/architecture.md
+   * "Caches"); without it every page is read from the store.
+   */
+  pageCache?: DerivedCache<string>;
 }
+
+/** Pages kept by default: about 11 KB each at limit 50, so under 3 MB. */
+export const DEFAULT_EVENT_PAGE_CACHE_LIMIT = 256;
 
 /** Batch size of a Last-Event-ID replay read. */
 const REPLAY_BATCH = 200;
@@ -42,13 +51,17 @@ const REPLAY_BATCH = 200;
 export class EventQueryService {
   constructor(private readonly deps: EventQueryServiceDependencies) {}
 
-  /** The caller's view of the lock's events now; 404 when the lock is unknown or not theirs. */
+  /**
+   * The caller's view of the lock's events now; 404 when the lock is unknown or not theirs. The
+   * role check alone decides: a usable key exists only on a lock that exists (EKeyService.roleOn
+   * answers null for an unknown lock).
+   */
   audience(callerId: string, lockId: string): EventAudience {
     if (!isUuid(lockId)) throw notFound('lock');
-    const lock = this.deps.locks.findById(normalizeId(lockId));
-    const view = lock ? eventViewFor(this.deps.roles.roleOn(callerId, lock.id, this.deps.clock.now())) : null;
-    if (!lock || view === null) throw notFound('lock');
-    return { lockId: lock.id, callerId, view };
+    const id = normalizeId(lockId);
+    const view = eventViewFor(this.deps.roles.roleOn(callerId, id, this.deps.clock.now()));
+    if (view === null) throw notFound('lock');
+    return { lockId: id, callerId, view };
   }
 
   /** Whether the audience may see this event (the restricted view: own events only). */
@@ -59,9 +72,39 @@ export class EventQueryService {
   /** `GET /locks/{lock_id}/events`: 404 first (visibility), then 400 for a bad query or cursor. */
   list(callerId: string, lockId: string, raw: RawEventPageQuery): LockEventPage {
     const audience = this.audience(callerId, lockId);
+    return this.readPage(audience, this.parseQuery(raw));
+  }
+
+  /**
+   * {@link list} serialized, as the API sends it. The caller's view is decided first, on every
+   * request; the page itself comes from the page cache when nothing it depends on was written
+   * since it was last served (the page cache), else from the store.
+   */
+  listJson(callerId: string, lockId: string, raw: RawEventPageQuery): string {
+    const audience = this.audience(callerId, lockId);
+    const query = this.parseQuery(raw);
+    const cache = this.deps.pageCache;
+    if (!cache) return JSON.stringify(this.readPage(audience, query));
+    const cursor = query.cursor ? `${query.cursor.kind}:${query.cursor.eventId}` : '';
+    // Links repeat `type` only when the request named types, so that is part of the key too.
+    const types = query.typeFiltered ? query.types.join(',') : '-';
+    // The scope is the caller for the restricted view (own events), the lock for owners and admins.
+    const scope = audience.view === 'all' ? '*' : audience.callerId;
+    const key = `${audience.lockId} ${scope} ${types} ${cursor} ${query.limit}`;
+    const cached = cache.get(key);
+    if (cached !== undefined) return cached;
+    const body = JSON.stringify(this.readPage(audience, query));
+    cache.set(key, body);
+    return body;
+  }
+
+  private parseQuery(raw: RawEventPageQuery): EventPageQuery {
     const parsed = parseEventPageQuery(raw);
     if (!parsed.ok) throw badRequest(parsed.error.code, `Invalid event query: ${parsed.error.message}.`, parsed.error.errors);
-    const { query } = parsed;
+    return parsed.query;
+  }
+
+  private readPage(audience: EventAudience, query: EventPageQuery): LockEventPage {
     const filter = this.filterFor(audience, query.types);
     const cursor = query.cursor ? this.cursorEvent(audience, query.cursor.eventId, query.cursor.kind) : null;
     const cursorSeq = cursor?.seq ?? null;

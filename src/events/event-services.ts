@@ -3,7 +3,8 @@ import type { Logger } from '../logger.js';
 import type { SqliteDatabase } from '../store/database.js';
 import { EventRepository } from '../store/event-repository.js';
 import type { EKeyFinder, LockRoles, UsableKeys, UserNames } from './event-access.js';
-import { EventQueryService } from './event-query-service.js';
+import { DerivedCache, type WriteVersioned } from '../store/derived-cache.js';
+import { DEFAULT_EVENT_PAGE_CACHE_LIMIT, EventQueryService } from './event-query-service.js';
 import { EventRecorder } from './event-recorder.js';
 import { EventRetention, type RetentionPolicy } from './event-retention.js';
 import { EventStreamService, type IntervalTimer } from './event-stream-service.js';
@@ -24,12 +25,14 @@ export interface EventServicesDependencies {
   db: SqliteDatabase;
   clock: Clock;
   logger: Logger;
-  locks: { findById(id: string): { id: string } | undefined };
   /** The eKey service: roles for visibility, usability for taps. */
   access: LockRoles & UsableKeys;
   ekeys: EKeyFinder;
-  users: UserNames;
+  /** Names of performers; its write version tells the page cache when a name may have changed. */
+  users: UserNames & WriteVersioned;
   retention?: RetentionPolicy;
+  /** Most serialized pages kept (default {@link DEFAULT_EVENT_PAGE_CACHE_LIMIT}; 0: no cache). */
+  pageCacheLimit?: number;
   heartbeatMs?: number;
   timer?: IntervalTimer;
 }
@@ -52,7 +55,9 @@ export function createEventServices(deps: EventServicesDependencies): EventServi
     },
     inOuterTransaction: () => deps.db.inTransaction,
   });
-  const query = new EventQueryService({ events: repository, locks: deps.locks, roles: deps.access, clock: deps.clock });
+  // Pages depend on the events and on the performers' current names.
+  const pageCache = new DerivedCache<string>(deps.db, [repository, deps.users], { limit: deps.pageCacheLimit ?? DEFAULT_EVENT_PAGE_CACHE_LIMIT });
+  const query = new EventQueryService({ events: repository, roles: deps.access, clock: deps.clock, pageCache });
   const streams = new EventStreamService({
     query,
     hub,

@@ -14,15 +14,18 @@ export interface LockEventJson {
   value?: number;
 }
 
-/** Maps a stored event to its wire form; optional fields are omitted, never null. */
+/**
+ * Maps a stored event to its wire form; optional fields are omitted, never null. Written as two
+ * object literals in the spec's key order (id, type, lock_id, performer, timestamp, value) rather
+ * than with conditional spreads: every event then has one of a few object shapes, which maps and
+ * serializes a page several times faster (docs/performance.md).
+ */
 export function toLockEventJson(event: EventSummary): LockEventJson {
-  // Key order as in the spec's table: id, type, lock_id, performer, timestamp, value.
-  return {
-    id: event.id,
-    type: event.type,
-    lock_id: event.lockId,
-    ...(event.performerId !== null ? { performer: { id: event.performerId, name: event.performerName ?? '' } } : {}),
-    timestamp: new Date(event.occurredAt).toISOString(),
-    ...(event.type === 'battery' && event.value !== null ? { value: event.value } : {}),
-  };
+  const timestamp = new Date(event.occurredAt).toISOString();
+  const json: LockEventJson =
+    event.performerId === null
+      ? { id: event.id, type: event.type, lock_id: event.lockId, timestamp }
+      : { id: event.id, type: event.type, lock_id: event.lockId, performer: { id: event.performerId, name: event.performerName ?? '' }, timestamp };
+  if (event.type === 'battery' && event.value !== null) json.value = event.value;
+  return json;
 }

@@ -48,6 +48,7 @@ export class EKeyRepository {
   private readonly liveSentByStatement;
   private readonly pendingByUserStatement;
   private readonly otherLiveOwnersStatement;
+  private writes = 0;
 
   constructor(db: SqliteDatabase) {
     this.byId = db.prepare<[string], EKeyRow>(`SELECT ${COLUMNS} FROM ekeys WHERE id = ?`);
@@ -80,6 +81,14 @@ export class EKeyRepository {
     );
   }
 
+  /**
+   * Grows with every insert, update and delete through this instance, so caches of access
+   * decisions can tell they are stale. Other processes' commits: ReadCache's data_version check.
+   */
+  get writeVersion(): number {
+    return this.writes;
+  }
+
   findById(id: string): StoredEKey | undefined {
     const row = this.byId.get(id.toLowerCase());
     return row ? toStored(row) : undefined;
@@ -108,15 +117,18 @@ export class EKeyRepository {
 
   /** Inserts a key; throws SQLITE_CONSTRAINT_UNIQUE when the user already holds a live key on the lock. */
   insert(key: StoredEKey): void {
+    this.writes += 1;
     this.insertStatement.run({ ...key });
   }
 
   /** Writes every mutable column (fields, status, timestamps); identity and sender never change. */
   update(key: StoredEKey): void {
+    this.writes += 1;
     this.updateStatement.run({ ...key });
   }
 
   delete(id: string): boolean {
+    this.writes += 1;
     return this.deleteStatement.run(id.toLowerCase()).changes === 1;
   }
 

@@ -108,6 +108,7 @@ export class EventRepository {
   private readonly deletedCountsStatement;
   private readonly pageStatements = new Map<string, Statement<(string | number)[], SummaryRow>>();
   private readonly historyStatement;
+  private writes = 0;
 
   constructor(private readonly db: SqliteDatabase) {
     this.insertStatement = db.prepare(
@@ -165,6 +166,7 @@ export class EventRepository {
    * transaction — once per batch, which is what keeps ingest fast.
    */
   insert(event: NewEvent): number {
+    this.writes += 1;
     const result = this.insertStatement.run({
       id: event.id,
       lock_id: event.lockId,
@@ -181,6 +183,15 @@ export class EventRepository {
       recorded_at: event.recordedAt,
     });
     return Number(result.lastInsertRowid);
+  }
+
+  /**
+   * Grows with every insert, delete and counter rebuild through this repository (before the
+   * write), so a cache of pages can tell it is stale. Commits by other processes are not counted:
+   * ReadCache's data_version check covers those.
+   */
+  get writeVersion(): number {
+    return this.writes;
   }
 
   findById(id: string): StoredEvent | undefined {
@@ -331,6 +342,7 @@ export class EventRepository {
   /** Deletes events by seq and takes them off the counters. Call inside a transaction. Returns how many went. */
   deleteSeqs(seqs: readonly number[]): number {
     if (seqs.length === 0) return 0;
+    this.writes += 1;
     const list = JSON.stringify(seqs);
     for (const group of this.deletedCountsStatement.all(list)) {
       this.addCountStatement.run(group.lock_id, group.type, '', -group.n);
@@ -344,6 +356,7 @@ export class EventRepository {
    * {@link insert} (the benchmark's seeding) or to repair a store. Never on a request path.
    */
   rebuildCounts(): void {
+    this.writes += 1;
     this.db.exec(`
       DELETE FROM lock_event_counts;
       INSERT INTO lock_event_counts (lock_id, type, performer_id, n)

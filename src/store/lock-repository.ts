@@ -55,6 +55,7 @@ export class LockRepository {
   private readonly upsertStatement;
   private readonly stateStatement;
   private readonly ownerKeyStatement;
+  private writes = 0;
 
   constructor(db: SqliteDatabase) {
     this.byId = db.prepare<[string], LockRow>('SELECT * FROM locks WHERE id = ?');
@@ -84,7 +85,17 @@ export class LockRepository {
    * Inserts one unless the owner already holds a live key on the lock.
    */
   ensureOwnerKey(lockId: string, ownerId: string, keyId: string, now: number): boolean {
+    this.writes += 1;
     return this.ownerKeyStatement.run({ id: keyId, lock_id: lockId.toLowerCase(), user_id: ownerId, now }).changes === 1;
+  }
+
+  /**
+   * Grows with every write through this instance that changes a lock's configuration or adds an
+   * owner key (not with {@link saveState}: observed state decides no access), so caches of access
+   * decisions can tell they are stale. Other processes' commits: ReadCache's data_version check.
+   */
+  get writeVersion(): number {
+    return this.writes;
   }
 
   /** Looks a lock up by id; ids are matched case-insensitively (stored lower case). */
@@ -99,6 +110,7 @@ export class LockRepository {
 
   /** Inserts a lock, or updates its configuration (not its observed state) when it exists. */
   upsert(lock: LockRecord): void {
+    this.writes += 1;
     this.upsertStatement.run({
       id: lock.id.toLowerCase(),
       name: lock.name,

@@ -16,7 +16,8 @@ export interface ReadCacheOptions {
  * largest part of a small request. Correctness rests on two rules:
  * - the owning repository calls `clear()` before every write that could change a cached row;
  * - a commit by another connection or process (SQLite's `data_version`) clears the cache at the
- *   first lookup after it, at most FOREIGN_COMMIT_CHECK_MS later.
+ *   first lookup after it, at most FOREIGN_COMMIT_CHECK_MS later;
+ * - nothing is stored while a transaction is open, since it may still roll back.
  * Misses are not cached, so new rows are found at once. Keep one repository instance per
  * connection (app.ts does): a write through a second instance on the same connection would not
  * clear this one, and SQLite's `data_version` does not count a connection's own commits.
@@ -29,7 +30,7 @@ export class ReadCache<V> {
   private nextCheck: number;
 
   constructor(
-    db: SqliteDatabase,
+    private readonly db: SqliteDatabase,
     private readonly options: ReadCacheOptions,
   ) {
     this.monotonicNow = options.monotonicNow ?? (() => performance.now());
@@ -54,7 +55,12 @@ export class ReadCache<V> {
     return this.entries.get(key);
   }
 
+  /**
+   * Keeps a value, except while a transaction is open on this connection: what it read may still
+   * be rolled back (a key inserted and then undone must not stay usable from the cache).
+   */
   set(key: string, value: V): void {
+    if (this.db.inTransaction) return;
     if (this.entries.size >= this.options.limit) {
       // Oldest first (a Map keeps insertion order): bounded FIFO, enough for hot keys.
       const oldest = this.entries.keys().next();

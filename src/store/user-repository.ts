@@ -56,6 +56,7 @@ export class UserRepository {
   private readonly all;
   private readonly insertStatement;
   private readonly updateStatement;
+  private writes = 0;
 
   constructor(db: SqliteDatabase, options: UserRepositoryOptions = {}) {
     this.cache = new ReadCache(db, { limit: USER_CACHE_LIMIT, monotonicNow: options.monotonicNow });
@@ -95,12 +96,23 @@ export class UserRepository {
   /** Inserts a user; throws SQLITE_CONSTRAINT_UNIQUE when the e-mail is taken. */
   insert(user: UserRecord): void {
     this.cache.clear();
+    this.writes += 1;
     this.insertStatement.run(this.toRow(user));
   }
 
   update(user: UserRecord): void {
     this.cache.clear();
+    this.writes += 1;
     this.updateStatement.run(this.toRow(user));
+  }
+
+  /**
+   * Grows with every insert and update through this repository, so caches of what is derived from
+   * users (names in event pages) can tell they are stale. Commits by other processes are not
+   * counted: ReadCache's data_version check covers those.
+   */
+  get writeVersion(): number {
+    return this.writes;
   }
 
   private toRow(user: UserRecord): UserRow & { email_normalized: string } {

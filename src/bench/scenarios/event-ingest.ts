@@ -51,10 +51,9 @@ function freshRecorder(dir: string, name: string) {
     db,
     clock: systemClock,
     logger: silentLogger,
-    locks: { findById: (id) => (id === LOCK_ID ? { id } : undefined) },
     access: { roleOn: () => 'owner', usableKeyFor: () => key },
     ekeys: { findById: (id) => (id === KEY_ID ? key : undefined) },
-    users: { findById: () => ({ name: 'Bench Owner' }) },
+    users: { findById: () => ({ name: 'Bench Owner' }), writeVersion: 0 },
   });
   return { db, events };
 }

@@ -2,12 +2,13 @@
  * An in-memory store with one lock (Europe/Berlin) and its owner, and the eKey, lock and
  * invitation services wired as in the composition root, on a ManualClock.
  */
-import { EKeyService } from '../../../src/access/ekey-service.js';
+import { EKeyService, type LockHolding } from '../../../src/access/ekey-service.js';
 import type { InvitationMailer, InvitationMessage } from '../../../src/access/invitation-mailer.js';
 import { InvitationService } from '../../../src/access/invitation-service.js';
 import { LockService } from '../../../src/access/lock-service.js';
 import { newId } from '../../../src/domain/ids.js';
 import { openDatabase, type SqliteDatabase } from '../../../src/store/database.js';
+import { DerivedCache } from '../../../src/store/derived-cache.js';
 import { EKeyRepository } from '../../../src/store/ekey-repository.js';
 import { InvitationRepository } from '../../../src/store/invitation-repository.js';
 import { LockRepository } from '../../../src/store/lock-repository.js';
@@ -97,7 +98,8 @@ export function createAccessFixture(): AccessFixture {
     transaction,
     baseUrl: 'https://locks.example.com',
   });
-  const service = new EKeyService({ ekeys, locks, users, invitations, clock, transaction });
+  const holdings = new DerivedCache<LockHolding>(db, [locks, ekeys], { limit: 1_000 });
+  const service = new EKeyService({ ekeys, locks, users, invitations, clock, transaction, holdings });
   const lockService = new LockService({ locks, ekeys, clock });
   return { db, clock, logger, mailer, users, locks, ekeys, invitations, service, lockService, lockId, owner, addUser };
 }

@@ -214,6 +214,41 @@ describe('EKeyService.usableKeyFor and roleOn', () => {
     expect(fx.service.roleOn(alex.id, fx.lockId, START)).toBeNull();
   });
 
+  it('answers roles from its cache only until a key or the lock is written', () => {
+    const alex = fx.addUser('Alex');
+    expect(fx.service.roleOn(alex.id, fx.lockId, START)).toBeNull();
+    const key = fx.service.send(fx.owner.id, { email: alex.email, lock_id: fx.lockId, type: 'admin' });
+    expect(fx.service.roleOn(alex.id, fx.lockId, START)).toBe('admin');
+    fx.service.update(fx.owner.id, key.id, { type: 'anytime' });
+    expect(fx.service.roleOn(alex.id, fx.lockId, START)).toBe('guest');
+    fx.service.remove(fx.owner.id, key.id);
+    expect(fx.service.roleOn(alex.id, fx.lockId, START)).toBeNull();
+  });
+
+  it('reads a schedule in the lock’s new time zone as soon as the lock is reconfigured', () => {
+    const sam = fx.addUser('Sam');
+    fx.service.send(fx.owner.id, { email: sam.email, lock_id: fx.lockId, type: 'scheduled', schedule_start: '0 9 * * * *', schedule_end: '0 17 * * * *' });
+    const at = Date.parse('2026-03-10T16:30:00Z'); // 17:30 in Berlin, 12:30 in New York
+    expect(fx.service.roleOn(sam.id, fx.lockId, at)).toBeNull();
+    const lock = fx.locks.findById(fx.lockId);
+    if (!lock) throw new Error('no lock');
+    fx.locks.upsert({ ...lock, timeZone: 'America/New_York' });
+    expect(fx.service.roleOn(sam.id, fx.lockId, at)).toBe('guest');
+  });
+
+  it('never grants from a key whose transaction rolled back', () => {
+    const alex = fx.addUser('Alex');
+    expect(() =>
+      fx.db.transaction(() => {
+        fx.service.send(fx.owner.id, { email: alex.email, lock_id: fx.lockId, type: 'admin' });
+        expect(fx.service.roleOn(alex.id, fx.lockId, START)).toBe('admin');
+        throw new Error('undo');
+      })(),
+    ).toThrow('undo');
+    expect(fx.ekeys.listByUserOnLock(alex.id, fx.lockId)).toEqual([]);
+    expect(fx.service.roleOn(alex.id, fx.lockId, START)).toBeNull();
+  });
+
   it('knows the owner role and nothing for unknown locks', () => {
     expect(fx.service.roleOn(fx.owner.id, fx.lockId, START)).toBe('owner');
     expect(fx.service.roleOn(fx.owner.id, '00000000-0000-4000-8000-000000000000', START)).toBeNull();

@@ -48,6 +48,8 @@ export interface EventFixture {
   logger: RecordingLogger;
   timers: ManualTimers;
   keys: Map<string, FakeKey>;
+  /** The users repository the events layer reads names from (and whose writes its cache watches). */
+  users: UserRepository;
   events: EventServices;
   /** Gives `user` a key on `lock` usable on [from, to). */
   giveKey(key: FakeKey): void;
@@ -101,7 +103,6 @@ export function eventFixture(options: { retention?: RetentionPolicy } = {}): Eve
     db,
     clock,
     logger,
-    locks,
     access: {
       roleOn: (userId, lockId, atMs) => usable(userId, lockId, atMs)?.role ?? null,
       usableKeyFor: (userId, lockId, atMs) => usable(userId, lockId, atMs),
@@ -118,6 +119,7 @@ export function eventFixture(options: { retention?: RetentionPolicy } = {}): Eve
     logger,
     timers,
     keys,
+    users,
     events,
     giveKey: (key) => keys.set(key.id, key),
     close: () => {

@@ -28,7 +28,8 @@ function seedHistory(): void {
   }
 }
 
-const list = (callerId: string, query: RawEventPageQuery): LockEventPage => fixture.events.query.list(callerId, LOCK, query);
+/** The page as the API serves it: listJson, through the page cache. */
+const list = (callerId: string, query: RawEventPageQuery): LockEventPage => JSON.parse(fixture.events.query.listJson(callerId, LOCK, query)) as LockEventPage;
 
 /** Follows `next` from the first page, then `previous` back; returns the ids seen each way. */
 function walk(callerId: string, query: RawEventPageQuery): { forward: string[][]; backward: string[][]; counts: number[] } {
@@ -161,5 +162,80 @@ describe('event visibility', () => {
   it('hides the lock from a guest once their key has expired', () => {
     fixture.clock.advance(2 * 86_400_000);
     expect(() => list(GUEST.id, {})).toThrow(expect.objectContaining({ status: 404 }));
+  });
+});
+
+describe('the page cache (EventQueryService.listJson)', () => {
+  const tap = (sequence: number, credential: string, action: 'lock' | 'unlock' = 'unlock'): void => {
+    fixture.events.recorder.recordActivity({ lockId: LOCK, sequence, action, source: 'tap', credential, timestamp: START + sequence * 1000 });
+  };
+
+  it('serves exactly what the store says, for every query shape and view', () => {
+    seedHistory();
+    const cursor = list(OWNER.id, { limit: '3' }).lock_events[2]?.id ?? '';
+    const guestCursor = list(GUEST.id, { limit: '2' }).lock_events[1]?.id ?? '';
+    const cases: [string, RawEventPageQuery][] = [
+      [OWNER.id, {}],
+      [OWNER.id, { limit: '7', type: 'battery,unlock' }],
+      [OWNER.id, { limit: '5', after: cursor }],
+      [ADMIN.id, { limit: '5', before: cursor }],
+      [GUEST.id, { limit: '4', after: guestCursor }],
+    ];
+    for (const [caller, query] of cases) {
+      const fromStore = fixture.events.query.list(caller, LOCK, query);
+      // Asked twice: the second answer comes from the cache and must not differ.
+      expect(fixture.events.query.listJson(caller, LOCK, query)).toBe(JSON.stringify(fromStore));
+      expect(fixture.events.query.listJson(caller, LOCK, query)).toBe(JSON.stringify(fromStore));
+    }
+  });
+
+  it('shows an event recorded after a page was served on the next request, with the new count', () => {
+    seedHistory();
+    const before = list(OWNER.id, { limit: '5' });
+    const olderPage = list(OWNER.id, { limit: '5', after: before.lock_events[4]?.id ?? '' });
+    tap(100, ADMIN_KEY, 'lock');
+    const after = list(OWNER.id, { limit: '5' });
+    expect(after.metadata.count).toBe(before.metadata.count + 1);
+    expect(after.lock_events[0]).toMatchObject({ type: 'lock', performer: { id: ADMIN.id } });
+    expect(after.lock_events.slice(1).map((event) => event.id)).toEqual(before.lock_events.slice(0, 4).map((event) => event.id));
+    // A deeper page lists the same events, but its count moved too.
+    expect(list(OWNER.id, { limit: '5', after: before.lock_events[4]?.id ?? '' })).toEqual({
+      ...olderPage,
+      metadata: { ...olderPage.metadata, count: before.metadata.count + 1 },
+    });
+  });
+
+  it('shows a performer’s new name on the next request', () => {
+    seedHistory();
+    expect(list(OWNER.id, { type: 'lock,unlock', limit: '3' }).lock_events.map((event) => event.performer?.name)).toContain('Olivia Owner');
+    const owner = fixture.users.findById(OWNER.id);
+    if (!owner) throw new Error('no owner');
+    fixture.users.update({ ...owner, name: 'Olivia Renamed' });
+    const names = list(OWNER.id, { type: 'lock,unlock', limit: '3' }).lock_events.map((event) => event.performer?.name);
+    expect(names).toContain('Olivia Renamed');
+    expect(names).not.toContain('Olivia Owner');
+  });
+
+  it('follows retention: pruned events and their cursors are gone on the next request', () => {
+    seedHistory();
+    const oldest = list(OWNER.id, { limit: '200' }).lock_events.at(-1)?.id ?? '';
+    const oldestPage = list(OWNER.id, { limit: '3', before: oldest });
+    expect(oldestPage.lock_events).toHaveLength(3);
+    const total = list(OWNER.id, {}).metadata.count;
+    fixture.db.transaction(() => fixture.events.repository.deleteSeqs(fixture.events.repository.oldestSeqs(LOCK, 1)))();
+    expect(list(OWNER.id, {}).metadata.count).toBe(total - 1);
+    expect(() => list(OWNER.id, { limit: '3', before: oldest })).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
+  });
+
+  it('decides who may see the lock on every request, never from the cache', () => {
+    seedHistory();
+    const guestPage = fixture.events.query.listJson(GUEST.id, LOCK, {});
+    const ownerPage = fixture.events.query.listJson(OWNER.id, LOCK, {});
+    expect(guestPage).not.toBe(ownerPage);
+    expect((JSON.parse(guestPage) as LockEventPage).lock_events.every((event) => event.performer?.id === GUEST.id)).toBe(true);
+    expect(() => fixture.events.query.listJson(STRANGER.id, LOCK, {})).toThrow(expect.objectContaining({ status: 404 }));
+    fixture.clock.advance(2 * 86_400_000);
+    expect(() => fixture.events.query.listJson(GUEST.id, LOCK, {})).toThrow(expect.objectContaining({ status: 404 }));
+    expect(fixture.events.query.listJson(OWNER.id, LOCK, {})).toBe(ownerPage);
   });
 });
