@@ -251,6 +251,45 @@ describe('GET /locks/{lock_id}/events', () => {
     expect((await get(undefined, `/locks/${frontDoor}/events`)).status).toBe(401);
   });
 
+  it('answers a page asked again with what changed in between: a new event, a new name, a revoked key', async () => {
+    const path = `/locks/${frontDoor}/events?limit=5`;
+    const first = await get(people.owner.token, path);
+    expect(first.status).toBe(200);
+    expect(first.type).toBe('application/json; charset=utf-8');
+    expect((await get(people.owner.token, path)).body).toEqual(first.body);
+
+    const recorded = nextEvents(frontDoor, 1);
+    const action = await tapMoving(people.admin.keyId);
+    await recorded;
+    const afterTap = (await get(people.owner.token, path)).body;
+    expect(afterTap.metadata.count).toBe(first.body.metadata.count + 1);
+    expect(afterTap.lock_events[0]).toMatchObject({ type: action, performer: { id: people.admin.id, name: people.admin.name } });
+    expect(afterTap.lock_events.slice(1).map((event) => event.id)).toEqual(first.body.lock_events.slice(0, 4).map((event) => event.id));
+
+    const users = test.service.repositories.users;
+    const admin = users.findById(people.admin.id);
+    if (!admin) throw new Error('admin missing');
+    users.update({ ...admin, name: 'Alex Renamed' });
+    try {
+      expect((await get(people.owner.token, path)).body.lock_events[0]?.performer?.name).toBe('Alex Renamed');
+    } finally {
+      users.update(admin);
+    }
+
+    // A stranger given a key sees their (empty) history; revoked, the lock is gone at once.
+    const sent = await fetch(`${test.baseUrl}/ekey`, {
+      method: 'POST',
+      headers: { accept: 'application/json', 'content-type': 'application/json', authorization: `Bearer ${people.owner.token}` },
+      body: JSON.stringify({ email: test.demo.users.find((user) => user.id === people.stranger.id)?.email, lock_id: frontDoor, type: 'anytime' }),
+    });
+    expect(sent.status).toBe(201);
+    const strangerKey = ((await sent.json()) as { id: string }).id;
+    expect((await get(people.stranger.token, path)).body).toEqual({ lock_events: [], metadata: { limit: 5, count: 0 } });
+    const revoked = await fetch(`${test.baseUrl}/ekey/${strangerKey}`, { method: 'DELETE', headers: { accept: 'application/json', authorization: `Bearer ${people.owner.token}` } });
+    expect(revoked.status).toBe(200);
+    expect((await get(people.stranger.token, path)).status).toBe(404);
+  });
+
   it('matches the lock id case-insensitively', async () => {
     const upper = await get(people.owner.token, `/locks/${gardenGate.toUpperCase()}/events?limit=3`);
     expect(upper.status).toBe(200);
