@@ -56,7 +56,12 @@ const FASTIFY_CODES: Record<string, { status: number; code: string; detail: stri
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'malformed_request', detail: 'Content-Length does not match the body.' },
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'body_too_large', detail: 'The request body is too large.' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'malformed_json', detail: 'The body is empty but declared as JSON.' },
-  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'malformed_json', detail: 'The body is not valid JSON.' },
+  // Fastify's parser refuses valid JSON with prototype-poisoning keys through the same error.
+  FST_ERR_CTP_INVALID_JSON_BODY: {
+    status: 400,
+    code: 'malformed_json',
+    detail: 'The body is not valid JSON, or uses a key refused for safety ("__proto__", or "constructor" holding "prototype").',
+  },
 };
 
 /** Turns a Fastify validation error into per-field errors with JSON-pointer-like paths. */

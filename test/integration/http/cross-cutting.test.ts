@@ -132,6 +132,14 @@ describe('request bodies', () => {
     expectProblem(answer, 400, 'malformed_json');
   });
 
+  it('answers 400 malformed_json naming the refused keys to JSON with __proto__ or constructor.prototype', async () => {
+    for (const body of ['{"lock_id": "x", "__proto__": {"admin": true}}', '{"constructor": {"prototype": {"admin": true}}}']) {
+      const answer = await call('/ekey', { method: 'POST', headers: authorized({ 'content-type': 'application/json' }), body });
+      expectProblem(answer, 400, 'malformed_json');
+      expect((JSON.parse(answer.text) as { detail: string }).detail).toContain('__proto__');
+    }
+  });
+
   it('answers 413 to a body over 64 KiB, without reading it into a handler', async () => {
     const body = JSON.stringify({ lock_id: '6f1c1e2a-0000-4000-8000-000000000099', name: 'x'.repeat(70 * 1024) });
     const answer = await call('/ekey', { method: 'POST', headers: authorized({ 'content-type': 'application/json' }), body });
