@@ -46,6 +46,13 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
   'x-xss-protection': '0',
 });
 
+/**
+ * What every response carries: the security headers, and `Cache-Control: no-store`, since answers
+ * hold personal data (keys, events, users) that no browser or proxy cache should keep. Routes
+ * that need another policy set their own (the event stream: `no-cache, no-transform`).
+ */
+const RESPONSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({ ...SECURITY_HEADERS, 'cache-control': 'no-store' });
+
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** Honour a well-formed incoming X-Request-Id (for tracing through a proxy), else mint one. */
@@ -85,7 +92,7 @@ export async function buildApiServer(options: ApiServerOptions): Promise<ApiServ
             ? [400, 'malformed_url', 'The URL is not valid.']
             : [400, 'bad_request', 'The request could not be routed.'];
       void (reply as FastifyReply)
-        .headers(SECURITY_HEADERS)
+        .headers(RESPONSE_HEADERS)
         .header('x-request-id', request.id)
         .status(status)
         .type('application/problem+json')
@@ -111,7 +118,7 @@ export async function buildApiServer(options: ApiServerOptions): Promise<ApiServ
   // Security headers first, so refusals (406, 401, 404) carry them too. One synchronous hook:
   // it runs on every request, so it only copies precomputed values.
   app.addHook('onRequest', (request: FastifyRequest, reply, done) => {
-    void reply.headers(SECURITY_HEADERS).header('x-request-id', request.id);
+    void reply.headers(RESPONSE_HEADERS).header('x-request-id', request.id);
     const produces = request.routeOptions.config.produces ?? 'json';
     if (produces === 'json' && !acceptsMediaType(request.headers.accept, 'application/json')) {
       done(new ServiceError(406, 'not_acceptable', 'This API answers application/json only; send Accept: application/json.'));

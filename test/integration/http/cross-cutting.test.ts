@@ -225,6 +225,8 @@ describe('security headers', () => {
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("frame-ancestors 'none'");
     expect(answer.headers.get('x-powered-by')).toBeNull();
+    // Personal data: no browser or proxy cache may keep an answer.
+    expect(answer.headers.get('cache-control')).toBe('no-store');
   });
 
   it('are on a 406 refusal', async () => {
