@@ -22,6 +22,12 @@ describe('acceptsMediaType', () => {
     ['application/json; q=0.0', 'application/json', false],
     ['*/*;q=0', 'application/json', false],
     ['text/html, */*;q=0', 'application/json', false],
+    // The most specific matching range decides (RFC 9110 §12.5.1).
+    ['application/json;q=0, */*', 'application/json', false],
+    ['application/json;q=0, application/*', 'application/json', false],
+    ['*/*;q=0, application/json', 'application/json', true],
+    ['application/*;q=0, application/json;q=0.5', 'application/json', true],
+    ['application/json;q=abc', 'application/json', true],
     ['text/html', 'text/html', true],
     ['text/*', 'text/html', true],
     ['application/json', 'text/html', false],
