@@ -37,7 +37,7 @@ export interface EventQueryServiceDependencies {
   pageCache?: DerivedCache<string>;
 }
 
-/** Pages kept by default: about 11 KB each at limit 50, so under 3 MB. */
+/** Pages kept by default: about 11 KB each at limit 50 (3 MB), 45 KB at the largest limit, 200 (12 MB at most). */
 export const DEFAULT_EVENT_PAGE_CACHE_LIMIT = 256;
 
 /** Batch size of a Last-Event-ID replay read. */
