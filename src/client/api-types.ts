@@ -1,6 +1,8 @@
 /**
- * The REST API's bodies as TypeScript types, for clients of the service (spec: Resources).
- * Kept by hand next to the server's TypeBox schemas; the integration tests use both, so drift fails.
+ * The REST API's bodies as TypeScript types, for clients of the service (spec: Resources). The eKey
+ * types come from the server's own definitions (type-only imports, nothing at run time); the rest
+ * are kept by hand next to the server's TypeBox schemas, and the integration tests use both, so
+ * drift fails.
  */
 
 /** Spec: User. */
@@ -9,29 +11,16 @@ export interface User {
   name: string;
 }
 
-/** eKey types, highest privilege first. */
-export type EKeyType = 'owner' | 'admin' | 'anytime' | 'scheduled' | 'guest';
-
-/** eKey statuses. */
-export type EKeyStatus = 'pending' | 'accepted' | 'revoked';
+/** eKey types (highest privilege first) and statuses: the domain's own definitions. */
+import type { EKeyType } from '../domain/ekey-types.js';
+export type { EKeyStatus, EKeyType } from '../domain/ekey-types.js';
 
 /**
- * Spec: eKey. DateTimes are `M/D/YYYY h:mm:ss AM|PM` in the lock's time zone; keys without a
- * schedule carry `null` in both schedule fields.
+ * Spec: eKey, exactly the body the service builds (EKeyService's view). DateTimes are
+ * `M/D/YYYY h:mm:ss AM|PM` in the lock's time zone; keys without a schedule carry `null` in both
+ * schedule fields.
  */
-export interface EKey {
-  id: string;
-  name: string | null;
-  type: EKeyType;
-  status: EKeyStatus;
-  valid_from: string | null;
-  valid_to: string | null;
-  schedule_start: string | null;
-  schedule_end: string | null;
-  message: string | null;
-  user_id: string;
-  lock_id: string;
-}
+export type { EKeyView as EKey } from '../access/ekey-service.js';
 
 /** Body of `POST /ekey`. DateTimes may also be ISO 8601 with an offset. */
 export interface SendEKeyRequest {
