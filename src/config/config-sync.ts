@@ -1,5 +1,6 @@
 import type { Clock } from '../domain/clock.js';
 import { newId, normalizeId, stableId } from '../domain/ids.js';
+import { DEFAULT_LOCK_FAMILY } from '../domain/lock-family.js';
 import { sha256Hex } from '../auth/secrets.js';
 import type { Logger } from '../logger.js';
 import type { ClientRepository } from '../store/client-repository.js';
@@ -66,6 +67,7 @@ export function syncConfig(config: PluginConfig, deps: ConfigSyncDependencies): 
       deps.locks.upsert({
         id,
         name: lock.name,
+        family: lock.family ?? DEFAULT_LOCK_FAMILY,
         bleAddress: lock.address?.toUpperCase() ?? null,
         lockKey: lock.key?.toLowerCase() ?? null,
         timeZone: zone,

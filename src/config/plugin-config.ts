@@ -25,6 +25,13 @@ export const LockConfigSchema = Type.Object(
     time_zone: Type.Optional(Type.String({ minLength: 1 })),
     owner_email: Type.String({ format: 'email' }),
     gateway: Type.Optional(Type.Boolean()),
+    /** Which protocol the lock speaks (DESIGN §4b); default `ekey`. A `nuki` lock needs no `key`: it is paired. */
+    family: Type.Optional(Type.Union([Type.Literal('ekey'), Type.Literal('nuki')])),
+    /**
+     * Nuki only: the lock's own app authorizations (by the name shown in the Nuki app) linked to
+     * our users (by e-mail); their actions become taps by those users (DESIGN §4b).
+     */
+    nuki_users: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 32 }), Type.String({ format: 'email' }))),
   },
   { additionalProperties: false },
 );

@@ -111,6 +111,7 @@ export async function ensureDemoHousehold(deps: DemoDependencies): Promise<{ hou
         lockKey: secrets?.key ?? null,
         timeZone: hostTimeZone(),
         ownerId: owner.id,
+        family: 'ekey',
         hasGateway: lock.gateway,
         boltState: 'unknown',
         batteryLevel: null,

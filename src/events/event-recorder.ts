@@ -122,6 +122,7 @@ export class EventRecorder implements LockEventSink {
     if (report.source !== 'tap') return null;
     const lockId = normalizeId(report.lockId);
     if (this.deps.events.hasLockSequence(lockId, report.sequence)) return null;
+    if (report.actor !== undefined) return this.authorizationTap(lockId, report);
 
     const credential = report.credential === null ? null : normalizeId(report.credential);
     const key = credential === null ? undefined : this.deps.ekeys.findById(credential);
@@ -144,6 +145,30 @@ export class EventRecorder implements LockEventSink {
       commandId: null,
       lockSequence: report.sequence,
       flagged: !usable,
+    });
+  }
+
+  /**
+   * DESIGN §4b: an action by a lock-side authorization (a Nuki app) that the owner linked to one
+   * of our users is that user's tap; an unlinked one records nothing, as the spec says for fobs.
+   */
+  private authorizationTap(lockId: string, report: ActivityReport): { event: StoredEvent; fresh: boolean } | null {
+    const linked = report.linkedUserId == null ? null : normalizeId(report.linkedUserId);
+    if (linked === null || this.deps.users.findById(linked) === undefined) {
+      this.deps.logger.debug(`lock ${lockId}: ${report.action} by the unlinked authorization "${report.actor ?? ''}" (activity #${report.sequence}); no event`);
+      return null;
+    }
+    return this.insert({
+      lockId,
+      type: report.action,
+      performerId: linked,
+      occurredAt: report.timestamp,
+      value: null,
+      source: 'tap',
+      ekeyId: null,
+      commandId: null,
+      lockSequence: report.sequence,
+      flagged: false,
     });
   }
 

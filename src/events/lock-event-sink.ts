@@ -19,6 +19,8 @@ export interface RecordedEvent {
  * LockEvent (spec §Events rules 1–3, DESIGN §3 Events):
  * - activity with source `tap` → lock/unlock event, performer = the tapping eKey's user
  *   (recorded and flagged, with a warning logged, when that key is not usable at that moment);
+ * - a tap by a lock-side authorization (`actor`, e.g. a Nuki app) → an event with the linked user
+ *   as performer; an unlinked authorization → no event, as for fobs (DESIGN §4b);
  * - activity with source `manual`, `triple_tap`, `fob`, `auto` → no event;
  * - activity with source `remote` → no event here: the command engine reports the completed
  *   command itself, with its requester as performer, so it is recorded exactly once;
@@ -36,6 +38,10 @@ export interface LockEventSink {
     credential: string | null;
     /** When the bolt moved (the lock's clock), ms since the epoch. */
     timestamp: number;
+    /** A tap by a lock-side authorization (a Nuki app, by name) rather than by an eKey. */
+    actor?: string;
+    /** The user that authorization is linked to (config `locks[].nuki_users`), null when unlinked. */
+    linkedUserId?: string | null;
   }): RecordedEvent | null;
 
   recordCommandCompleted(input: {

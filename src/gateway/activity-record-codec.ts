@@ -19,6 +19,11 @@ export interface ActivityRecord {
   source: ActivitySource;
   /** The tapping eKey's id (lower-case UUID) for `tap`; null for every other source. */
   credential: string | null;
+  /**
+   * The name of the lock-side authorization that acted (a Nuki app or bridge authorization), for
+   * families whose locks keep their own user list; absent for our profile.
+   */
+  actor?: string | null;
   /** When the bolt moved, by the lock's clock, ms since the Unix epoch. */
   timestamp: number;
 }

@@ -1,6 +1,7 @@
 import type { ActivityRecord } from './activity-record-codec.js';
 import type { ActivitySource } from './lock-profile.js';
-import type { GatewayBolt } from './lock-snapshot.js';
+import type { DeviceInformation } from './lock-profile.js';
+import type { DoorState, GatewayBolt } from './lock-snapshot.js';
 
 /** The bolt settled in a new position. */
 export interface BoltChangedEvent {
@@ -31,10 +32,31 @@ export interface ActivityEvent {
   backlog: boolean;
 }
 
+/** The door sensor changed (locks with one). */
+export interface DoorChangedEvent {
+  lockId: string;
+  door: DoorState;
+}
+
+/** The motor started or stopped moving. */
+export interface MovingChangedEvent {
+  lockId: string;
+  moving: boolean;
+}
+
+/** Device Information was read for the first time. */
+export interface DeviceInformationEvent {
+  lockId: string;
+  deviceInformation: DeviceInformation;
+}
+
 /** Event map of {@link LockGateway} (for Node's typed EventEmitter). */
 export interface LockGatewayEvents {
   bolt: [BoltChangedEvent];
   battery: [BatteryChangedEvent];
   connectivity: [ConnectivityChangedEvent];
   activity: [ActivityEvent];
+  door: [DoorChangedEvent];
+  moving: [MovingChangedEvent];
+  device_information: [DeviceInformationEvent];
 }

@@ -1,16 +1,16 @@
 import { EventEmitter } from 'node:events';
 import type { Clock } from '../domain/clock.js';
 import { failed, type CommandOutcome } from './command-outcome.js';
-import { parseLockKey } from './frame-authentication.js';
+import type { CredentialEntry, LockDriver } from './drivers/lock-driver.js';
+import type { Advertisement, GattTransport } from './gatt-transport.js';
 import type { LockGatewayEvents } from './gateway-events.js';
 import type { GatewayLogger } from './gateway-logger.js';
 import type { LockAction } from './lock-profile.js';
 import type { LockSnapshot } from './lock-snapshot.js';
-import type { LockTransport } from './lock-transport.js';
-
-export type { CredentialEntry } from './managed-lock.js';
-import { ManagedLock, type CredentialEntry, type ManagedLockSettings } from './managed-lock.js';
+import { ManagedLock, type ManagedLockSettings } from './managed-lock.js';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './reconnect-backoff.js';
+
+export type { CredentialEntry } from './drivers/lock-driver.js';
 
 /** A lock the gateway should manage. */
 export interface LockRegistration {
@@ -18,10 +18,10 @@ export interface LockRegistration {
   id: string;
   /** BLE address `AA:BB:CC:DD:EE:FF` (any case). */
   address: string;
-  /** The per-lock key, 64 hex digits (32 bytes). */
-  key: string;
   /** Human name, for logs. */
   name: string;
+  /** The lock family's protocol driver (src/gateway/drivers/), one instance per lock. */
+  driver: LockDriver;
 }
 
 /** Gateway settings; every field has a default. */
@@ -56,7 +56,7 @@ export interface LockGatewayOptions {
  * @example
  * const gateway = new LockGateway(new SimulatorTransport([lock]), systemClock, log, { commandTimeoutMs: 15000 });
  * gateway.on('activity', ({ lockId, record }) => events.recordFromLock(lockId, record));
- * gateway.addLock({ id, address: 'AA:BB:CC:DD:EE:01', key, name: 'Front door' });
+ * gateway.addLock({ id, address: 'AA:BB:CC:DD:EE:01', name: 'Front door', driver: new EKeyDriver(keyHex) });
  * gateway.start();
  * const outcome = await gateway.sendCommand(id, 'unlock'); // { status: 'completed', bolt: 'unlocked' }
  */
@@ -66,10 +66,11 @@ export class LockGateway extends EventEmitter<LockGatewayEvents> {
   private readonly settings: ManagedLockSettings;
   private readonly presenceCheckIntervalMs: number;
   private presenceTimer: NodeJS.Timeout | null = null;
+  private stopWatching: (() => void) | null = null;
   private started = false;
 
   constructor(
-    private readonly transport: LockTransport,
+    private readonly transport: GattTransport,
     private readonly clock: Clock,
     private readonly logger: GatewayLogger,
     private readonly options: LockGatewayOptions = {},
@@ -86,13 +87,13 @@ export class LockGateway extends EventEmitter<LockGatewayEvents> {
   }
 
   /**
-   * Registers a lock; once started, the gateway connects to it. Replaces nothing: adding an id
-   * twice throws.
-   * @throws Error on a duplicate id or a key that is not 64 hex digits.
+   * Registers a lock; once started, the gateway connects to it as its driver's connection
+   * policy says. Replaces nothing: adding an id twice throws.
+   * @throws Error on a duplicate id.
    */
   addLock(registration: LockRegistration): void {
     if (this.locks.has(registration.id)) throw new Error(`Lock ${registration.id} is already registered.`);
-    const lock = new ManagedLock(registration.id, registration.address.toUpperCase(), registration.name, parseLockKey(registration.key), {
+    const lock = new ManagedLock(registration.id, registration.address.toUpperCase(), registration.name, registration.driver, {
       transport: this.transport,
       clock: this.clock,
       logger: this.logger,
@@ -119,7 +120,10 @@ export class LockGateway extends EventEmitter<LockGatewayEvents> {
       },
     });
     this.locks.set(registration.id, lock);
-    if (this.started) lock.start();
+    if (this.started) {
+      this.watchAdvertisementsWhenNeeded();
+      lock.start();
+    }
   }
 
   /** Disconnects and forgets a lock; a command in flight ends `delivery_failed`. No events follow. */
@@ -134,6 +138,7 @@ export class LockGateway extends EventEmitter<LockGatewayEvents> {
   start(): void {
     if (this.started) return;
     this.started = true;
+    this.watchAdvertisementsWhenNeeded();
     for (const lock of this.locks.values()) lock.start();
     this.presenceTimer = setInterval(() => {
       this.checkPresence();
@@ -146,6 +151,8 @@ export class LockGateway extends EventEmitter<LockGatewayEvents> {
     this.started = false;
     if (this.presenceTimer !== null) clearInterval(this.presenceTimer);
     this.presenceTimer = null;
+    this.stopWatching?.();
+    this.stopWatching = null;
     const locks = [...this.locks.values()];
     this.locks.clear();
     await Promise.all(locks.map((lock) => lock.stop()));
@@ -207,6 +214,30 @@ export class LockGateway extends EventEmitter<LockGatewayEvents> {
   /** Ids of the registered locks. */
   lockIds(): string[] {
     return [...this.locks.keys()];
+  }
+
+  /** Family of a registered lock; undefined for unknown ids. */
+  familyOf(lockId: string): string | undefined {
+    return this.locks.get(lockId)?.family;
+  }
+
+  /**
+   * Scans for advertisements while at least one on-demand lock is registered: their presence
+   * and their "news" flag come from there (docs/ble-protocol.md "Connection policy").
+   */
+  private watchAdvertisementsWhenNeeded(): void {
+    if (this.stopWatching !== null) return;
+    if (![...this.locks.values()].some((lock) => lock.connectionPolicy.kind === 'on_demand')) return;
+    this.stopWatching = this.transport.watchAdvertisements((advertisement) => {
+      this.onAdvertisement(advertisement);
+    });
+  }
+
+  private onAdvertisement(advertisement: Advertisement): void {
+    const address = advertisement.address.toUpperCase();
+    for (const lock of this.locks.values()) {
+      if (lock.address === address) lock.advertisement(advertisement);
+    }
   }
 
   /** Re-evaluates reachability of every lock now (the interval calls this; tests with a manual clock may too). */

@@ -3,18 +3,25 @@ import type { ActivitySource, DeviceInformation } from './lock-profile.js';
 /** Bolt state as the service shows it (DESIGN §3 "Locks": `bolt_state` values). */
 export type GatewayBolt = 'locked' | 'unlocked' | 'jammed' | 'unknown';
 
+/** A door sensor's reading, for locks that have one (DESIGN §4b). */
+export type DoorState = 'closed' | 'open' | 'unknown';
+
 /** Everything the gateway knows about one lock, answered from memory (never waits on Bluetooth). */
 export interface LockSnapshot {
+  /** Lock family (`ekey`, `nuki`). */
+  family: string;
   /** Last settled bolt position; a move in progress keeps the previous value (see `moving`). */
   bolt: GatewayBolt;
   /** True while the lock reports its motor moving. */
   moving: boolean;
   /** Connected now, or heard from within `offlineAfterS` (DESIGN §3 "online"). */
   online: boolean;
-  /** A GATT connection is up right now. */
+  /** A GATT connection is up and synchronised right now. */
   connected: boolean;
   /** Battery level on the service's 0..1 scale, null until first read. */
   batteryLevel: number | null;
+  /** Door sensor, null when the lock has none (or has not said yet). */
+  door: DoorState | null;
   /** Last time the gateway heard from the lock (ms since epoch, from the injected Clock). */
   lastSeenAt: number | null;
   /** Source of the most recent activity record or bolt change, null when unknown. */
@@ -23,4 +30,6 @@ export interface LockSnapshot {
   deviceInformation: DeviceInformation | null;
   /** Highest activity sequence delivered to listeners. */
   lastSequence: number;
+  /** Why the lock cannot be driven at all (e.g. a Nuki lock never paired), else null. */
+  unusableReason: string | null;
 }

@@ -3,11 +3,13 @@ import type { Clock } from '../domain/clock.js';
 import type { LockEventSink, RecordedEvent } from '../events/lock-event-sink.js';
 import type { ActivityRecord } from '../gateway/activity-record-codec.js';
 import type { CommandOutcome } from '../gateway/command-outcome.js';
-import type { ActivityEvent, BatteryChangedEvent, BoltChangedEvent, ConnectivityChangedEvent } from '../gateway/gateway-events.js';
+import { EKeyDriver } from '../gateway/drivers/ekey/ekey-driver.js';
+import type { LockDriver } from '../gateway/drivers/lock-driver.js';
+import type { ActivityEvent, BatteryChangedEvent, BoltChangedEvent, ConnectivityChangedEvent, DoorChangedEvent } from '../gateway/gateway-events.js';
 import { LockGateway, type LockGatewayOptions } from '../gateway/lock-gateway.js';
 import type { ActivitySource, LockAction } from '../gateway/lock-profile.js';
-import type { LockSnapshot } from '../gateway/lock-snapshot.js';
-import type { LockTransport } from '../gateway/lock-transport.js';
+import type { DoorState, LockSnapshot } from '../gateway/lock-snapshot.js';
+import type { GattTransport } from '../gateway/gatt-transport.js';
 import type { Logger } from '../logger.js';
 import type { BoltState, LockRecord, LockRepository } from '../store/lock-repository.js';
 import type { LockStateRepository, OnlineStatus } from '../store/lock-state-repository.js';
@@ -21,7 +23,11 @@ export type LockRuntimeChange =
   /** The lock became reachable or unreachable. */
   | { kind: 'connectivity'; lockId: string; online: boolean }
   /** An activity record, handed to the event recorder; `event` is what it recorded (null: nothing). */
-  | { kind: 'activity'; lockId: string; record: ActivityRecord; backlog: boolean; event: RecordedEvent | null };
+  | { kind: 'activity'; lockId: string; record: ActivityRecord; backlog: boolean; event: RecordedEvent | null }
+  /** The door sensor changed (locks with one). */
+  | { kind: 'door'; lockId: string; door: DoorState }
+  /** Device Information was read (after the first connect). */
+  | { kind: 'device_information'; lockId: string };
 
 /** Event map of {@link LockRuntime}. */
 export interface LockRuntimeEvents {
@@ -40,7 +46,7 @@ export interface LiveLockState {
 
 /** What the runtime needs. */
 export interface LockRuntimeDependencies {
-  transport: LockTransport;
+  transport: GattTransport;
   clock: Clock;
   logger: Logger;
   locks: Pick<LockRepository, 'list' | 'findById'>;
@@ -52,6 +58,17 @@ export interface LockRuntimeDependencies {
    * high-water mark are written together. Default: no grouping.
    */
   transaction?: <T>(work: () => T) => T;
+  /**
+   * The protocol driver of a stored lock, or null when it cannot have one (no key, unknown
+   * family). Default: our profile's driver for locks with a key (src/locks/lock-drivers.ts
+   * builds the one that knows every family).
+   */
+  driverFor?: (lock: LockRecord) => LockDriver | null;
+  /**
+   * The user a lock-side authorization (a Nuki app authorization, by name) is linked to
+   * (config `locks[].nuki_users`), or null. Its actions are taps by that user (DESIGN §4b).
+   */
+  linkedUser?: (lockId: string, authorization: string) => string | null;
 }
 
 /**
@@ -101,6 +118,16 @@ export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
         this.onActivity(event);
       });
     });
+    this.gateway.on('door', (event) => {
+      this.guard('door', () => {
+        this.onDoor(event);
+      });
+    });
+    this.gateway.on('device_information', (event) => {
+      this.guard('device information', () => {
+        this.publish({ kind: 'device_information', lockId: event.lockId });
+      });
+    });
   }
 
   /**
@@ -117,11 +144,16 @@ export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
     return registered;
   }
 
-  /** Registers one lock; false when it has no gateway connection, address or key, or is registered already. */
+  /**
+   * Registers one lock; false when it has no gateway connection or address, no driver can be
+   * built for it (e.g. our profile without a key), or it is registered already.
+   */
   register(lock: LockRecord): boolean {
-    if (!lock.hasGateway || lock.bleAddress === null || lock.lockKey === null) return false;
+    if (!lock.hasGateway || lock.bleAddress === null) return false;
     if (this.gateway.lockIds().includes(lock.id)) return false;
-    this.gateway.addLock({ id: lock.id, address: lock.bleAddress, key: lock.lockKey, name: lock.name });
+    const driver = (this.deps.driverFor ?? defaultDriverFor)(lock);
+    if (driver === null) return false;
+    this.gateway.addLock({ id: lock.id, address: lock.bleAddress, name: lock.name, driver });
     return true;
   }
 
@@ -228,6 +260,7 @@ export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
     const { record } = event;
     const transaction = this.deps.transaction ?? (<T>(work: () => T): T => work());
     const recorded = transaction(() => {
+      const actor = record.actor ?? null;
       const result = this.deps.events.recordActivity({
         lockId: event.lockId,
         sequence: record.sequence,
@@ -235,12 +268,17 @@ export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
         source: record.source,
         credential: record.credential,
         timestamp: record.timestamp,
+        ...(actor === null ? {} : { actor, linkedUserId: this.deps.linkedUser?.(event.lockId, actor) ?? null }),
       });
       // With the recorder's write: the read-back after a reconnect starts after what was recorded.
       this.deps.lockState.saveActivitySequence(event.lockId, record.sequence, this.seenAt(event.lockId));
       return result;
     });
     this.publish({ kind: 'activity', lockId: event.lockId, record, backlog: event.backlog, event: recorded });
+  }
+
+  private onDoor(event: DoorChangedEvent): void {
+    this.publish({ kind: 'door', lockId: event.lockId, door: event.door });
   }
 
   private seenAt(lockId: string): number | null {
@@ -266,6 +304,11 @@ export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
       this.deps.logger.error(`Could not store a ${what} observation: ${describe(error)}`);
     }
   }
+}
+
+/** Our profile's driver for a lock with a key; other families need src/locks/lock-drivers.ts. */
+function defaultDriverFor(lock: LockRecord): LockDriver | null {
+  return lock.family === 'ekey' && lock.lockKey !== null ? new EKeyDriver(lock.lockKey) : null;
 }
 
 function describe(error: unknown): string {

@@ -7,7 +7,7 @@ import { DemoControl } from '../demo/demo-control.js';
 import type { DemoHousehold, DemoLockSecrets } from '../demo/demo-household.js';
 import { createDemoSimulation, type DemoSimulation } from '../demo/demo-locks.js';
 import type { LockEventSink } from '../events/lock-event-sink.js';
-import type { LockTransport } from '../gateway/lock-transport.js';
+import type { GattTransport } from '../gateway/gatt-transport.js';
 import { BluezTransport } from '../gateway/transports/bluez-transport.js';
 import type { LockPort } from '../homekit/lock-port.js';
 import type { Logger } from '../logger.js';
@@ -40,7 +40,7 @@ export interface LockSubsystemDependencies {
   /** The demo household: its locks become simulated locks on the `simulator` transport. */
   demo?: { household: DemoHousehold; lockSecrets: DemoLockSecrets[] };
   /** Overrides the transport (tests); otherwise chosen from config `bluetooth.transport`. */
-  transport?: LockTransport;
+  transport?: GattTransport;
   /** One SQLite transaction around related writes (fewer fsyncs on the command path). */
   transaction?: <T>(work: () => T) => T;
   /**

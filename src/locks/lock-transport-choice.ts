@@ -1,5 +1,4 @@
-import type { LockTransport } from '../gateway/lock-transport.js';
-import { TransportError } from '../gateway/lock-transport.js';
+import { TransportError, type GattTransport } from '../gateway/gatt-transport.js';
 import type { Logger } from '../logger.js';
 
 /** Which Bluetooth transport the gateway uses (config `bluetooth.transport`). */
@@ -15,7 +14,7 @@ export function chooseTransportKind(configured: TransportKind | undefined, demo:
  * here (for example `bluez` without a BlueZ system bus). Locks then stay offline and commands
  * answer 400 `lock_unreachable`, instead of the service failing to start.
  */
-export class UnavailableTransport implements LockTransport {
+export class UnavailableTransport implements GattTransport {
   readonly kind = 'bluez' as const;
 
   constructor(
@@ -26,6 +25,11 @@ export class UnavailableTransport implements LockTransport {
   connect(address: string): Promise<never> {
     this.logger.debug(`Cannot connect to ${address}: ${this.reason}`);
     return Promise.reject(new TransportError('bus_unavailable', this.reason));
+  }
+
+  /** Nothing can be heard: no advertisement ever arrives. */
+  watchAdvertisements(): () => void {
+    return () => undefined;
   }
 
   close(): Promise<void> {

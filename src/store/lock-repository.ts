@@ -1,4 +1,5 @@
 import type { SqliteDatabase } from './database.js';
+import { DEFAULT_LOCK_FAMILY, isLockFamily, type LockFamily } from '../domain/lock-family.js';
 
 /** Bolt states a lock can report (DESIGN §3 Locks). */
 export type BoltState = 'locked' | 'unlocked' | 'jammed' | 'unknown';
@@ -7,6 +8,8 @@ export type BoltState = 'locked' | 'unlocked' | 'jammed' | 'unknown';
 export interface LockRecord {
   id: string;
   name: string;
+  /** Which protocol the lock speaks (DESIGN §4b). */
+  family: LockFamily;
   bleAddress: string | null;
   lockKey: string | null;
   timeZone: string;
@@ -22,6 +25,7 @@ export interface LockRecord {
 interface LockRow {
   id: string;
   name: string;
+  family: string;
   ble_address: string | null;
   lock_key: string | null;
   time_zone: string;
@@ -37,6 +41,7 @@ interface LockRow {
 const toRecord = (row: LockRow): LockRecord => ({
   id: row.id,
   name: row.name,
+  family: isLockFamily(row.family) ? row.family : DEFAULT_LOCK_FAMILY,
   bleAddress: row.ble_address,
   lockKey: row.lock_key,
   timeZone: row.time_zone,
@@ -61,11 +66,11 @@ export class LockRepository {
     this.byId = db.prepare<[string], LockRow>('SELECT * FROM locks WHERE id = ?');
     this.all = db.prepare<[], LockRow>('SELECT * FROM locks ORDER BY created_at, name');
     this.upsertStatement = db.prepare(
-      `INSERT INTO locks (id, name, ble_address, lock_key, time_zone, owner_id, has_gateway, bolt_state,
+      `INSERT INTO locks (id, name, family, ble_address, lock_key, time_zone, owner_id, has_gateway, bolt_state,
          battery_level, last_seen_at, last_activity_sequence, created_at)
-       VALUES (@id, @name, @ble_address, @lock_key, @time_zone, @owner_id, @has_gateway, @bolt_state,
+       VALUES (@id, @name, @family, @ble_address, @lock_key, @time_zone, @owner_id, @has_gateway, @bolt_state,
          @battery_level, @last_seen_at, @last_activity_sequence, @created_at)
-       ON CONFLICT(id) DO UPDATE SET name = excluded.name, ble_address = excluded.ble_address,
+       ON CONFLICT(id) DO UPDATE SET name = excluded.name, family = excluded.family, ble_address = excluded.ble_address,
          lock_key = excluded.lock_key, time_zone = excluded.time_zone, owner_id = excluded.owner_id,
          has_gateway = excluded.has_gateway`,
     );
@@ -114,6 +119,7 @@ export class LockRepository {
     this.upsertStatement.run({
       id: lock.id.toLowerCase(),
       name: lock.name,
+      family: lock.family,
       ble_address: lock.bleAddress,
       lock_key: lock.lockKey,
       time_zone: lock.timeZone,

@@ -3,9 +3,10 @@ import { usersAndOauth } from './001-users-and-oauth.js';
 import { locksAndEkeys } from './002-locks-and-ekeys.js';
 import { commands } from './003-commands.js';
 import { lockEvents } from './004-events.js';
+import { lockFamily } from './005-lock-family.js';
 
 /**
  * Every schema step, in order. Append new steps; never edit one that has shipped.
- * Reserved: 3 = commands, 4 = lock events.
+ * Reserved: 3 = commands, 4 = lock events, 5 = lock family.
  */
-export const migrations: readonly Migration[] = [usersAndOauth, locksAndEkeys, commands, lockEvents];
+export const migrations: readonly Migration[] = [usersAndOauth, locksAndEkeys, commands, lockEvents, lockFamily];

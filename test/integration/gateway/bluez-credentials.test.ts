@@ -1,3 +1,4 @@
+import { EKeyDriver } from '../../../src/gateway/drivers/ekey/ekey-driver.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { LockGateway } from '../../../src/gateway/lock-gateway.js';
 import { SimulatedLock } from '../../../src/gateway/simulator/simulated-lock.js';
@@ -42,7 +43,7 @@ describe('Credentials characteristic over BlueZ (real dbus-daemon, fake BlueZ, n
     const transport = new BluezTransport({ busAddress: daemon.address, discoveryIntervalMs: 20, operationTimeoutMs: 3000 });
     const gateway = new LockGateway(transport, clock, testLogger(), { connectTimeoutMs: 5000, operationTimeoutMs: 3000, reconnectBackoff: { initialMs: 20, maxMs: 200 } });
     try {
-      gateway.addLock({ id: LOCK_ID, address: ADDRESS, key: KEY_HEX, name: 'BlueZ door' });
+      gateway.addLock({ id: LOCK_ID, address: ADDRESS, name: 'BlueZ door', driver: new EKeyDriver(KEY_HEX) });
       const validUntil = clock.now() + 3_600_000;
       await gateway.setCredentials(LOCK_ID, [
         { credential: ALEX, validUntil },

@@ -1,3 +1,4 @@
+import { EKeyDriver } from '../../../src/gateway/drivers/ekey/ekey-driver.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ActivityEvent } from '../../../src/gateway/gateway-events.js';
 import { LockGateway } from '../../../src/gateway/lock-gateway.js';
@@ -80,7 +81,7 @@ describe('BlueZ transport over a real dbus-daemon (fake BlueZ)', () => {
   it('discovers, connects, reads bolt, battery and device information, and confirms lock/unlock', async () => {
     const { lock, address, clock } = newLock();
     const { gateway } = newGateway(clock);
-    gateway.addLock({ id: 'front', address, key: KEY_HEX, name: 'Front' });
+    gateway.addLock({ id: 'front', address, name: 'Front', driver: new EKeyDriver(KEY_HEX) });
     gateway.start();
     await until(() => gateway.getSnapshot('front')?.connected === true, 'connection');
     expect(gateway.getSnapshot('front')).toMatchObject({
@@ -101,7 +102,7 @@ describe('BlueZ transport over a real dbus-daemon (fake BlueZ)', () => {
     const second = newLock();
     const third = newLock();
     const { gateway } = newGateway(first.clock);
-    for (const [index, { address }] of [first, second, third].entries()) gateway.addLock({ id: `lock-${index}`, address, key: KEY_HEX, name: `Lock ${index}` });
+    for (const [index, { address }] of [first, second, third].entries()) gateway.addLock({ id: `lock-${index}`, address, name: `Lock ${index}`, driver: new EKeyDriver(KEY_HEX) });
     gateway.start();
     await until(() => gateway.lockIds().every((id) => gateway.getSnapshot(id)?.connected === true), 'all connections');
     const outcomes = await Promise.all(gateway.lockIds().map((id) => gateway.sendCommand(id, 'unlock')));
@@ -117,7 +118,7 @@ describe('BlueZ transport over a real dbus-daemon (fake BlueZ)', () => {
     const battery: number[] = [];
     gateway.on('activity', (e) => activity.push(e));
     gateway.on('battery', (e) => battery.push(e.level));
-    gateway.addLock({ id: 'tap', address, key: KEY_HEX, name: 'Tap' });
+    gateway.addLock({ id: 'tap', address, name: 'Tap', driver: new EKeyDriver(KEY_HEX) });
     gateway.start();
     await until(() => gateway.getSnapshot('tap')?.connected === true, 'connection');
     lock.tap(EKEY, 'unlock');
@@ -136,7 +137,7 @@ describe('BlueZ transport over a real dbus-daemon (fake BlueZ)', () => {
       activity.push(e);
       stored = e.record.sequence;
     });
-    gateway.addLock({ id: 'back', address, key: KEY_HEX, name: 'Back' });
+    gateway.addLock({ id: 'back', address, name: 'Back', driver: new EKeyDriver(KEY_HEX) });
     gateway.start();
     await until(() => gateway.getSnapshot('back')?.connected === true, 'connection');
     lock.tap(EKEY, 'unlock');
@@ -193,7 +194,7 @@ describe('BlueZ transport over a real dbus-daemon (fake BlueZ)', () => {
           { ...(testCase.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: testCase.connectTimeoutMs }) },
           testCase.operationTimeoutMs,
         );
-        gateway.addLock({ id: 'faulty', address, key: KEY_HEX, name: 'Faulty' });
+        gateway.addLock({ id: 'faulty', address, name: 'Faulty', driver: new EKeyDriver(KEY_HEX) });
         const started = Date.now();
         const outcome = await gateway.sendCommand('faulty', 'unlock', { timeoutMs: testCase.timeoutMs });
         expect(outcome).toEqual({ status: 'failed', reason: testCase.expected });
@@ -204,7 +205,7 @@ describe('BlueZ transport over a real dbus-daemon (fake BlueZ)', () => {
     it('recovers after a fault clears: the next command completes', async () => {
       const { address, clock } = newLock({ connectError: 'org.bluez.Error.Failed' });
       const { gateway } = newGateway(clock);
-      gateway.addLock({ id: 'flaky', address, key: KEY_HEX, name: 'Flaky' });
+      gateway.addLock({ id: 'flaky', address, name: 'Flaky', driver: new EKeyDriver(KEY_HEX) });
       expect(await gateway.sendCommand('flaky', 'unlock')).toEqual({ status: 'failed', reason: 'lock_offline' });
       delete bluez.device(address).faults.connectError;
       expect(await gateway.sendCommand('flaky', 'unlock')).toEqual({ status: 'completed', bolt: 'unlocked' });
@@ -215,7 +216,7 @@ describe('BlueZ transport over a real dbus-daemon (fake BlueZ)', () => {
     const { address, clock } = newLock();
     const { gateway } = newGateway(clock);
     const rounds = 40;
-    gateway.addLock({ id: 'kept', address, key: KEY_HEX, name: 'Kept' });
+    gateway.addLock({ id: 'kept', address, name: 'Kept', driver: new EKeyDriver(KEY_HEX) });
     gateway.start();
     await until(() => gateway.getSnapshot('kept')?.connected === true, 'connection');
     let started = performance.now();
@@ -226,7 +227,7 @@ describe('BlueZ transport over a real dbus-daemon (fake BlueZ)', () => {
     await gateway.removeLock('kept');
     started = performance.now();
     for (let i = 0; i < rounds; i += 1) {
-      gateway.addLock({ id: 'on-demand', address, key: KEY_HEX, name: 'On demand' });
+      gateway.addLock({ id: 'on-demand', address, name: 'On demand', driver: new EKeyDriver(KEY_HEX) });
       expect((await gateway.sendCommand('on-demand', i % 2 === 0 ? 'unlock' : 'lock')).status).toBe('completed');
       await gateway.removeLock('on-demand');
     }
@@ -255,7 +256,7 @@ describe('BlueZ transport over a real dbus-daemon (fake BlueZ)', () => {
     const transport = new BluezTransport({ busAddress: ownDaemon.address, discoveryIntervalMs: 20, operationTimeoutMs: 300 });
     const gateway = new LockGateway(transport, clock, testLogger(), { connectTimeoutMs: 500, operationTimeoutMs: 300, reconnectBackoff: { initialMs: 50 } });
     cleanups.push(() => gateway.stop());
-    gateway.addLock({ id: 'doomed', address: lock.address, key: KEY_HEX, name: 'Doomed' });
+    gateway.addLock({ id: 'doomed', address: lock.address, name: 'Doomed', driver: new EKeyDriver(KEY_HEX) });
     gateway.start();
     await until(() => gateway.getSnapshot('doomed')?.connected === true, 'connection');
     ownBluez.stop();

@@ -1,3 +1,4 @@
+import { EKeyDriver } from '../../../src/gateway/drivers/ekey/ekey-driver.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -65,7 +66,7 @@ describe('BlueZ transport soak', () => {
     const started = performance.now();
     let failures = 0;
     for (let cycle = 1; cycle <= CYCLES; cycle += 1) {
-      gateway.addLock({ id: 'soak', address: ADDRESS, key: KEY_HEX, name: 'Soak' });
+      gateway.addLock({ id: 'soak', address: ADDRESS, name: 'Soak', driver: new EKeyDriver(KEY_HEX) });
       const outcome = await gateway.sendCommand('soak', cycle % 2 === 1 ? 'unlock' : 'lock');
       if (outcome.status !== 'completed') failures += 1;
       await gateway.removeLock('soak');

@@ -79,6 +79,7 @@ export function createAccessFixture(): AccessFixture {
     lockKey: null,
     timeZone: ZONE,
     ownerId: owner.id,
+    family: 'ekey',
     hasGateway: true,
     boltState: 'unknown',
     batteryLevel: null,

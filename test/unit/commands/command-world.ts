@@ -99,6 +99,7 @@ export function createWorld(options: { lockKey?: string } = {}): World {
       name: hasGateway ? 'Front Door' : 'Garden Gate',
       bleAddress: 'AA:BB:CC:DD:EE:01',
       lockKey: hasGateway ? (options.lockKey ?? null) : null,
+      family: 'ekey',
       timeZone: 'UTC',
       ownerId: owner,
       hasGateway,

@@ -88,6 +88,7 @@ export function eventFixture(options: { retention?: RetentionPolicy } = {}): Eve
       lockKey: null,
       timeZone: 'UTC',
       ownerId: OWNER.id,
+      family: 'ekey',
       hasGateway: true,
       boltState: 'unknown',
       batteryLevel: null,

@@ -10,7 +10,8 @@ import {
 } from '../../../src/gateway/credential-frame-codec.js';
 import { LockGateway } from '../../../src/gateway/lock-gateway.js';
 import { LockUuids } from '../../../src/gateway/lock-profile.js';
-import type { ConnectOptions, LockConnection, LockTransport, WritableCharacteristic } from '../../../src/gateway/lock-transport.js';
+import { EKeyDriver } from '../../../src/gateway/drivers/ekey/ekey-driver.js';
+import type { AdvertisementListener, ConnectOptions, GattConnection, GattProfile, GattTransport } from '../../../src/gateway/gatt-transport.js';
 import { SimulatedLock, type SimulatedLockLink } from '../../../src/gateway/simulator/simulated-lock.js';
 import { SimulatorTransport } from '../../../src/gateway/transports/simulator-transport.js';
 import { testLogger } from '../../support/fake-bluez/test-logger.js';
@@ -133,17 +134,17 @@ describe('SimulatedLock credential allow-list', () => {
 });
 
 /** Records every Credentials request the gateway writes, decoded, then hands it to the lock. */
-class RecordingTransport implements LockTransport {
+class RecordingTransport implements GattTransport {
   readonly kind = 'simulator' as const;
   readonly requests: CredentialRequest[] = [];
-  readonly writes: WritableCharacteristic[] = [];
+  readonly writes: string[] = [];
   constructor(private readonly inner: SimulatorTransport) {}
 
-  async connect(address: string, options: ConnectOptions): Promise<LockConnection> {
-    const connection = await this.inner.connect(address, options);
+  async connect(address: string, profile: GattProfile, options: ConnectOptions): Promise<GattConnection> {
+    const connection = await this.inner.connect(address, profile, options);
     const write = connection.write.bind(connection);
     return Object.assign(connection, {
-      write: (characteristic: WritableCharacteristic, value: Buffer): Promise<void> => {
+      write: (characteristic: string, value: Buffer): Promise<void> => {
         this.writes.push(characteristic);
         if (characteristic === 'credentials') {
           const decoded = decodeCredentialRequest(value, KEY);
@@ -152,6 +153,10 @@ class RecordingTransport implements LockTransport {
         return write(characteristic, value);
       },
     });
+  }
+
+  watchAdvertisements(listener: AdvertisementListener): () => void {
+    return this.inner.watchAdvertisements(listener);
   }
 
   close(): Promise<void> {
@@ -169,7 +174,7 @@ function gatewayRig(): { clock: ManualClock; lock: SimulatedLock; transport: Rec
   const lock = new SimulatedLock({ address: ADDRESS, key: KEY, name: 'Front door', clock });
   const transport = new RecordingTransport(new SimulatorTransport([lock]));
   const gateway = new LockGateway(transport, clock, testLogger(), { connectTimeoutMs: 2000, operationTimeoutMs: 2000, reconnectBackoff: { initialMs: 5, maxMs: 20 } });
-  gateway.addLock({ id: LOCK_ID, address: ADDRESS, key: KEY_HEX, name: 'Front door' });
+  gateway.addLock({ id: LOCK_ID, address: ADDRESS, name: 'Front door', driver: new EKeyDriver(KEY_HEX) });
   gateways.push(gateway);
   return { clock, lock, transport, gateway };
 }

@@ -1,3 +1,4 @@
+import { EKeyDriver } from '../../../src/gateway/drivers/ekey/ekey-driver.js';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { ActivityEvent, BoltChangedEvent, ConnectivityChangedEvent } from '../../../src/gateway/gateway-events.js';
 import { testLogger } from '../../support/fake-bluez/test-logger.js';
@@ -38,7 +39,7 @@ function rig(options: LockGatewayOptions = {}, lockKeyHex = KEY_HEX): Rig {
   gateway.on('bolt', (e) => r.bolts.push(e));
   gateway.on('activity', (e) => r.activity.push(e));
   gateway.on('connectivity', (e) => r.connectivity.push(e));
-  gateway.addLock({ id: LOCK_ID, address: ADDRESS.toLowerCase(), key: KEY_HEX, name: 'Front door' });
+  gateway.addLock({ id: LOCK_ID, address: ADDRESS.toLowerCase(), name: 'Front door', driver: new EKeyDriver(KEY_HEX) });
   rigs.push(r);
   return r;
 }
@@ -102,7 +103,7 @@ describe('LockGateway with the simulator transport', () => {
     const { gateway, transport } = rig({ commandTimeoutMs: 100 });
     const slowLock = new SimulatedLock({ address: 'AA:BB:CC:DD:EE:02', key: Buffer.from(KEY_HEX, 'hex'), name: 'Slow', clock: new ManualClock(), motorTimeMs: 400 });
     transport.addLock(slowLock);
-    gateway.addLock({ id: 'slow', address: slowLock.address, key: KEY_HEX, name: 'Slow' });
+    gateway.addLock({ id: 'slow', address: slowLock.address, name: 'Slow', driver: new EKeyDriver(KEY_HEX) });
     gateway.start();
     await until(() => gateway.getSnapshot('slow')?.connected === true, 'connection');
     const started = performance.now();
@@ -124,7 +125,7 @@ describe('LockGateway with the simulator transport', () => {
     const lock = new SimulatedLock({ address: ADDRESS, key: Buffer.from(KEY_HEX, 'hex'), name: 'Door', clock, motorTimeMs: 100 });
     const gateway = new LockGateway(new SimulatorTransport([lock]), clock, testLogger(), { reconnectBackoff: { initialMs: 5 } });
     rigs.push({ clock, lock, transport: new SimulatorTransport(), gateway, bolts: [], activity: [], connectivity: [] });
-    gateway.addLock({ id: LOCK_ID, address: ADDRESS, key: KEY_HEX, name: 'Door' });
+    gateway.addLock({ id: LOCK_ID, address: ADDRESS, name: 'Door', driver: new EKeyDriver(KEY_HEX) });
     gateway.start();
     const outcome = gateway.sendCommand(LOCK_ID, 'unlock');
     await until(() => lock.isMoving, 'motor start');
@@ -238,7 +239,7 @@ describe('LockGateway with the simulator transport', () => {
     // A second gateway instance (restart) whose clock is an hour behind: its first counter is stale.
     await gateway.removeLock(LOCK_ID);
     clock.advance(-3_600_000);
-    gateway.addLock({ id: LOCK_ID, address: ADDRESS, key: KEY_HEX, name: 'Front door' });
+    gateway.addLock({ id: LOCK_ID, address: ADDRESS, name: 'Front door', driver: new EKeyDriver(KEY_HEX) });
     expect(await gateway.sendCommand(LOCK_ID, 'lock')).toEqual({ status: 'completed', bolt: 'locked' });
   });
 

@@ -25,6 +25,7 @@ const lock = (overrides: Partial<LockRecord> = {}): LockRecord => ({
   lockKey: 'ab'.repeat(32),
   timeZone: 'Europe/Berlin',
   ownerId: user().id,
+  family: 'ekey',
   hasGateway: true,
   boltState: 'unknown',
   batteryLevel: null,
@@ -127,6 +128,7 @@ describe('LockRepository', () => {
     locks.upsert(lock({ name: 'Main Door', hasGateway: false, boltState: 'unknown', batteryLevel: null }));
     expect(locks.findById(lock().id)).toMatchObject({
       name: 'Main Door',
+      family: 'ekey',
       hasGateway: false,
       boltState: 'locked',
       batteryLevel: 0.5,
