@@ -145,6 +145,7 @@ export class EKeyService {
         transaction,
         credentialKeys: repositories.ekeys,
         ekeyChanges: ekeys,
+        dataDir: options.dataDir,
         ...(demo === undefined ? {} : { demo }),
       });
       // DESIGN §3 Locks "online": connected, or heard from within offline_after_s — the gateway knows.

@@ -15,7 +15,10 @@ import type { CommandRepository } from '../store/command-repository.js';
 import type { LockRepository } from '../store/lock-repository.js';
 import type { LockStateRepository } from '../store/lock-state-repository.js';
 import type { UserRepository } from '../store/user-repository.js';
+import { NukiCredentialFile, type StoredNukiCredentials } from '../store/nuki-credential-file.js';
 import { HomeKitLockPort } from './homekit-lock-port.js';
+import { lockDriverFactory } from './lock-drivers.js';
+import { nukiUserLinksOfConfig, nukiUserResolver } from './nuki-user-links.js';
 import { LockCredentialSync, type LockCredentialSyncDependencies } from './lock-credential-sync.js';
 import { LockRuntime } from './lock-runtime.js';
 import { UnavailableTransport, chooseTransportKind } from './lock-transport-choice.js';
@@ -50,6 +53,8 @@ export interface LockSubsystemDependencies {
   credentialKeys?: LockCredentialSyncDependencies['keys'];
   /** The eKey service's change hook, so a changed key reaches the lock at once. */
   ekeyChanges?: LockCredentialSyncDependencies['changes'];
+  /** The data folder: paired Nuki locks' credentials are read from its `nuki-credentials.json`. */
+  dataDir?: string;
 }
 
 /**
@@ -131,6 +136,20 @@ function tapRefusal(deps: LockSubsystemDependencies, lockId: string, ekeyId: str
 }
 
 /**
+ * Paired Nuki locks' credentials: read once from the data folder's file, at the first lock that
+ * needs them (a small file, at start, never on a command's path). Without a data folder: none.
+ */
+function nukiCredentialSource(deps: LockSubsystemDependencies): (address: string) => StoredNukiCredentials | undefined {
+  const dataDir = deps.dataDir;
+  if (dataDir === undefined) return () => undefined;
+  let all: Map<string, StoredNukiCredentials> | undefined;
+  return (address) => {
+    all ??= new NukiCredentialFile(dataDir).readAll();
+    return all.get(address.toUpperCase());
+  };
+}
+
+/**
  * Builds the lock subsystem from the config: transport `simulator` in demo mode and `bluez`
  * otherwise (config `bluetooth.transport` overrides), command timeout `bluetooth.command_timeout_s`
  * (default 15 s), offline after `bluetooth.offline_after_s` (default 120 s; 2 s in the demo).
@@ -162,6 +181,8 @@ export function createLockSubsystem(deps: LockSubsystemDependencies): LockSubsys
       lockState: deps.lockState,
       events: deps.events,
       ...(deps.transaction === undefined ? {} : { transaction: deps.transaction }),
+      driverFor: lockDriverFactory({ nukiCredentials: nukiCredentialSource(deps), logger: deps.logger }),
+      linkedUser: nukiUserResolver(nukiUserLinksOfConfig(deps.config), deps.users),
     },
     {
       commandTimeoutMs: timeoutMs,
