@@ -1,7 +1,7 @@
 import type { API, Characteristic, CharacteristicValue, PlatformAccessory, Service, WithUUID } from 'homebridge';
 import type { Logger } from '../logger.js';
 import { bindCharacteristic, describeError, type CharacteristicBinding } from './characteristic-binding.js';
-import type { HomeKitCommandResult, HomeKitLock, HomeKitUser, LockChange, LockPort } from './lock-port.js';
+import type { HomeKitCommandResult, HomeKitDoor, HomeKitLock, HomeKitUser, LockChange, LockPort } from './lock-port.js';
 import {
   LockCurrentStateValue,
   LockLastKnownActionValue,
@@ -12,9 +12,10 @@ import {
   toLockCurrentState,
   toLockLastKnownAction,
   toLockTargetState,
+  toContactSensor,
   toStatusFault,
   LockTargetStateValue,
-  type StatusFaultValue,
+  StatusFaultValue,
   type StatusLowBatteryValue,
 } from './lock-state-mapping.js';
 
@@ -62,6 +63,8 @@ export class LockAccessory {
   private readonly lowBattery: CharacteristicBinding<StatusLowBatteryValue>;
   private readonly lastKnownAction: CharacteristicBinding<LockLastKnownActionValue>;
   private readonly arrivalSwitches = new Map<string, Service>();
+  /** The door sensor (locks that have one); kept from the cache until the lock reports its door again. */
+  private contactSensor: { service: Service; state: CharacteristicBinding<number>; fault: CharacteristicBinding<StatusFaultValue> } | undefined;
   private serviceLabel: Service | undefined;
   private disposed = false;
 
@@ -139,7 +142,17 @@ export class LockAccessory {
     });
 
     this.setUpArrivalSwitches();
-    this.pruneServices([mechanism, battery, management, ...(this.serviceLabel ? [this.serviceLabel] : []), ...this.arrivalSwitches.values()]);
+    // A cached door sensor stays (automations refer to it) until the lock reports its door again.
+    const cachedSensor = this.accessory.services.find((candidate) => candidate.UUID === Services.ContactSensor.UUID && candidate.subtype === undefined);
+    if (lock.door !== null || cachedSensor !== undefined) this.showDoor(lock.door);
+    this.pruneServices([
+      mechanism,
+      battery,
+      management,
+      ...(this.serviceLabel ? [this.serviceLabel] : []),
+      ...this.arrivalSwitches.values(),
+      ...(this.contactSensor ? [this.contactSensor.service] : []),
+    ]);
   }
 
   /** The lock id this accessory shows. */
@@ -172,6 +185,10 @@ export class LockAccessory {
         this.lock.deviceInformation = change.deviceInformation;
         this.updateInformation();
         return;
+      case 'door':
+        this.lock.door = change.door;
+        this.showDoor(change.door);
+        return;
       case 'tap':
         if (change.action === 'unlock') this.fireArrival(change.userId);
         return;
@@ -187,6 +204,7 @@ export class LockAccessory {
     this.showBolt(lock.lastActivitySource);
     this.showBattery();
     this.fault.push(toStatusFault(lock.online));
+    if (lock.door !== null) this.showDoor(lock.door);
   }
 
   /** Stops applying command outcomes (the accessory was removed or the platform is stopping). */
@@ -201,6 +219,34 @@ export class LockAccessory {
     if (target !== null) this.targetState.push(target);
     const action = toLockLastKnownAction(source, this.lock.bolt);
     if (action !== null) this.lastKnownAction.push(action);
+  }
+
+  /** The door sensor: a ContactSensor service on this accessory, created at the first reading. */
+  private showDoor(door: HomeKitDoor | null): void {
+    const { Characteristic, Service: Services } = this.api.hap;
+    if (this.contactSensor === undefined) {
+      const service = this.service(Services.ContactSensor, `${this.lock.name} Door`);
+      if (!service.testCharacteristic(Characteristic.StatusFault)) service.addOptionalCharacteristic(Characteristic.StatusFault);
+      const initial = door === null ? null : toContactSensor(door);
+      this.contactSensor = {
+        service,
+        state: bindCharacteristic(service, Characteristic.ContactSensorState, {
+          initial: initial?.state ?? cachedNumber(service, Characteristic.ContactSensorState) ?? Characteristic.ContactSensorState.CONTACT_DETECTED,
+          label: `${this.lock.name} ContactSensorState`,
+          logger: this.logger,
+        }),
+        fault: bindCharacteristic(service, Characteristic.StatusFault, {
+          initial: initial?.fault ?? StatusFaultValue.NO_FAULT,
+          label: `${this.lock.name} door StatusFault`,
+          logger: this.logger,
+        }),
+      };
+      return;
+    }
+    if (door === null) return;
+    const values = toContactSensor(door);
+    if (values.state !== null) this.contactSensor.state.push(values.state);
+    this.contactSensor.fault.push(values.fault);
   }
 
   private showBattery(): void {

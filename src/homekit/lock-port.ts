@@ -63,7 +63,12 @@ export interface HomeKitLock {
   lastActivitySource: ActivitySource | null;
   /** Device Information Service strings; null until first read from the lock. */
   deviceInformation: DeviceInformation | null;
+  /** The door sensor, for locks that have one (a Nuki with its door sensor); null otherwise or until read. */
+  door: HomeKitDoor | null;
 }
+
+/** A door sensor's reading. */
+export type HomeKitDoor = 'closed' | 'open' | 'unknown';
 
 /** A person HomeKit can act as, or an arrival trigger is for. */
 export interface HomeKitUser {
@@ -82,6 +87,8 @@ export type LockChange =
   | { kind: 'battery'; lockId: string; level: number }
   /** The lock became reachable or unreachable. */
   | { kind: 'connectivity'; lockId: string; online: boolean }
+  /** The door sensor changed (locks with one). */
+  | { kind: 'door'; lockId: string; door: HomeKitDoor }
   /** Device Information was read (after a connect). */
   | { kind: 'device_information'; lockId: string; deviceInformation: DeviceInformation }
   /**

@@ -1,5 +1,5 @@
 import type { ActivitySource } from '../gateway/lock-profile.js';
-import type { HomeKitBolt, HomeKitBoltTarget } from './lock-port.js';
+import type { HomeKitBolt, HomeKitBoltTarget, HomeKitDoor } from './lock-port.js';
 
 /*
  * Pure mappings from the service's lock state to HomeKit characteristic values (docs/homekit.md
@@ -164,6 +164,29 @@ export function toBatteryValues(level: number | null, threshold: number): Batter
     level: Math.round(clamped * 100),
     low: clamped < threshold ? StatusLowBatteryValue.BATTERY_LEVEL_LOW : StatusLowBatteryValue.BATTERY_LEVEL_NORMAL,
   };
+}
+
+/** ContactSensorState values (HAP: 0 = contact detected, the door is closed). */
+export const ContactSensorStateValue = {
+  CONTACT_DETECTED: 0,
+  CONTACT_NOT_DETECTED: 1,
+} as const;
+export type ContactSensorStateValue = (typeof ContactSensorStateValue)[keyof typeof ContactSensorStateValue];
+
+/**
+ * The door sensor → ContactSensorState and the sensor's StatusFault (docs/homekit.md "Door
+ * sensor"): closed is contact, open is no contact; a sensor that cannot tell keeps its last
+ * state and reports a fault instead of guessing.
+ */
+export function toContactSensor(door: HomeKitDoor): { state: ContactSensorStateValue | null; fault: StatusFaultValue } {
+  switch (door) {
+    case 'closed':
+      return { state: ContactSensorStateValue.CONTACT_DETECTED, fault: StatusFaultValue.NO_FAULT };
+    case 'open':
+      return { state: ContactSensorStateValue.CONTACT_NOT_DETECTED, fault: StatusFaultValue.NO_FAULT };
+    case 'unknown':
+      return { state: null, fault: StatusFaultValue.GENERAL_FAULT };
+  }
 }
 
 /** Reachability → StatusFault on the LockMechanism service (docs/homekit.md "Offline locks"). */

@@ -123,6 +123,7 @@ export class HomeKitLockPort implements LockPort {
       batteryLevel: live?.batteryLevel ?? lock.batteryLevel,
       lastActivitySource: live?.snapshot?.lastActivitySource ?? null,
       deviceInformation: live?.snapshot?.deviceInformation ?? null,
+      door: live?.snapshot?.door ?? null,
     };
   }
 
@@ -139,6 +140,14 @@ export class HomeKitLockPort implements LockPort {
         out.push({ kind: 'connectivity', lockId: change.lockId, online: change.online });
         const info = this.deps.runtime.liveState(change.lockId)?.snapshot?.deviceInformation;
         if (change.online && info) out.push({ kind: 'device_information', lockId: change.lockId, deviceInformation: info });
+        break;
+      }
+      case 'door':
+        out.push({ kind: 'door', lockId: change.lockId, door: change.door });
+        break;
+      case 'device_information': {
+        const info = this.deps.runtime.liveState(change.lockId)?.snapshot?.deviceInformation;
+        if (info) out.push({ kind: 'device_information', lockId: change.lockId, deviceInformation: info });
         break;
       }
       case 'activity': {

@@ -36,6 +36,7 @@ export function testLock(overrides: Partial<HomeKitLock> & Pick<HomeKitLock, 'id
     batteryLevel: 0.9,
     lastActivitySource: null,
     deviceInformation: { manufacturer: 'Open Lock Project', model: 'SIM-1', serial: 'SIM-0001', firmware: '1.0.0' },
+    door: null,
     ...overrides,
   };
 }
