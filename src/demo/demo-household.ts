@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import type { Clock } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
 import { hashPassword } from '../auth/password.js';
@@ -8,23 +8,43 @@ import type { ClientRepository } from '../store/client-repository.js';
 import type { LockRepository } from '../store/lock-repository.js';
 import type { SettingsRepository } from '../store/settings-repository.js';
 import { hostTimeZone } from '../config/time-zone.js';
+import type { LockFamily } from '../domain/lock-family.js';
 
 /** The demo household as printed on the demo's first stdout line (DESIGN §6), minus `base_url`. */
 export interface DemoHousehold {
   clients: { client_id: string; client_secret: string; redirect_uri: string }[];
   users: { id: string; email: string; password: string; name: string }[];
-  locks: { id: string; name: string; owner_id: string; gateway: boolean }[];
+  locks: { id: string; name: string; owner_id: string; gateway: boolean; family: LockFamily }[];
+}
+
+/** What pairing the demo's simulated Nuki produced (DESIGN §4b, §6), as if `ekey-locks nuki pair` had run. */
+export interface DemoNukiSecrets {
+  /** 64 hex digits. */
+  sharedKey: string;
+  authorizationId: number;
+  appId: number;
+  securityPin: number;
+  nukiId: number;
 }
 
 /** What the simulated gateway needs to know about a demo lock (never printed). */
 export interface DemoLockSecrets {
   id: string;
   address: string;
+  /** Our profile's lock key, 64 hex digits; empty for the Nuki. */
   key: string;
+  /** The Nuki's pairing (Back Door only). */
+  nuki?: DemoNukiSecrets;
 }
 
+/** The Nuki authorization linked to the demo's owner: a tap naming it is the owner's (DESIGN §4b). */
+export const DEMO_LINKED_AUTHORIZATION = "Olivia's iPhone";
+/** Our own authorization's name in the demo Nuki's list. */
+export const DEMO_GATEWAY_AUTHORIZATION = 'ekey-locks';
+
 interface StoredDemo {
-  household: DemoHousehold;
+  /** Households stored before the Nuki came have no `family` on their locks. */
+  household: Omit<DemoHousehold, 'locks'> & { locks: (Omit<DemoHousehold['locks'][number], 'family'> & { family?: LockFamily })[] };
   lockSecrets: DemoLockSecrets[];
 }
 
@@ -50,15 +70,24 @@ export interface DemoDependencies {
   transaction: <T>(work: () => T) => T;
 }
 
+/** The demo's locks (DESIGN §6): our profile, one without a gateway connection, and a simulated Nuki. */
+const LOCK_SPECS: readonly { name: string; gateway: boolean; address: string; family: LockFamily }[] = [
+  { name: 'Front Door', gateway: true, address: 'D0:E1:00:00:00:01', family: 'ekey' },
+  { name: 'Garden Gate', gateway: false, address: 'D0:E1:00:00:00:02', family: 'ekey' },
+  { name: 'Back Door', gateway: true, address: 'D0:E1:00:00:00:03', family: 'nuki' },
+];
+
 /**
- * Seeds the demo household once (one owner with two locks, one without a gateway connection;
- * three more users with no keys; one OAuth client) and returns it. On a data folder that already
- * holds it, nothing new is seeded and the same ids and passwords come back. The demo's plain
- * passwords and client secret are kept in the settings table on purpose: the demo prints them.
+ * Seeds the demo household once (one owner with three locks — Front Door of our profile, Garden
+ * Gate without a gateway connection, Back Door a simulated Nuki; three more users with no keys;
+ * one OAuth client) and returns it. On a data folder that already holds it, nothing new is
+ * seeded and the same ids and passwords come back; a household seeded before Back Door existed
+ * gains it (and its `family` fields) once. The demo's plain passwords and client secret are kept
+ * in the settings table on purpose: the demo prints them.
  */
 export async function ensureDemoHousehold(deps: DemoDependencies): Promise<{ household: DemoHousehold; lockSecrets: DemoLockSecrets[] }> {
   const stored = deps.settings.get(SETTINGS_KEY) as StoredDemo | undefined;
-  if (stored) return stored;
+  if (stored) return upgradeHousehold(stored, deps);
 
   const now = deps.clock.now();
   const users: DemoHousehold['users'] = [];
@@ -71,16 +100,9 @@ export async function ensureDemoHousehold(deps: DemoDependencies): Promise<{ hou
   const owner = users[0];
   if (!owner) throw new Error('demo household has no owner');
   const client = { client_id: newId(), client_secret: newToken(), redirect_uri: DEMO_REDIRECT_URI };
-  const lockSpecs = [
-    { name: 'Front Door', gateway: true, address: 'D0:E1:00:00:00:01' },
-    { name: 'Garden Gate', gateway: false, address: 'D0:E1:00:00:00:02' },
-  ];
-  const locks: DemoHousehold['locks'] = lockSpecs.map((spec) => ({ id: newId(), name: spec.name, owner_id: owner.id, gateway: spec.gateway }));
-  const lockSecrets: DemoLockSecrets[] = lockSpecs.map((spec, index) => ({
-    id: locks[index]?.id ?? newId(),
-    address: spec.address,
-    key: randomBytes(32).toString('hex'),
-  }));
+  const seeded = LOCK_SPECS.map((spec) => newDemoLock(spec, owner.id));
+  const locks = seeded.map((entry) => entry.lock);
+  const lockSecrets = seeded.map((entry) => entry.secrets);
 
   deps.transaction(() => {
     users.forEach((user, index) => {
@@ -102,26 +124,75 @@ export async function ensureDemoHousehold(deps: DemoDependencies): Promise<{ hou
       redirectUris: [client.redirect_uri],
       createdAt: now,
     });
-    locks.forEach((lock, index) => {
-      const secrets = lockSecrets[index];
-      deps.locks.upsert({
-        id: lock.id,
-        name: lock.name,
-        bleAddress: secrets?.address ?? null,
-        lockKey: secrets?.key ?? null,
-        timeZone: hostTimeZone(),
-        ownerId: owner.id,
-        family: 'ekey',
-        hasGateway: lock.gateway,
-        boltState: 'unknown',
-        batteryLevel: null,
-        lastSeenAt: null,
-        lastActivitySequence: 0,
-        createdAt: now,
-      });
-      deps.locks.ensureOwnerKey(lock.id, owner.id, newId(), now);
-    });
+    for (const entry of seeded) storeDemoLock(deps, entry, owner.id, now);
     deps.settings.set(SETTINGS_KEY, { household: { clients: [client], users, locks }, lockSecrets } satisfies StoredDemo);
   });
   return { household: { clients: [client], users, locks }, lockSecrets };
+}
+
+interface SeededLock {
+  lock: DemoHousehold['locks'][number];
+  secrets: DemoLockSecrets;
+  family: LockFamily;
+}
+
+function newDemoLock(spec: (typeof LOCK_SPECS)[number], ownerId: string): SeededLock {
+  const id = newId();
+  const secrets: DemoLockSecrets =
+    spec.family === 'nuki'
+      ? {
+          id,
+          address: spec.address,
+          key: '',
+          nuki: {
+            sharedKey: randomBytes(32).toString('hex'),
+            authorizationId: randomInt(2, 0x7fff_ffff),
+            appId: randomInt(1, 0x7fff_ffff),
+            securityPin: randomInt(1000, 10_000),
+            nukiId: randomInt(0x1000_0000, 0x7fff_ffff),
+          },
+        }
+      : { id, address: spec.address, key: randomBytes(32).toString('hex') };
+  return { lock: { id, name: spec.name, owner_id: ownerId, gateway: spec.gateway, family: spec.family }, secrets, family: spec.family };
+}
+
+function storeDemoLock(deps: DemoDependencies, entry: SeededLock, ownerId: string, now: number): void {
+  deps.locks.upsert({
+    id: entry.lock.id,
+    name: entry.lock.name,
+    family: entry.family,
+    bleAddress: entry.secrets.address,
+    lockKey: entry.secrets.key === '' ? null : entry.secrets.key,
+    timeZone: hostTimeZone(),
+    ownerId,
+    hasGateway: entry.lock.gateway,
+    boltState: 'unknown',
+    batteryLevel: null,
+    lastSeenAt: null,
+    lastActivitySequence: 0,
+    createdAt: now,
+  });
+  deps.locks.ensureOwnerKey(entry.lock.id, ownerId, newId(), now);
+}
+
+/** A household stored before Back Door (and `family`) existed gains both, once, in one transaction. */
+function upgradeHousehold(stored: StoredDemo, deps: DemoDependencies): { household: DemoHousehold; lockSecrets: DemoLockSecrets[] } {
+  const owner = stored.household.users[0];
+  const locks = stored.household.locks.map((lock) => ({ ...lock, family: lock.family ?? ('ekey' as const) }));
+  const missing = LOCK_SPECS.filter((spec) => !locks.some((lock) => lock.name === spec.name));
+  const lockSecrets = [...stored.lockSecrets];
+  if (owner === undefined || (missing.length === 0 && stored.household.locks.every((lock) => lock.family !== undefined))) {
+    return { household: { ...stored.household, locks }, lockSecrets };
+  }
+  const now = deps.clock.now();
+  deps.transaction(() => {
+    for (const spec of missing) {
+      const entry = newDemoLock(spec, owner.id);
+      storeDemoLock(deps, entry, owner.id, now);
+      locks.push(entry.lock);
+      lockSecrets.push(entry.secrets);
+    }
+    deps.settings.set(SETTINGS_KEY, { household: { ...stored.household, locks }, lockSecrets } satisfies StoredDemo);
+  });
+  return { household: { ...stored.household, locks }, lockSecrets };
 }

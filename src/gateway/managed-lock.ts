@@ -175,10 +175,7 @@ export class ManagedLock {
   advertisement(advertisement: Advertisement): void {
     if (this.stopped || this.driver.unusableReason !== null) return;
     this.presence.seen();
-    let news = false;
-    this.guard('advertisement', () => {
-      news = this.driver.interpretAdvertisement(advertisement);
-    });
+    const news = this.interpret(advertisement);
     this.refreshPresence();
     if (news && this.started) this.refresh();
   }
@@ -299,6 +296,15 @@ export class ManagedLock {
         if (this.started) this.refresh();
       },
     };
+  }
+
+  private interpret(advertisement: Advertisement): boolean {
+    try {
+      return this.driver.interpretAdvertisement(advertisement);
+    } catch (error) {
+      this.context.logger.error(`Lock ${this.name}: the ${this.driver.family} driver failed on an advertisement: ${describe(error)}`);
+      return false;
+    }
   }
 
   /** A driver's bug must not break the link that delivered the bytes. */
