@@ -6,6 +6,7 @@ import { EKeyService } from './app.js';
 import { silentLogger } from './logger.js';
 import { clientCommand } from './cli/client-command.js';
 import { demoCommand } from './cli/demo-command.js';
+import { nukiCommand } from './cli/nuki-command.js';
 import { serveCommand } from './cli/serve-command.js';
 import { userCommand } from './cli/user-command.js';
 import { USAGE, UsageError } from './cli/usage-error.js';
@@ -33,6 +34,8 @@ async function main(argv: string[]): Promise<void> {
       return userCommand(args);
     case 'client':
       return clientCommand(args);
+    case 'nuki':
+      return nukiCommand(args);
     case 'openapi':
       return openapiCommand();
     case 'help':

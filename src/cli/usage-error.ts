@@ -18,6 +18,12 @@ Commands:
   user list [--data DIR]         List users
   client add --name N --redirect-uri URI [--redirect-uri URI …] [--public] [--data DIR]
                                  Register an OAuth client; prints its id and secret once
+  nuki decode [--shared-key HEX64] FRAME_HEX
+                                 Dissect a Nuki Bluetooth frame (read as encrypted when a shared
+                                 key is given); prints one JSON line
+  nuki encode --command N [--payload HEX] [--shared-key HEX64 --auth-id N --nonce HEX48]
+                                 Build a Nuki frame (encrypted with the three crypto options);
+                                 prints it as hex
   openapi                        Print the OpenAPI document of the REST API
   help                           Show this text
 
