@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { NukiFrameError } from '../gateway/nuki/nuki-frame.js';
 import { buildNukiFrame, dissectNukiFrame, parseNukiHex } from '../gateway/nuki/nuki-frame-dissector.js';
+import { nukiPairCommand, nukiScanCommand } from './nuki-pairing-command.js';
 import { UsageError } from './usage-error.js';
 
 /** A frame or value that cannot be used: one line on stderr, exit 2, no usage text (DESIGN §4b). */
@@ -13,6 +14,9 @@ class FrameInputError extends Error {}
  * code 2 with nothing on stdout; a malformed call is a UsageError.
  */
 export function nukiCommand(args: string[]): Promise<void> {
+  const [first, ...others] = args;
+  if (first === 'scan') return nukiScanCommand(others);
+  if (first === 'pair') return nukiPairCommand(others);
   return new Promise((resolve) => {
     const [subcommand, ...rest] = args;
     switch (subcommand) {
@@ -23,7 +27,7 @@ export function nukiCommand(args: string[]): Promise<void> {
         reportingFrameErrors('nuki encode', () => encodeSubcommand(rest));
         break;
       case undefined:
-        throw new UsageError('nuki needs a subcommand: "decode" or "encode".');
+        throw new UsageError('nuki needs a subcommand: "scan", "pair", "decode" or "encode".');
       default:
         throw new UsageError(`Unknown nuki subcommand "${subcommand}".`);
     }

@@ -18,6 +18,12 @@ Commands:
   user list [--data DIR]         List users
   client add --name N --redirect-uri URI [--redirect-uri URI …] [--public] [--data DIR]
                                  Register an OAuth client; prints its id and secret once
+  nuki scan [--seconds N] [--adapter hciX]
+                                 List the Nuki Smart Locks advertising nearby
+  nuki pair --address AA:BB:CC:DD:EE:FF [--name N] [--pin PIN] [--as-bridge] [--data DIR]
+            [--adapter hciX] [--timeout-s N]
+                                 Pair with a Nuki lock in pairing mode (button held 5 s); stores
+                                 its credentials in the data folder and prints the config block
   nuki decode [--shared-key HEX64] FRAME_HEX
                                  Dissect a Nuki Bluetooth frame (read as encrypted when a shared
                                  key is given); prints one JSON line

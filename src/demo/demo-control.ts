@@ -1,7 +1,9 @@
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { isUuid } from '../domain/ids.js';
-import type { SimulatedLock } from '../gateway/simulator/simulated-lock.js';
+import { activityOfNukiLogEntry } from '../gateway/drivers/nuki/nuki-state-mapping.js';
+import { SimulatedNuki } from '../gateway/simulator/simulated-nuki.js';
+import type { DemoSimulatedLock } from './demo-locks.js';
 import type { LockRuntime } from '../locks/lock-runtime.js';
 import type { LockStateRepository } from '../store/lock-state-repository.js';
 
@@ -11,6 +13,8 @@ export const CREDENTIAL_REFUSED = 'credential_refused';
 /** One control line (DESIGN §6), after validation. */
 export type DemoControlCommand =
   | { op: 'tap'; lockId: string; ekeyId: string; action: 'lock' | 'unlock' }
+  /** A tap on a Nuki: a phone paired with the lock (a Nuki authorization, by name) acts (DESIGN §4b). */
+  | { op: 'tap'; lockId: string; authorization: string; action: 'lock' | 'unlock' }
   | { op: 'manual'; lockId: string; bolt: 'locked' | 'unlocked' }
   | { op: 'battery'; lockId: string; level: number }
   | { op: 'jam'; lockId: string }
@@ -48,9 +52,17 @@ export function parseControlLine(line: string): { command: DemoControlCommand; i
   switch (op) {
     case 'tap': {
       const ekeyId = fields.ekey_id;
+      const authorization = fields.authorization;
       const action = fields.action;
-      if (typeof ekeyId !== 'string' || !isUuid(ekeyId)) return { error: '"ekey_id" must be an eKey id (UUID)', id };
       if (action !== 'lock' && action !== 'unlock') return { error: '"action" must be "lock" or "unlock"', id };
+      if (authorization !== undefined) {
+        if (ekeyId !== undefined) return { error: 'a tap names either "ekey_id" (eKey locks) or "authorization" (Nuki locks), not both', id };
+        if (typeof authorization !== 'string' || authorization.trim() === '' || Buffer.byteLength(authorization) > 32) {
+          return { error: '"authorization" must be the name of a Nuki authorization (1 to 32 bytes)', id };
+        }
+        return { command: { op, lockId: lock, authorization, action }, id };
+      }
+      if (typeof ekeyId !== 'string' || !isUuid(ekeyId)) return { error: '"ekey_id" must be an eKey id (UUID), or "authorization" a Nuki authorization name', id };
       return { command: { op, lockId: lock, ekeyId: ekeyId.toLowerCase(), action }, id };
     }
     case 'manual': {
@@ -77,7 +89,7 @@ export function parseControlLine(line: string): { command: DemoControlCommand; i
 /** What the control needs to see whether the service has observed a lock's change. */
 export interface DemoControlDependencies {
   /** Every demo lock by lower-case id. */
-  locks: ReadonlyMap<string, SimulatedLock>;
+  locks: ReadonlyMap<string, DemoSimulatedLock>;
   runtime: Pick<LockRuntime, 'liveState' | 'on' | 'off'>;
   lockState: Pick<LockStateRepository, 'read'>;
   /**
@@ -142,6 +154,15 @@ export class DemoControl {
     await lock.idle();
     switch (command.op) {
       case 'tap': {
+        if ('authorization' in command) {
+          if (!(lock instanceof SimulatedNuki)) return { ok: false, error: 'this lock is not a Nuki: its taps name an "ekey_id"' };
+          if (lock.bolt === 'jammed') return { ok: false, error: 'the bolt is jammed; turn it by hand first ("manual")' };
+          if (lock.tap(command.authorization, command.action) === 'refused') {
+            return { ok: false, error: `unknown_authorization: the lock has no authorization named "${command.authorization}"` };
+          }
+          break;
+        }
+        if (lock instanceof SimulatedNuki) return { ok: false, error: 'this lock is a Nuki: its taps name an "authorization" (e.g. "Olivia\'s iPhone")' };
         const refusal = this.deps.tapRefusal?.(command.lockId, command.ekeyId) ?? null;
         if (refusal !== null) return { ok: false, error: `${CREDENTIAL_REFUSED}: the lock refuses this eKey (${refusal})` };
         if (lock.bolt === 'jammed') return { ok: false, error: 'the bolt is jammed; turn it by hand first ("manual")' };
@@ -180,19 +201,28 @@ export class DemoControl {
   }
 
   /** Whether the service's view of the lock matches the simulated lock. */
-  private isObserved(lockId: string, lock: SimulatedLock): boolean {
+  private isObserved(lockId: string, lock: DemoSimulatedLock): boolean {
     const snapshot = this.deps.runtime.liveState(lockId)?.snapshot;
     // A lock without a gateway connection: nothing observes it, the lock having acted is enough.
     if (snapshot === undefined) return true;
     if (!lock.inRange) return !snapshot.online;
-    if (!snapshot.connected || snapshot.moving || lock.isMoving) return false;
+    if (snapshot.moving || lock.isMoving) return false;
     if (snapshot.bolt !== lock.bolt) return false;
+    const stored = this.deps.lockState.read(lockId)?.lastActivitySequence ?? 0;
+    if (lock instanceof SimulatedNuki) {
+      // A Nuki is connected only on demand; it is observed once its news has been read. Its
+      // battery byte carries the percentage in steps of 2.
+      if (!snapshot.online || lock.newStateFlagged) return false;
+      if (snapshot.batteryLevel === null || Math.abs(snapshot.batteryLevel - lock.batteryPercent / 100) > 0.02) return false;
+      const moves = lock.log.filter((entry) => activityOfNukiLogEntry(entry, -1, 0) !== null);
+      return stored >= (moves.at(-1)?.index ?? 0);
+    }
+    if (!snapshot.connected) return false;
     if (snapshot.batteryLevel !== lock.batteryPercent / 100) return false;
-    const lastSequence = lock.activity.at(-1)?.sequence ?? 0;
-    return (this.deps.lockState.read(lockId)?.lastActivitySequence ?? 0) >= lastSequence;
+    return stored >= (lock.activity.at(-1)?.sequence ?? 0);
   }
 
-  private waitUntilObserved(lockId: string, lock: SimulatedLock): Promise<boolean> {
+  private waitUntilObserved(lockId: string, lock: DemoSimulatedLock): Promise<boolean> {
     if (this.isObserved(lockId, lock)) return Promise.resolve(true);
     return new Promise((resolve) => {
       const check = (): void => {

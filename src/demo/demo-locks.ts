@@ -1,24 +1,36 @@
 import type { Clock } from '../domain/clock.js';
 import { parseLockKey } from '../gateway/frame-authentication.js';
 import { SimulatedLock } from '../gateway/simulator/simulated-lock.js';
+import { SimulatedNuki } from '../gateway/simulator/simulated-nuki.js';
 import { SimulatorTransport } from '../gateway/transports/simulator-transport.js';
 import type { LockStateRepository } from '../store/lock-state-repository.js';
-import type { DemoHousehold, DemoLockSecrets } from './demo-household.js';
+import type { StoredNukiCredentials } from '../store/nuki-credential-file.js';
+import { DEMO_GATEWAY_AUTHORIZATION, DEMO_LINKED_AUTHORIZATION, type DemoHousehold, type DemoLockSecrets } from './demo-household.js';
+
+/** A demo lock of either family. */
+export type DemoSimulatedLock = SimulatedLock | SimulatedNuki;
 
 /** The demo's simulated locks and the in-process transport that reaches them. */
 export interface DemoSimulation {
   /** Carries the gateway's traffic to the locks that have a gateway connection. */
   transport: SimulatorTransport;
   /** Every demo lock by (lower-case) lock id, including the one without a gateway connection. */
-  locks: Map<string, SimulatedLock>;
+  locks: Map<string, DemoSimulatedLock>;
+  /** The simulated Nuki's pairing, as `ekey-locks nuki pair` would have stored it. */
+  nukiCredentials: (address: string) => StoredNukiCredentials | undefined;
 }
 
+/** The demo re-advertises every half second, so a lock that goes away shows offline within the 2 s window. */
+export const DEMO_ADVERTISEMENT_INTERVAL_MS = 500;
+
 /**
- * Builds one simulated lock per demo lock. Only locks with a gateway connection are reachable
- * through the transport; the other one exists (it can be tapped or turned by hand) but the
- * service never hears from it. Each lock starts where the store last saw it (bolt, battery,
- * activity numbering), so a restarted demo continues instead of starting over. Demo locks change
- * only when driven: no auto-lock, no drift.
+ * Builds one simulated lock per demo lock: our profile for Front Door and Garden Gate, a
+ * simulated Nuki for Back Door (DESIGN §4b, §6), paired with the gateway and with "Olivia's
+ * iPhone", the owner's phone. Only locks with a gateway connection are reachable through the
+ * transport; Garden Gate exists (it can be tapped or turned by hand) but the service never hears
+ * from it. Each lock starts where the store last saw it (bolt, battery, activity numbering), so
+ * a restarted demo continues instead of starting over. Demo locks change only when driven: no
+ * auto-lock, no drift.
  */
 export function createDemoSimulation(
   household: DemoHousehold,
@@ -26,23 +38,51 @@ export function createDemoSimulation(
   lockState: Pick<LockStateRepository, 'read'>,
   clock: Clock,
 ): DemoSimulation {
-  const transport = new SimulatorTransport();
-  const locks = new Map<string, SimulatedLock>();
+  const transport = new SimulatorTransport([], { advertisementIntervalMs: DEMO_ADVERTISEMENT_INTERVAL_MS });
+  const locks = new Map<string, DemoSimulatedLock>();
+  const nukiCredentials = new Map<string, StoredNukiCredentials>();
   for (const lock of household.locks) {
     const secret = secrets.find((candidate) => candidate.id === lock.id);
     if (secret === undefined) continue;
     const stored = lockState.read(lock.id);
-    const simulated = new SimulatedLock({
-      address: secret.address,
-      key: parseLockKey(secret.key),
-      name: lock.name,
-      clock,
-      bolt: stored?.boltState === 'unlocked' ? 'unlocked' : 'locked',
-      batteryPercent: stored?.batteryLevel == null ? 100 : Math.round(stored.batteryLevel * 100),
-      firstSequence: (stored?.lastActivitySequence ?? 0) + 1,
-    });
+    const bolt = stored?.boltState === 'unlocked' ? 'unlocked' : 'locked';
+    const batteryPercent = stored?.batteryLevel == null ? 100 : Math.round(stored.batteryLevel * 100);
+    const firstSequence = (stored?.lastActivitySequence ?? 0) + 1;
+    let simulated: DemoSimulatedLock;
+    if (secret.nuki === undefined) {
+      simulated = new SimulatedLock({ address: secret.address, key: parseLockKey(secret.key), name: lock.name, clock, bolt, batteryPercent, firstSequence });
+    } else {
+      const nuki = secret.nuki;
+      const sharedKey = Buffer.from(nuki.sharedKey, 'hex');
+      simulated = new SimulatedNuki({
+        address: secret.address,
+        name: lock.name,
+        clock,
+        nukiId: nuki.nukiId,
+        securityPin: nuki.securityPin,
+        bolt,
+        batteryPercent,
+        hasDoorSensor: true,
+        firstLogIndex: firstSequence,
+        authorizations: [
+          { id: nuki.authorizationId, name: DEMO_GATEWAY_AUTHORIZATION, type: 'app', sharedKey },
+          { id: nuki.authorizationId + 1, name: DEMO_LINKED_AUTHORIZATION, type: 'app' },
+        ],
+      });
+      nukiCredentials.set(secret.address.toUpperCase(), {
+        address: secret.address.toUpperCase(),
+        sharedKey,
+        authorizationId: nuki.authorizationId,
+        appId: nuki.appId,
+        idType: 'app',
+        authorizationName: DEMO_GATEWAY_AUTHORIZATION,
+        lockUuid: '',
+        securityPin: nuki.securityPin,
+        pairedAt: 0,
+      });
+    }
     locks.set(lock.id.toLowerCase(), simulated);
-    if (lock.gateway) transport.addLock(simulated);
+    if (lock.gateway) transport.addDevice(simulated);
   }
-  return { transport, locks };
+  return { transport, locks, nukiCredentials: (address) => nukiCredentials.get(address.toUpperCase()) };
 }

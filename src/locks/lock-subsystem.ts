@@ -4,7 +4,7 @@ import type { PluginConfig } from '../config/plugin-config.js';
 import type { Clock } from '../domain/clock.js';
 import { usabilityAt } from '../domain/ekey-validity.js';
 import { DemoControl } from '../demo/demo-control.js';
-import type { DemoHousehold, DemoLockSecrets } from '../demo/demo-household.js';
+import { DEMO_LINKED_AUTHORIZATION, type DemoHousehold, type DemoLockSecrets } from '../demo/demo-household.js';
 import { createDemoSimulation, type DemoSimulation } from '../demo/demo-locks.js';
 import type { LockEventSink } from '../events/lock-event-sink.js';
 import type { GattTransport } from '../gateway/gatt-transport.js';
@@ -135,6 +135,18 @@ function tapRefusal(deps: LockSubsystemDependencies, lockId: string, ekeyId: str
   return usability === 'usable' ? null : usability;
 }
 
+/** `locks[].nuki_users` of the config; in the demo, also Back Door's "Olivia's iPhone" → the owner (DESIGN §4b). */
+function nukiUserLinks(deps: LockSubsystemDependencies): Map<string, Map<string, string>> {
+  const table = nukiUserLinksOfConfig(deps.config);
+  const household = deps.demo?.household;
+  const owner = household?.users[0];
+  if (household === undefined || owner === undefined) return table;
+  for (const lock of household.locks) {
+    if (lock.family === 'nuki') table.set(lock.id.toLowerCase(), new Map([[DEMO_LINKED_AUTHORIZATION, owner.email]]));
+  }
+  return table;
+}
+
 /**
  * Paired Nuki locks' credentials: read once from the data folder's file, at the first lock that
  * needs them (a small file, at start, never on a command's path). Without a data folder: none.
@@ -181,8 +193,8 @@ export function createLockSubsystem(deps: LockSubsystemDependencies): LockSubsys
       lockState: deps.lockState,
       events: deps.events,
       ...(deps.transaction === undefined ? {} : { transaction: deps.transaction }),
-      driverFor: lockDriverFactory({ nukiCredentials: nukiCredentialSource(deps), logger: deps.logger }),
-      linkedUser: nukiUserResolver(nukiUserLinksOfConfig(deps.config), deps.users),
+      driverFor: lockDriverFactory({ nukiCredentials: simulation?.nukiCredentials ?? nukiCredentialSource(deps), logger: deps.logger }),
+      linkedUser: nukiUserResolver(nukiUserLinks(deps), deps.users),
     },
     {
       commandTimeoutMs: timeoutMs,

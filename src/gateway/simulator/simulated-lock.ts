@@ -13,6 +13,14 @@ import {
 } from '../lock-profile.js';
 import { ReplayGuard } from '../replay-guard.js';
 import { encodeBatteryLevel, encodeBoltState } from '../status-value-codec.js';
+import {
+  GattOperationError,
+  type NotificationListener,
+  type SimulatedAdvertisement,
+  type SimulatedDevice,
+  type SimulatedGattService,
+  type SimulatedLockLink,
+} from './simulated-device.js';
 
 /** How to build a simulated lock. */
 export interface SimulatedLockOptions {
@@ -48,40 +56,34 @@ export interface SimulatedLockOptions {
 /** What a tap did: moved (or was allowed to move) the bolt, or was refused by the credential check. */
 export type TapResult = 'accepted' | 'refused';
 
-/** A GATT-level failure the lock answers with instead of accepting a read or write. */
-export class GattOperationError extends Error {
-  constructor(
-    /** Short reason, mapped by transports to their own error shape (e.g. org.bluez.Error.*). */
-    readonly reason: 'not_connected' | 'not_supported' | 'invalid_length',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'GattOperationError';
-  }
-}
+export { GattOperationError };
+export type { NotificationListener, SimulatedLockLink };
 
-/** Listener for notifications: characteristic UUID and value. */
-export type NotificationListener = (characteristicUuid: string, value: Buffer) => void;
+/** The lock's GATT database as BlueZ would present it (docs/ble-protocol.md §1). */
+export const SIMULATED_LOCK_GATT_DATABASE: readonly SimulatedGattService[] = [
+  {
+    uuid: LockUuids.lockService,
+    characteristics: [
+      { uuid: LockUuids.boltState, flags: ['read', 'notify'] },
+      { uuid: LockUuids.controlPoint, flags: ['write', 'notify'] },
+      { uuid: LockUuids.activity, flags: ['write', 'notify'] },
+      { uuid: LockUuids.credentials, flags: ['write', 'notify'] },
+    ],
+  },
+  { uuid: LockUuids.batteryService, characteristics: [{ uuid: LockUuids.batteryLevel, flags: ['read', 'notify'] }] },
+  {
+    uuid: LockUuids.deviceInformationService,
+    characteristics: [
+      { uuid: LockUuids.manufacturerName, flags: ['read'] },
+      { uuid: LockUuids.modelNumber, flags: ['read'] },
+      { uuid: LockUuids.serialNumber, flags: ['read'] },
+      { uuid: LockUuids.firmwareRevision, flags: ['read'] },
+    ],
+  },
+];
 
-/**
- * One open GATT connection to a simulated lock: the byte-level view both transports use (the
- * simulator transport directly, the fake BlueZ behind D-Bus), so the codecs are exercised the
- * same way whichever transport runs.
- */
-export interface SimulatedLockLink {
-  /** False once closed by either side or by the lock going out of range. */
-  readonly open: boolean;
-  /** Reads a characteristic value. @throws GattOperationError */
-  read(characteristicUuid: string): Buffer;
-  /** Writes a characteristic value (acknowledged); responses arrive as notifications. @throws GattOperationError */
-  write(characteristicUuid: string, value: Buffer): void;
-  /** Registers the notification listener (one per link; a link is one client). */
-  onNotification(listener: NotificationListener): void;
-  /** Called once when the link closes for a reason other than `close()`. */
-  onLost(listener: () => void): void;
-  /** Closes the link from the central's side. */
-  close(): void;
-}
+/** Signal strength the simulated lock is seen with while in range, dBm. */
+const IN_RANGE_RSSI = -60;
 
 const NO_CREDENTIAL = null;
 
@@ -90,7 +92,7 @@ const NO_CREDENTIAL = null;
  * and the Control Point protocol with replay protection. It changes only when driven (a method
  * call or a motor timer it started), so tests and demos repeat exactly.
  */
-export class SimulatedLock {
+export class SimulatedLock implements SimulatedDevice {
   readonly address: string;
   readonly name: string;
   readonly deviceInformation: DeviceInformation;
@@ -113,6 +115,7 @@ export class SimulatedLock {
   private readonly credentials = new Map<string, number>();
   private readonly credentialCapacity: number;
   private enforceCredentials: boolean;
+  private readonly advertisementListeners = new Set<() => void>();
 
   constructor(options: SimulatedLockOptions) {
     this.address = options.address.toUpperCase();
@@ -153,6 +156,27 @@ export class SimulatedLock {
   /** True while a motorised move is under way. */
   get isMoving(): boolean {
     return this.moving;
+  }
+
+  /** Our profile's services (the same for every simulated lock). */
+  get gattDatabase(): readonly SimulatedGattService[] {
+    return SIMULATED_LOCK_GATT_DATABASE;
+  }
+
+  /** Our profile advertises no manufacturer data: only presence and signal strength, while in range. */
+  advertisement(): SimulatedAdvertisement | null {
+    return this.reachable ? { manufacturerData: new Map(), rssi: IN_RANGE_RSSI } : null;
+  }
+
+  /** Called on every range change (the only thing that changes this lock's advertisement). */
+  onAdvertisementChange(listener: () => void): () => void {
+    const registered = (): void => {
+      listener();
+    };
+    this.advertisementListeners.add(registered);
+    return () => {
+      this.advertisementListeners.delete(registered);
+    };
   }
 
   /** A copy of the activity log, oldest first. */
@@ -241,13 +265,17 @@ export class SimulatedLock {
 
   /** The lock leaves radio range: open links drop, it stops advertising and answering. */
   goOutOfRange(): void {
+    const changed = this.reachable;
     this.reachable = false;
     for (const link of [...this.links]) link.lose();
+    if (changed) this.advertisementChanged();
   }
 
   /** The lock is back in range and advertises again. */
   comeBackInRange(): void {
+    const changed = !this.reachable;
     this.reachable = true;
+    if (changed) this.advertisementChanged();
   }
 
   /**
@@ -462,6 +490,10 @@ export class SimulatedLock {
 
   private notify(uuid: string, value: Buffer): void {
     for (const link of this.links) link.deliver(uuid, value);
+  }
+
+  private advertisementChanged(): void {
+    for (const listener of [...this.advertisementListeners]) listener();
   }
 }
 

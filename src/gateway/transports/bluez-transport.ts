@@ -3,19 +3,17 @@ import type NodeBle from 'node-ble';
 import Bluetooth from 'node-ble/src/Bluetooth.js';
 import { Deadline, EXPIRED, withTimeout } from '../deadline.js';
 import { silentLogger, type GatewayLogger } from '../gateway-logger.js';
-import { LockUuids } from '../lock-profile.js';
 import {
-  NOTIFYING_CHARACTERISTICS,
   TransportError,
-  type CharacteristicName,
+  type Advertisement,
+  type AdvertisementListener,
   type ConnectOptions,
-  type LockConnection,
-  type LockTransport,
-  type NotifyingCharacteristic,
-  type ReadableCharacteristic,
+  type GattConnection,
+  type GattProfile,
+  type GattTransport,
   type TransportFailure,
-  type WritableCharacteristic,
-} from '../lock-transport.js';
+} from '../gatt-transport.js';
+import { AdvertisementSignals } from './bluez-advertisement-signals.js';
 import { onBusConnectionEnd } from './dbus-connection-end.js';
 import { busSubscriptionCounts, daemonMatchRuleCount, repairMatchRuleRefcount } from './dbus-match-rules.js';
 import { helperOf, variantValue } from './node-ble-internals.js';
@@ -28,30 +26,33 @@ export interface BluezTransportOptions {
   busAddress?: string;
   /** How often discovery checks whether the device appeared, ms (default 100; node-ble's 1000 is too slow). */
   discoveryIntervalMs?: number;
-  /** Budget of each read, write and StartNotify, ms (default 5 000): D-Bus calls have no timeout of their own. */
+  /** Budget of each read, write, StartNotify and discovery call, ms (default 5 000): D-Bus calls have no timeout of their own. */
   operationTimeoutMs?: number;
   /**
    * Budget for ServicesResolved plus the GATT lookup after the link is up, ms (default 5 000;
    * never more than what is left of the connect timeout). node-ble's gatt() has none.
    */
   gattTimeoutMs?: number;
+  /** While advertisements are watched but scanning cannot start (no bus, no BlueZ), how often to try again, ms (default 5 000). */
+  scanRetryMs?: number;
   logger?: GatewayLogger;
 }
 
-type Characteristic = NodeBle.GattCharacteristic;
+/** Subscription bookkeeping of the current bus connection, for diagnostics and soak tests. */
+export interface BluezDiagnostics {
+  /** Rules the daemon counts for our connection (Debug.Stats); null if unavailable. */
+  daemonMatchRules: number | null;
+  /** Rules dbus-next tracks (refcounted, repaired). */
+  trackedMatchRules: number;
+  /** Signal listeners of dbus-next's proxies. */
+  signalListeners: number;
+  /** Rules held by the advertisement watch (0 while nobody watches). */
+  advertisementWatchRules: number;
+  /** Listeners of the bus's low-level `message` event (the advertisement watch holds one). */
+  messageListeners: number;
+}
 
-/** Where each characteristic lives: service UUID, characteristic UUID, required or optional. */
-const PROFILE: Record<CharacteristicName, { service: string; required: boolean }> = {
-  boltState: { service: LockUuids.lockService, required: true },
-  controlPoint: { service: LockUuids.lockService, required: true },
-  activity: { service: LockUuids.lockService, required: true },
-  credentials: { service: LockUuids.lockService, required: true },
-  batteryLevel: { service: LockUuids.batteryService, required: true },
-  manufacturerName: { service: LockUuids.deviceInformationService, required: false },
-  modelNumber: { service: LockUuids.deviceInformationService, required: false },
-  serialNumber: { service: LockUuids.deviceInformationService, required: false },
-  firmwareRevision: { service: LockUuids.deviceInformationService, required: false },
-};
+type Characteristic = NodeBle.GattCharacteristic;
 
 /** One bus connection and everything node-ble built on it. */
 interface Session {
@@ -63,36 +64,69 @@ interface Session {
   /** Device objects and resolved characteristics, reused across connections (their proxies hold one match rule each). */
   devices: Map<string, DeviceHandle>;
   connections: Set<BluezConnection>;
+  /** Who needs LE discovery now: device lookups and the advertisement watch. */
   discoveryUsers: number;
+  /** Whether our StartDiscovery is in force. */
+  discoveryOn: boolean;
+  /** Discovery on/off calls, one after the other so they never interleave. */
+  discoveryChain: Promise<void>;
 }
 
 interface DeviceHandle {
   device: NodeBle.Device;
-  characteristics: Map<CharacteristicName, Characteristic> | null;
+  /**
+   * Characteristic objects by `service/characteristic` UUID, null when the device lacks it;
+   * shared by every profile, so a characteristic two profiles use costs one proxy and one rule.
+   */
+  characteristics: Map<string, Characteristic | null>;
+  /** Each profile resolved once: profile key → name → characteristic. */
+  profiles: Map<string, Map<string, Characteristic>>;
 }
+
+/** The advertisement watch while it runs. */
+interface Scan {
+  session: Session;
+  adapter: NodeBle.Adapter;
+  signals: AdvertisementSignals;
+}
+
+/** Thrown inside a scan start that was called off because the last watcher left. */
+class ScanCancelled extends Error {}
 
 /**
  * The production transport: BlueZ over D-Bus through node-ble, hardened where node-ble is not:
  * every D-Bus call has a timeout, GATT resolution has its own timeout, writes use the explicit
  * "request" type, an `error` listener keeps an unreachable bus from crashing the process (the
- * next connect opens a new session), and match rules/listeners are released per connection.
+ * next connect opens a new session), and match rules/listeners stay flat over any number of
+ * connections (docs/ble-protocol.md "D-Bus match rules").
  */
-export class BluezTransport implements LockTransport {
+export class BluezTransport implements GattTransport {
   readonly kind = 'bluez' as const;
   private session: Session | null = null;
   private readonly logger: GatewayLogger;
   private readonly discoveryIntervalMs: number;
   private readonly operationTimeoutMs: number;
   private readonly gattTimeoutMs: number;
+  private readonly scanRetryMs: number;
+  /** Set once a bus failure was logged as an error; later failures are debug lines until it works again. */
+  private busFailureReported = false;
+  private readonly watchers = new Set<AdvertisementListener>();
+  private scan: Scan | null = null;
+  /** Token of the scan start under way; replaced or cleared to call it off. */
+  private scanAttempt: object | null = null;
+  private scanRetry: NodeJS.Timeout | null = null;
+  private scanFailureReported = false;
+  private scanStopping: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: BluezTransportOptions = {}) {
     this.logger = options.logger ?? silentLogger;
     this.discoveryIntervalMs = options.discoveryIntervalMs ?? 100;
     this.operationTimeoutMs = options.operationTimeoutMs ?? 5_000;
     this.gattTimeoutMs = options.gattTimeoutMs ?? 5_000;
+    this.scanRetryMs = options.scanRetryMs ?? 5_000;
   }
 
-  async connect(address: string, options: ConnectOptions): Promise<LockConnection> {
+  async connect(address: string, profile: GattProfile, options: ConnectOptions): Promise<GattConnection> {
     const upper = address.toUpperCase();
     const deadline = new Deadline(options.timeoutMs);
     let handle: DeviceHandle | undefined;
@@ -103,20 +137,21 @@ export class BluezTransport implements LockTransport {
       handle = await this.findDevice(session, adapter, upper, deadline);
       await this.linkUp(handle.device, deadline);
       const gattDeadline = new Deadline(Math.min(this.gattTimeoutMs, deadline.remaining()));
-      let characteristics: Map<CharacteristicName, Characteristic>;
+      let characteristics: Map<string, Characteristic>;
       try {
         await this.waitServicesResolved(handle.device, gattDeadline);
-        characteristics = await this.resolveCharacteristics(upper, handle, gattDeadline);
+        characteristics = await this.resolveProfile(upper, handle, profile, gattDeadline);
       } finally {
         gattDeadline.cancel();
       }
-      const connection = new BluezConnection(upper, handle.device, characteristics, this.operationTimeoutMs, (c) => session?.connections.delete(c));
+      const subscriptions = profile.characteristics.filter((spec) => spec.subscribe && characteristics.has(spec.name)).map((spec) => spec.name);
+      const connection = new BluezConnection(upper, handle.device, characteristics, subscriptions, this.operationTimeoutMs, (c) => session?.connections.delete(c));
       session.connections.add(connection);
       try {
         await connection.subscribe(deadline);
       } catch (error) {
         await connection.disconnect();
-        throw error;
+        throw toTransportError(error, 'gatt_unavailable');
       }
       return connection;
     } catch (error) {
@@ -131,7 +166,23 @@ export class BluezTransport implements LockTransport {
     }
   }
 
+  watchAdvertisements(listener: AdvertisementListener): () => void {
+    // A wrapper per call, so the same function watched twice is unwatched once per call.
+    const watcher: AdvertisementListener = (advertisement) => {
+      listener(advertisement);
+    };
+    this.watchers.add(watcher);
+    if (this.watchers.size === 1) this.startScanning();
+    return () => {
+      if (!this.watchers.delete(watcher)) return;
+      if (this.watchers.size === 0) this.stopScanning();
+    };
+  }
+
   async close(): Promise<void> {
+    this.watchers.clear();
+    this.stopScanning();
+    await this.scanStopping;
     const session = this.session;
     this.session = null;
     if (session === null) return;
@@ -139,16 +190,133 @@ export class BluezTransport implements LockTransport {
     dropSession(session);
   }
 
-  /**
-   * Subscription bookkeeping of the current bus connection: the rules the daemon counts (via
-   * Debug.Stats, null if unavailable), the rules and signal listeners dbus-next tracks.
-   */
-  async diagnostics(): Promise<{ daemonMatchRules: number | null; trackedMatchRules: number; signalListeners: number }> {
+  /** Subscription bookkeeping of the current bus connection (all zero/null without one). */
+  async diagnostics(): Promise<BluezDiagnostics> {
     const session = this.session;
-    if (session === null || session.broken) return { daemonMatchRules: null, trackedMatchRules: 0, signalListeners: 0 };
+    if (session === null || session.broken) return { daemonMatchRules: null, trackedMatchRules: 0, signalListeners: 0, advertisementWatchRules: 0, messageListeners: 0 };
     const counts = busSubscriptionCounts(session.bus);
-    return { daemonMatchRules: await daemonMatchRuleCount(session.bus), trackedMatchRules: counts.matchRules, signalListeners: counts.signalListeners };
+    return {
+      daemonMatchRules: await daemonMatchRuleCount(session.bus),
+      trackedMatchRules: counts.matchRules,
+      signalListeners: counts.signalListeners,
+      advertisementWatchRules: this.scan?.session === session ? AdvertisementSignals.ruleCount : 0,
+      messageListeners: session.bus.listenerCount('message'),
+    };
   }
+
+  // ---- advertisement watch ----
+
+  private startScanning(): void {
+    if (this.scan !== null || this.scanAttempt !== null || this.scanRetry !== null) return;
+    const attempt = {};
+    this.scanAttempt = attempt;
+    this.openScan(attempt).then(
+      (scan) => {
+        if (this.scanAttempt !== attempt || scan.session.broken) {
+          // Called off, or the bus broke, between the last step and now.
+          scan.signals.stop();
+          this.scanStopping = this.stopDiscovery(scan.session, scan.adapter);
+          if (this.scanAttempt !== attempt) return;
+          this.scanAttempt = null;
+          this.scheduleScanRetry();
+          return;
+        }
+        this.scanAttempt = null;
+        this.scan = scan;
+        if (this.scanFailureReported) this.logger.info('Bluetooth LE scanning works again.');
+        this.scanFailureReported = false;
+      },
+      (error: unknown) => {
+        if (this.scanAttempt !== attempt) return; // called off: nothing to report
+        this.scanAttempt = null;
+        const message = error instanceof Error ? error.message : String(error);
+        if (this.scanFailureReported || this.busFailureReported) {
+          // Already said (by the scan or by the bus it runs on): retry quietly.
+          this.logger.debug(`Bluetooth LE scanning: ${message}`);
+        } else {
+          this.logger.error(`Bluetooth LE scanning is unavailable (${message}); retrying in the background.`);
+          this.scanFailureReported = true;
+        }
+        this.scheduleScanRetry();
+      },
+    );
+  }
+
+  /** Session, adapter, match rules, discovery — or nothing at all if any step fails or is called off. */
+  private async openScan(attempt: object): Promise<Scan> {
+    const deadline = new Deadline(2 * this.operationTimeoutMs);
+    const stillWanted = (): void => {
+      if (this.scanAttempt !== attempt) throw new ScanCancelled('scan called off');
+    };
+    let session: Session | undefined;
+    let adapter: NodeBle.Adapter | undefined;
+    let signals: AdvertisementSignals | undefined;
+    let discovering = false;
+    try {
+      session = await this.readySession(deadline);
+      adapter = await this.adapterOf(session, deadline);
+      stillWanted();
+      signals = new AdvertisementSignals(session.bus, helperOf(adapter).object, (advertisement) => {
+        this.deliver(advertisement);
+      });
+      await raceOrFail(deadline, signals.start(), 'bus_unavailable', 'AddMatch was not answered');
+      discovering = true;
+      if (!(await this.startDiscovery(session, adapter, deadline))) throw new TransportError('connect_failed', 'StartDiscovery failed');
+      stillWanted();
+      if (session.broken) throw new TransportError('bus_unavailable', 'the bus connection broke');
+      return { session, adapter, signals };
+    } catch (error) {
+      signals?.stop();
+      if (discovering && session !== undefined && adapter !== undefined) this.scanStopping = this.stopDiscovery(session, adapter);
+      throw error;
+    } finally {
+      deadline.cancel();
+    }
+  }
+
+  private stopScanning(): void {
+    this.scanAttempt = null; // a start under way undoes itself
+    if (this.scanRetry !== null) clearTimeout(this.scanRetry);
+    this.scanRetry = null;
+    const scan = this.scan;
+    this.scan = null;
+    if (scan === null) return;
+    scan.signals.stop();
+    this.scanStopping = this.stopDiscovery(scan.session, scan.adapter);
+  }
+
+  private scheduleScanRetry(): void {
+    if (this.scanRetry !== null || this.watchers.size === 0) return;
+    this.scanRetry = setTimeout(() => {
+      this.scanRetry = null;
+      if (this.watchers.size > 0) this.startScanning();
+    }, this.scanRetryMs);
+    // Waiting for Bluetooth must never keep a process alive.
+    this.scanRetry.unref();
+  }
+
+  /** The bus under a running scan failed: its rules and discovery died with it; start over later. */
+  private sessionLost(session: Session): void {
+    for (const connection of [...session.connections]) connection.lose();
+    const scan = this.scan;
+    if (scan?.session !== session) return;
+    this.scan = null;
+    scan.signals.stop();
+    this.scheduleScanRetry();
+  }
+
+  private deliver(advertisement: Advertisement): void {
+    for (const watcher of [...this.watchers]) {
+      try {
+        watcher(advertisement);
+      } catch (error) {
+        // A listener's bug must not stop the others or reach dbus-next's message loop.
+        this.logger.error(`Advertisement listener failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
+
+  // ---- sessions ----
 
   private async readySession(deadline: Deadline): Promise<Session> {
     if (this.session?.broken === true) {
@@ -179,25 +347,34 @@ export class BluezTransport implements LockTransport {
       devices: new Map(),
       connections: new Set(),
       discoveryUsers: 0,
+      discoveryOn: false,
+      discoveryChain: Promise.resolve(),
+    };
+    const failed = (message: string): void => {
+      if (session.broken) return;
+      session.broken = true;
+      // One error line per outage, not one per reconnect attempt.
+      if (this.busFailureReported) this.logger.debug(message);
+      else this.logger.error(message);
+      this.busFailureReported = true;
+      this.sessionLost(session);
     };
     session.ready = new Promise<void>((resolve, reject) => {
       bus.once('connect', () => {
+        if (this.busFailureReported) this.logger.info('D-Bus connection works again.');
+        this.busFailureReported = false;
         resolve();
       });
       // Without an error listener an unreachable or failing bus throws from an EventEmitter and
       // ends the process. With it, the session is marked broken and the next connect starts over.
       bus.on('error', (error: unknown) => {
         const message = error instanceof Error ? error.message : String(error);
-        if (!session.broken) this.logger.error(`D-Bus connection failed: ${message}`);
-        session.broken = true;
+        failed(`D-Bus connection failed: ${message}`);
         reject(new TransportError('bus_unavailable', `D-Bus: ${message}`));
-        for (const connection of [...session.connections]) connection.lose();
       });
     });
     onBusConnectionEnd(bus, () => {
-      if (!session.broken) this.logger.error('D-Bus connection closed.');
-      session.broken = true;
-      for (const connection of [...session.connections]) connection.lose();
+      failed('D-Bus connection closed.');
     });
     // The rejection is observed by readySession; this keeps an unobserved one from being reported.
     session.ready.catch(() => undefined);
@@ -212,6 +389,8 @@ export class BluezTransport implements LockTransport {
     return adapter;
   }
 
+  // ---- discovery ----
+
   /** The device object, from BlueZ's cache or by LE discovery. */
   private async findDevice(session: Session, adapter: NodeBle.Adapter, address: string, deadline: Deadline): Promise<DeviceHandle> {
     const cached = session.devices.get(address);
@@ -223,6 +402,7 @@ export class BluezTransport implements LockTransport {
       if (!(error instanceof Error) || error.message !== 'Device not found') throw error;
     }
     if (device === undefined) {
+      // Without discovery the device may still show up (another client may be scanning).
       await this.startDiscovery(session, adapter, deadline);
       try {
         const remaining = deadline.remaining();
@@ -234,35 +414,77 @@ export class BluezTransport implements LockTransport {
         await this.stopDiscovery(session, adapter);
       }
     }
-    const handle: DeviceHandle = { device, characteristics: null };
+    const handle: DeviceHandle = { device, characteristics: new Map(), profiles: new Map() };
     session.devices.set(address, handle);
     return handle;
   }
 
-  private async startDiscovery(session: Session, adapter: NodeBle.Adapter, deadline: Deadline): Promise<void> {
+  /** One more discovery user; true when discovery is on. */
+  private async startDiscovery(session: Session, adapter: NodeBle.Adapter, deadline: Deadline): Promise<boolean> {
     session.discoveryUsers += 1;
-    if (session.discoveryUsers > 1) return;
-    try {
-      // node-ble throws if discovery is already on (another program may run it): that is fine.
-      if (!(await raceOrFail(deadline, adapter.isDiscovering(), 'bus_unavailable', 'adapter did not answer'))) {
-        await raceOrFail(deadline, adapter.startDiscovery(), 'bus_unavailable', 'StartDiscovery timed out');
+    return (await deadline.race(this.syncDiscovery(session, adapter))) === true;
+  }
+
+  /** One discovery user fewer; discovery stops with the last. Never throws. */
+  private async stopDiscovery(session: Session, adapter: NodeBle.Adapter): Promise<void> {
+    session.discoveryUsers = Math.max(0, session.discoveryUsers - 1);
+    await this.syncDiscovery(session, adapter);
+  }
+
+  /** Brings discovery in line with its users, after any on/off still under way. Never rejects. */
+  private syncDiscovery(session: Session, adapter: NodeBle.Adapter): Promise<boolean> {
+    const step = session.discoveryChain.then(async () => {
+      if (session.broken) return false;
+      const wanted = session.discoveryUsers > 0;
+      if (wanted && !session.discoveryOn) {
+        session.discoveryOn = await this.turnDiscoveryOn(adapter);
+      } else if (!wanted && session.discoveryOn) {
+        session.discoveryOn = false;
+        await this.turnDiscoveryOff(adapter);
       }
+      return session.discoveryOn;
+    });
+    session.discoveryChain = step.then(() => undefined);
+    return step;
+  }
+
+  /**
+   * SetDiscoveryFilter(Transport=le, DuplicateData=true) and StartDiscovery. DuplicateData makes
+   * BlueZ report every advertisement, not only changes, so a lock that repeats "new state" is
+   * heard each time; BlueZ before 5.48 refuses the key, and then only changes are reported.
+   */
+  private async turnDiscoveryOn(adapter: NodeBle.Adapter): Promise<boolean> {
+    const helper = helperOf(adapter);
+    const call = (method: string, ...args: unknown[]): Promise<unknown> => withTimeout(helper.callMethod(method, ...args), this.operationTimeoutMs, () => new Error(`${method} timed out`));
+    try {
+      try {
+        await call('SetDiscoveryFilter', { Transport: new dbus.Variant('s', 'le'), DuplicateData: new dbus.Variant('b', true) });
+      } catch (error) {
+        if (dbusErrorName(error) !== 'org.bluez.Error.InvalidArguments') throw error;
+        await call('SetDiscoveryFilter', { Transport: new dbus.Variant('s', 'le') });
+      }
+      try {
+        await call('StartDiscovery');
+      } catch (error) {
+        // Discovery is already running (ours, as BlueZ counts it per client, or another's in the fake).
+        if (dbusErrorName(error) !== 'org.bluez.Error.InProgress') throw error;
+      }
+      return true;
     } catch (error) {
       this.logger.debug(`StartDiscovery: ${error instanceof Error ? error.message : String(error)}`);
+      return false;
     }
   }
 
-  private async stopDiscovery(session: Session, adapter: NodeBle.Adapter): Promise<void> {
-    session.discoveryUsers = Math.max(0, session.discoveryUsers - 1);
-    if (session.discoveryUsers > 0) return;
+  private async turnDiscoveryOff(adapter: NodeBle.Adapter): Promise<void> {
     try {
-      if (await withTimeout(adapter.isDiscovering(), this.operationTimeoutMs, () => new Error('timeout'))) {
-        await withTimeout(adapter.stopDiscovery(), this.operationTimeoutMs, () => new Error('timeout'));
-      }
+      await withTimeout(helperOf(adapter).callMethod('StopDiscovery'), this.operationTimeoutMs, () => new Error('StopDiscovery timed out'));
     } catch (error) {
       this.logger.debug(`StopDiscovery: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
+
+  // ---- link and GATT ----
 
   /** Device1.Connect within the budget; a late success is disconnected so no link is left dangling. */
   private async linkUp(device: NodeBle.Device, deadline: Deadline): Promise<void> {
@@ -300,44 +522,52 @@ export class BluezTransport implements LockTransport {
     }
   }
 
-  private async resolveCharacteristics(address: string, handle: DeviceHandle, deadline: Deadline): Promise<Map<CharacteristicName, Characteristic>> {
-    if (handle.characteristics !== null) return handle.characteristics;
-    const gatt = await raceOrFail(deadline, handle.device.gatt(), 'gatt_unavailable', 'GATT lookup timed out');
-    const found = new Map<CharacteristicName, Characteristic>();
+  /**
+   * The profile's characteristics by name, looked up once per (device, profile) and kept with the
+   * device: the characteristic proxies (one match rule each) are reused by every later connection.
+   */
+  private async resolveProfile(address: string, handle: DeviceHandle, profile: GattProfile, deadline: Deadline): Promise<Map<string, Characteristic>> {
+    const key = profileKey(profile);
+    const cached = handle.profiles.get(key);
+    if (cached !== undefined) return cached;
+    let gatt: NodeBle.GattServer | undefined;
     const services = new Map<string, NodeBle.GattService | null>();
-    for (const [name, where] of Object.entries(PROFILE) as [CharacteristicName, (typeof PROFILE)[CharacteristicName]][]) {
-      let service = services.get(where.service);
-      if (service === undefined) {
-        service = await raceOrFail(deadline, gatt.getPrimaryService(where.service), 'gatt_unavailable', 'GATT lookup timed out').catch((error: unknown) => {
-          if (error instanceof TransportError) throw error;
-          return null;
-        });
-        services.set(where.service, service);
+    const lookup = <T>(operation: Promise<T>): Promise<T | null> =>
+      raceOrFail(deadline, operation, 'gatt_unavailable', 'GATT lookup timed out').catch((error: unknown) => {
+        if (error instanceof TransportError) throw error;
+        return null; // node-ble: "Service not available" / "Characteristic not available"
+      });
+    const found = new Map<string, Characteristic>();
+    for (const spec of profile.characteristics) {
+      const uuidKey = `${spec.service}/${spec.uuid}`;
+      let characteristic = handle.characteristics.get(uuidKey);
+      if (characteristic === undefined) {
+        gatt ??= await raceOrFail(deadline, handle.device.gatt(), 'gatt_unavailable', 'GATT lookup timed out');
+        let service = services.get(spec.service);
+        if (service === undefined) {
+          service = await lookup(gatt.getPrimaryService(spec.service));
+          services.set(spec.service, service);
+        }
+        characteristic = service === null ? null : await lookup(service.getCharacteristic(spec.uuid));
+        handle.characteristics.set(uuidKey, characteristic);
       }
-      const characteristic =
-        service === null
-          ? null
-          : await raceOrFail(deadline, service.getCharacteristic(LockUuids[name]), 'gatt_unavailable', 'GATT lookup timed out').catch((error: unknown) => {
-              if (error instanceof TransportError) throw error;
-              return null;
-            });
       if (characteristic === null) {
-        if (where.required) throw new TransportError('gatt_unavailable', `${address} lacks ${name} (${LockUuids[name]}): not a lock of this profile`);
+        if (spec.required) throw new TransportError('gatt_unavailable', `${address} lacks ${spec.name} (${spec.uuid}): not a device of this profile`);
         continue;
       }
-      found.set(name, characteristic);
+      found.set(spec.name, characteristic);
     }
-    handle.characteristics = found;
+    handle.profiles.set(key, found);
     return found;
   }
 }
 
-/** A live BlueZ connection to one lock. */
-class BluezConnection implements LockConnection {
-  private notificationListener: ((characteristic: NotifyingCharacteristic, value: Buffer) => void) | undefined;
+/** A live BlueZ connection to one device. */
+class BluezConnection implements GattConnection {
+  private notificationListener: ((characteristic: string, value: Buffer) => void) | undefined;
   private disconnectListener: (() => void) | undefined;
   private isConnected = true;
-  private readonly valueListeners = new Map<NotifyingCharacteristic, (value: Buffer) => void>();
+  private readonly valueListeners = new Map<string, (value: Buffer) => void>();
   private readonly onDeviceDisconnect = (): void => {
     this.lose();
   };
@@ -345,7 +575,8 @@ class BluezConnection implements LockConnection {
   constructor(
     readonly address: string,
     private readonly device: NodeBle.Device,
-    private readonly characteristics: Map<CharacteristicName, Characteristic>,
+    private readonly characteristics: ReadonlyMap<string, Characteristic>,
+    private readonly subscriptions: readonly string[],
     private readonly operationTimeoutMs: number,
     private readonly forget: (connection: BluezConnection) => void,
   ) {
@@ -356,9 +587,12 @@ class BluezConnection implements LockConnection {
     return this.isConnected;
   }
 
-  /** StartNotify on every notifying characteristic. */
+  /**
+   * StartNotify on every subscribed characteristic, in profile order. Notifications and
+   * indications both arrive as PropertiesChanged(Value): BlueZ confirms indications itself.
+   */
   async subscribe(deadline: Deadline): Promise<void> {
-    for (const name of NOTIFYING_CHARACTERISTICS) {
+    for (const name of this.subscriptions) {
       const characteristic = this.characteristic(name);
       const listener = (value: Buffer): void => {
         if (this.isConnected) this.notificationListener?.(name, value);
@@ -369,18 +603,22 @@ class BluezConnection implements LockConnection {
     }
   }
 
-  async read(characteristic: ReadableCharacteristic): Promise<Buffer> {
+  has(characteristic: string): boolean {
+    return this.characteristics.has(characteristic);
+  }
+
+  async read(characteristic: string): Promise<Buffer> {
     this.assertConnected();
     return this.bounded(this.characteristic(characteristic).readValue(), `read ${characteristic}`);
   }
 
-  async write(characteristic: WritableCharacteristic, value: Buffer): Promise<void> {
+  async write(characteristic: string, value: Buffer): Promise<void> {
     this.assertConnected();
-    // Explicit "request": acknowledged by the lock, and BlueZ uses a long write when the frame exceeds MTU−3.
+    // Explicit "request": acknowledged by the device, and BlueZ uses a long write when the value exceeds MTU−3.
     await this.bounded(this.characteristic(characteristic).writeValue(value, { offset: 0, type: 'request' }), `write ${characteristic}`);
   }
 
-  onNotification(listener: (characteristic: NotifyingCharacteristic, value: Buffer) => void): void {
+  onNotification(listener: (characteristic: string, value: Buffer) => void): void {
     this.notificationListener = listener;
   }
 
@@ -425,7 +663,7 @@ class BluezConnection implements LockConnection {
     this.forget(this);
   }
 
-  private characteristic(name: CharacteristicName): Characteristic {
+  private characteristic(name: string): Characteristic {
     const characteristic = this.characteristics.get(name);
     if (characteristic === undefined) throw new TransportError('operation_failed', `${this.address} has no ${name}`);
     return characteristic;
@@ -442,6 +680,11 @@ class BluezConnection implements LockConnection {
       throw toTransportError(error, 'operation_failed');
     }
   }
+}
+
+/** Identity of a profile by content, so equal profiles built twice share one resolution. */
+function profileKey(profile: GattProfile): string {
+  return profile.characteristics.map((spec) => `${spec.name}=${spec.service}/${spec.uuid}${spec.required ? '!' : '?'}`).join(',');
 }
 
 /**
@@ -463,11 +706,13 @@ function releaseDevice(device: NodeBle.Device, completely: boolean): void {
 /** Removes a device from the session cache and releases everything node-ble holds for it. */
 function forgetDevice(session: Session, address: string, handle: DeviceHandle): void {
   if (session.devices.get(address) === handle) session.devices.delete(address);
-  for (const characteristic of handle.characteristics?.values() ?? []) {
+  for (const characteristic of handle.characteristics.values()) {
+    if (characteristic === null) continue;
     characteristic.removeAllListeners('valuechanged');
     helperOf(characteristic).removeListeners();
   }
-  handle.characteristics = null;
+  handle.characteristics.clear();
+  handle.profiles.clear();
   releaseDevice(handle.device, true);
 }
 
@@ -495,10 +740,15 @@ async function raceOrFail<T>(deadline: Deadline, operation: Promise<T>, failure:
   return result;
 }
 
+/** The BlueZ/D-Bus error name a dbus-next DBusError carries in `type`. */
+function dbusErrorName(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null && 'type' in error && typeof error.type === 'string' ? error.type : undefined;
+}
+
 /** Maps node-ble/dbus-next errors (DBusError carries the BlueZ error name in `type`) to TransportError. */
 function toTransportError(error: unknown, fallback: TransportFailure): TransportError {
   if (error instanceof TransportError) return error;
-  const name = typeof error === 'object' && error !== null && 'type' in error && typeof error.type === 'string' ? error.type : undefined;
+  const name = dbusErrorName(error);
   const text = error instanceof Error ? error.message : String(error);
   let failure = fallback;
   if (name === 'org.bluez.Error.NotConnected') failure = 'not_connected';

@@ -94,3 +94,17 @@ export async function daemonMatchRuleCount(bus: MessageBus): Promise<number | nu
     return null;
   }
 }
+
+/**
+ * Subscribes the connection to signals matching `rule` without a proxy object, through the
+ * repaired refcount (so it shows in {@link busSubscriptionCounts} and a rule shared with a proxy
+ * is sent once). Messages arrive on the bus's `message` event.
+ */
+export async function addMatchRule(bus: MessageBus, rule: string): Promise<void> {
+  await internalsOf(bus)._addMatch(rule);
+}
+
+/** Releases one {@link addMatchRule}; RemoveMatch goes out when no one else holds the rule. */
+export async function removeMatchRule(bus: MessageBus, rule: string): Promise<void> {
+  await internalsOf(bus)._removeMatch(rule);
+}

@@ -6,6 +6,8 @@ import type { EventEmitter } from 'node:events';
  * releases them itself at the end of every connection (docs/ble-protocol.md "D-Bus match rules").
  */
 export interface BusHelperInternals extends EventEmitter {
+  /** D-Bus object path of the node-ble object, e.g. `/org/bluez/hci0`. */
+  readonly object: string;
   /** org.freedesktop.DBus.Properties.Get on the helper's interface. */
   prop(name: string): Promise<unknown>;
   /** Drops the helper's own and its proxy's PropertiesChanged listeners (and so the match rule). */
@@ -20,7 +22,7 @@ export interface BusHelperInternals extends EventEmitter {
  */
 export function helperOf(object: object): BusHelperInternals {
   const helper = (object as { helper?: Partial<BusHelperInternals> }).helper;
-  if (helper === undefined || typeof helper.prop !== 'function' || typeof helper.removeListeners !== 'function' || typeof helper.callMethod !== 'function' || typeof helper.on !== 'function') {
+  if (helper === undefined || typeof helper.prop !== 'function' || typeof helper.removeListeners !== 'function' || typeof helper.callMethod !== 'function' || typeof helper.on !== 'function' || typeof helper.object !== 'string') {
     throw new Error('node-ble internals changed: BusHelper not found (the BlueZ transport is written against node-ble 1.13).');
   }
   return helper as BusHelperInternals;

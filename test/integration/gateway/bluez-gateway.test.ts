@@ -1,3 +1,4 @@
+import { EKEY_GATT_PROFILE } from '../../../src/gateway/drivers/ekey/ekey-gatt-profile.js';
 import { EKeyDriver } from '../../../src/gateway/drivers/ekey/ekey-driver.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ActivityEvent } from '../../../src/gateway/gateway-events.js';
@@ -241,10 +242,10 @@ describe('BlueZ transport over a real dbus-daemon (fake BlueZ)', () => {
     const right = new BluezTransport({ busAddress: daemon.address, adapter: 'hci0', discoveryIntervalMs: 20 });
     const wrong = new BluezTransport({ busAddress: daemon.address, adapter: 'hci7' });
     cleanups.push(() => right.close(), () => wrong.close());
-    const connection = await right.connect(address, { timeoutMs: 1000 });
+    const connection = await right.connect(address, EKEY_GATT_PROFILE, { timeoutMs: 1000 });
     expect(connection.connected).toBe(true);
     await connection.disconnect();
-    await expect(wrong.connect(address, { timeoutMs: 1000 })).rejects.toThrow('Adapter not found');
+    await expect(wrong.connect(address, EKEY_GATT_PROFILE, { timeoutMs: 1000 })).rejects.toThrow('Adapter not found');
   });
 
   it('reports the link lost when the bus daemon dies, and then fails commands as lock_offline instead of hanging', async () => {
@@ -270,8 +271,8 @@ describe('BlueZ transport over a real dbus-daemon (fake BlueZ)', () => {
   it('survives an unreachable bus: connect fails with bus_unavailable, the process keeps running', async () => {
     const transport = new BluezTransport({ busAddress: 'unix:path=/nonexistent/bus/socket' });
     cleanups.push(() => transport.close());
-    await expect(transport.connect('AA:AA:AA:AA:AA:AA', { timeoutMs: 300 })).rejects.toMatchObject({ name: 'TransportError', failure: 'bus_unavailable' });
+    await expect(transport.connect('AA:AA:AA:AA:AA:AA', EKEY_GATT_PROFILE, { timeoutMs: 300 })).rejects.toMatchObject({ name: 'TransportError', failure: 'bus_unavailable' });
     // A second attempt opens a new session and fails the same way instead of hanging.
-    await expect(transport.connect('AA:AA:AA:AA:AA:AA', { timeoutMs: 300 })).rejects.toMatchObject({ failure: 'bus_unavailable' });
+    await expect(transport.connect('AA:AA:AA:AA:AA:AA', EKEY_GATT_PROFILE, { timeoutMs: 300 })).rejects.toMatchObject({ failure: 'bus_unavailable' });
   });
 });

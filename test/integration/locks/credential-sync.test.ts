@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { DateTime } from 'luxon';
-import type { SimulatedLock } from '../../../src/gateway/simulator/simulated-lock.js';
+import { SimulatedLock } from '../../../src/gateway/simulator/simulated-lock.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
 
 /**
@@ -38,7 +38,7 @@ describe('credential allow-list: the lock refuses keys that are not usable now',
     lockId = front.id;
     ownerId = front.owner_id;
     const simulated = t.service.lockSubsystem.simulation?.locks.get(lockId);
-    if (simulated === undefined) throw new Error('no simulated lock');
+    if (!(simulated instanceof SimulatedLock)) throw new Error('no simulated lock of our profile');
     lock = simulated;
     const guest = t.demo.users.find((user) => user.id !== ownerId);
     if (guest === undefined) throw new Error('no second demo user');

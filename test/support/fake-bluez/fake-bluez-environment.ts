@@ -1,4 +1,4 @@
-import { FakeBluez } from './fake-bluez.js';
+import { FakeBluez, type FakeBluezOptions } from './fake-bluez.js';
 import { startPrivateDbusDaemon } from './private-dbus-daemon.js';
 
 /** A private dbus-daemon with a fake BlueZ on it. */
@@ -19,11 +19,12 @@ export interface FakeBluezEnvironment {
  * let env: FakeBluezEnvironment;
  * beforeAll(async () => { env = await startFakeBluezEnvironment(); });
  * afterAll(() => env.stop());
- * // env.bluez.addLock(new SimulatedLock({...}), { dropControlNotifications: true });
+ * // env.bluez.addDevice(new SimulatedLock({...}), { dropNotifications: true });
  */
-export async function startFakeBluezEnvironment(options: { asSystemBus?: boolean; adapter?: string } = {}): Promise<FakeBluezEnvironment> {
+export async function startFakeBluezEnvironment(options: { asSystemBus?: boolean } & FakeBluezOptions = {}): Promise<FakeBluezEnvironment> {
   const daemon = await startPrivateDbusDaemon();
-  const bluez = await FakeBluez.start(daemon.address, options.adapter === undefined ? {} : { adapter: options.adapter });
+  const { asSystemBus: _asSystemBus, ...bluezOptions } = options;
+  const bluez = await FakeBluez.start(daemon.address, bluezOptions);
   const previous = process.env.DBUS_SYSTEM_BUS_ADDRESS;
   if (options.asSystemBus === true) process.env.DBUS_SYSTEM_BUS_ADDRESS = daemon.address;
   return {

@@ -1,11 +1,16 @@
-import dbus, { type MessageBus, type Variant } from 'dbus-next';
+import dbus, { type MessageBus } from 'dbus-next';
+import marshallers from 'dbus-next/lib/marshallers.js';
 import { LockUuids } from '../../../src/gateway/lock-profile.js';
-import { GattOperationError, type SimulatedLock, type SimulatedLockLink } from '../../../src/gateway/simulator/simulated-lock.js';
+import { GattOperationError, type SimulatedAdvertisement, type SimulatedDevice, type SimulatedLockLink } from '../../../src/gateway/simulator/simulated-device.js';
 
 const { Interface, ACCESS_READ } = dbus.interface;
-const { DBusError } = dbus;
+const { DBusError, Message, Variant } = dbus;
 
-/** Faults a fake device can be told to show; change them at any time through `device.faults`. */
+/**
+ * Faults a fake device can be told to show; change them at any time through `device.faults`.
+ * The write and notification faults apply to every characteristic, or only to those listed in
+ * `faultyCharacteristics`.
+ */
 export interface FakeDeviceFaults {
   /** Never shows up, even while discovering. */
   neverFound?: boolean;
@@ -15,14 +20,22 @@ export interface FakeDeviceFaults {
   connectDelayMs?: number;
   /** Connected becomes true but ServicesResolved never does. */
   servicesNeverResolve?: boolean;
-  /** WriteValue on the Control Point fails with this org.bluez.Error.* name. */
-  controlWriteError?: string;
-  /** The Control Point write is accepted, then the link drops before the lock can answer. */
-  disconnectAfterControlWrite?: boolean;
-  /** Control Point notifications (command answers) are lost. */
-  dropControlNotifications?: boolean;
+  /** WriteValue fails with this org.bluez.Error.* name. */
+  writeError?: string;
+  /** A write is accepted, then the link drops before the device can answer. */
+  disconnectAfterWrite?: boolean;
+  /** Notifications and indications are lost. */
+  dropNotifications?: boolean;
+  /** Characteristic UUIDs the three faults above are limited to (default: all). */
+  faultyCharacteristics?: readonly string[];
   /** Every ReadValue/WriteValue answers only after this many ms. */
   operationDelayMs?: number;
+  /** `writeError` on our profile's Control Point only (older name). */
+  controlWriteError?: string;
+  /** `disconnectAfterWrite` on our profile's Control Point only (older name). */
+  disconnectAfterControlWrite?: boolean;
+  /** `dropNotifications` on our profile's Control Point only (older name). */
+  dropControlNotifications?: boolean;
 }
 
 /** What the fake saw, for assertions. */
@@ -31,37 +44,54 @@ export interface FakeDeviceLog {
   disconnects: number;
   /** The `type` option of every WriteValue, in order. */
   writeTypes: string[];
+  /** Advertisements emitted (PropertiesChanged of RSSI/ManufacturerData, InterfacesAdded included). */
+  advertisements: number;
 }
 
-interface ServiceDefinition {
-  uuid: string;
-  characteristics: { uuid: string; flags: string[] }[];
+/** Settings of {@link FakeBluez.start}. */
+export interface FakeBluezOptions {
+  /** Adapter name (default `hci0`). */
+  adapter?: string;
+  /** How often every in-range device re-advertises while discovering, ms (default 200). */
+  advertisementIntervalMs?: number;
 }
-
-/** The lock's GATT database as BlueZ would present it. */
-const GATT_DATABASE: ServiceDefinition[] = [
-  {
-    uuid: LockUuids.lockService,
-    characteristics: [
-      { uuid: LockUuids.boltState, flags: ['read', 'notify'] },
-      { uuid: LockUuids.controlPoint, flags: ['write', 'notify'] },
-      { uuid: LockUuids.activity, flags: ['write', 'notify'] },
-      { uuid: LockUuids.credentials, flags: ['write', 'notify'] },
-    ],
-  },
-  { uuid: LockUuids.batteryService, characteristics: [{ uuid: LockUuids.batteryLevel, flags: ['read', 'notify'] }] },
-  {
-    uuid: LockUuids.deviceInformationService,
-    characteristics: [
-      { uuid: LockUuids.manufacturerName, flags: ['read'] },
-      { uuid: LockUuids.modelNumber, flags: ['read'] },
-      { uuid: LockUuids.serialNumber, flags: ['read'] },
-      { uuid: LockUuids.firmwareRevision, flags: ['read'] },
-    ],
-  },
-];
 
 const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+const DEVICE_INTERFACE = 'org.bluez.Device1';
+const OBJECT_MANAGER_INTERFACE = 'org.freedesktop.DBus.ObjectManager';
+
+/**
+ * BlueZ types ManufacturerData `a{qv}`, but dbus-next 0.10.2 turns every dict into a JS object
+ * before marshalling, so integer keys arrive at its `q` marshaller as strings and are refused.
+ * The fake relaxes exactly that check (numeric strings are marshalled as numbers) so it can
+ * send what BlueZ sends; the code under test only receives such dicts.
+ */
+function allowIntegerDictKeys(): void {
+  const patched = Symbol.for('fake-bluez.integer-dict-keys');
+  const table = marshallers as typeof marshallers & { [patched]?: true };
+  if (table[patched] === true) return;
+  if (typeof table.MakeSimpleMarshaller !== 'function') throw new Error('dbus-next internals changed: cannot marshal a{qv} in the fake BlueZ');
+  const make = table.MakeSimpleMarshaller;
+  table.MakeSimpleMarshaller = (signature: string) => {
+    const marshaller = make(signature);
+    if (signature !== 'q') return marshaller;
+    const marshall = marshaller.marshall.bind(marshaller);
+    marshaller.marshall = (stream, data) => {
+      marshall(stream, typeof data === 'string' && /^\d+$/.test(data) ? Number(data) : data);
+    };
+    return marshaller;
+  };
+  table[patched] = true;
+}
+allowIntegerDictKeys();
+
+/** ManufacturerData as BlueZ types it: company id → Variant(`ay`) of the bytes after it. */
+function manufacturerDataValue(data: ReadonlyMap<number, Buffer>): Record<number, InstanceType<typeof Variant>> {
+  const value: Record<number, InstanceType<typeof Variant>> = {};
+  for (const [company, bytes] of data) value[company] = new Variant('ay', Buffer.from(bytes));
+  return value;
+}
 
 class AgentManager1 extends Interface {
   RegisterAgent(): void {
@@ -89,8 +119,11 @@ class Adapter1 extends Interface {
   get Discovering(): boolean {
     return this.fake.discovering;
   }
-  SetDiscoveryFilter(_filter: Record<string, Variant>): void {
-    // node-ble always asks for Transport=le; the fake only has LE devices.
+  SetDiscoveryFilter(filter: Record<string, InstanceType<typeof Variant>>): void {
+    // The fake only has LE devices and always reports repeated advertisements; it records the filter.
+    const plain: Record<string, unknown> = {};
+    for (const [key, variant] of Object.entries(filter)) plain[key] = variant.value;
+    this.fake.discoveryFilter = plain;
   }
   StartDiscovery(): void {
     if (this.fake.discovering) throw new DBusError('org.bluez.Error.InProgress', 'Operation already in progress');
@@ -118,25 +151,28 @@ Adapter1.configureMembers({
 
 class Device1 extends Interface {
   constructor(private readonly device: FakeDevice) {
-    super('org.bluez.Device1');
+    super(DEVICE_INTERFACE);
   }
   get Address(): string {
-    return this.device.lock.address;
+    return this.device.address;
   }
   get AddressType(): string {
     return 'random';
   }
   get Name(): string {
-    return this.device.lock.name;
+    return this.device.simulated.name;
   }
   get Alias(): string {
-    return this.device.lock.name;
+    return this.device.simulated.name;
   }
   get RSSI(): number {
-    return -60;
+    return this.device.lastAdvertisement.rssi;
+  }
+  get ManufacturerData(): Record<number, InstanceType<typeof Variant>> {
+    return manufacturerDataValue(this.device.lastAdvertisement.manufacturerData);
   }
   get UUIDs(): string[] {
-    return GATT_DATABASE.map((s) => s.uuid);
+    return this.device.simulated.gattDatabase.map((s) => s.uuid);
   }
   get Paired(): boolean {
     return false;
@@ -161,6 +197,7 @@ Device1.configureMembers({
     Name: { signature: 's', access: ACCESS_READ },
     Alias: { signature: 's', access: ACCESS_READ },
     RSSI: { signature: 'n', access: ACCESS_READ },
+    ManufacturerData: { signature: 'a{qv}', access: ACCESS_READ },
     UUIDs: { signature: 'as', access: ACCESS_READ },
     Paired: { signature: 'b', access: ACCESS_READ },
     Connected: { signature: 'b', access: ACCESS_READ },
@@ -203,7 +240,7 @@ class GattCharacteristic1 extends Interface {
   constructor(
     private readonly device: FakeDevice,
     readonly uuid: string,
-    private readonly flags: string[],
+    private readonly flags: readonly string[],
     private readonly servicePath: string,
   ) {
     super('org.bluez.GattCharacteristic1');
@@ -215,7 +252,7 @@ class GattCharacteristic1 extends Interface {
     return this.servicePath;
   }
   get Flags(): string[] {
-    return this.flags;
+    return [...this.flags];
   }
   get Notifying(): boolean {
     return this.notifying;
@@ -223,15 +260,16 @@ class GattCharacteristic1 extends Interface {
   get Value(): Buffer {
     return this.value;
   }
-  async ReadValue(_options: Record<string, Variant>): Promise<Buffer> {
+  async ReadValue(_options: Record<string, InstanceType<typeof Variant>>): Promise<Buffer> {
     return this.device.read(this.uuid);
   }
-  async WriteValue(value: Buffer, options: Record<string, Variant>): Promise<void> {
+  async WriteValue(value: Buffer, options: Record<string, InstanceType<typeof Variant>>): Promise<void> {
     const type: unknown = options.type?.value;
     await this.device.write(this.uuid, Buffer.from(value), typeof type === 'string' ? type : 'reliable');
   }
   StartNotify(): void {
     if (!this.device.connected) throw new DBusError('org.bluez.Error.NotConnected', 'Not Connected');
+    if (!this.flags.includes('notify') && !this.flags.includes('indicate')) throw new DBusError('org.bluez.Error.NotSupported', 'Operation is not supported');
     this.notifying = true;
   }
   StopNotify(): void {
@@ -254,14 +292,20 @@ GattCharacteristic1.configureMembers({
   },
 });
 
-/** One simulated lock as a BlueZ device object tree. */
+/** Shown before a device ever advertised (BlueZ would not know the device then). */
+const NO_ADVERTISEMENT: SimulatedAdvertisement = { manufacturerData: new Map(), rssi: -127 };
+
+/** One simulated device as a BlueZ device object tree. */
 export class FakeDevice {
   readonly faults: FakeDeviceFaults;
-  readonly log: FakeDeviceLog = { connects: 0, disconnects: 0, writeTypes: [] };
+  readonly log: FakeDeviceLog = { connects: 0, disconnects: 0, writeTypes: [], advertisements: 0 };
   readonly path: string;
+  readonly address: string;
   connected = false;
   servicesResolved = false;
   exported = false;
+  /** What the device advertised last (BlueZ keeps it in Device1's properties). */
+  lastAdvertisement: SimulatedAdvertisement = NO_ADVERTISEMENT;
   private link: SimulatedLockLink | null = null;
   private readonly deviceInterface: Device1;
   private readonly characteristics = new Map<string, GattCharacteristic1>();
@@ -269,16 +313,17 @@ export class FakeDevice {
 
   constructor(
     private readonly bus: MessageBus,
-    readonly lock: SimulatedLock,
+    readonly simulated: SimulatedDevice,
     adapterPath: string,
     faults: FakeDeviceFaults,
   ) {
     this.faults = { ...faults };
-    this.path = `${adapterPath}/dev_${lock.address.replace(/:/g, '_')}`;
+    this.address = simulated.address.toUpperCase();
+    this.path = `${adapterPath}/dev_${this.address.replace(/:/g, '_')}`;
     this.deviceInterface = new Device1(this);
     this.objects.push([this.path, this.deviceInterface]);
     let handle = 1;
-    for (const service of GATT_DATABASE) {
+    for (const service of simulated.gattDatabase) {
       const servicePath = `${this.path}/service${(handle++).toString(16).padStart(4, '0')}`;
       this.objects.push([servicePath, new GattService1(service.uuid, this.path)]);
       for (const characteristic of service.characteristics) {
@@ -290,19 +335,53 @@ export class FakeDevice {
     }
   }
 
-  /** Puts the device on the bus (what BlueZ does once discovery has seen it). */
+  /** Puts the device on the bus (what BlueZ does once discovery has seen it), with InterfacesAdded. */
   export(): void {
     if (this.exported) return;
+    const advertisement = this.simulated.advertisement();
+    if (advertisement !== null) this.lastAdvertisement = advertisement;
     for (const [path, iface] of this.objects) this.bus.export(path, iface);
     this.exported = true;
+    const properties: Record<string, InstanceType<typeof Variant>> = {
+      Address: new Variant('s', this.address),
+      AddressType: new Variant('s', 'random'),
+      Name: new Variant('s', this.simulated.name),
+      Alias: new Variant('s', this.simulated.name),
+      UUIDs: new Variant('as', this.simulated.gattDatabase.map((s) => s.uuid)),
+      Paired: new Variant('b', false),
+      Connected: new Variant('b', this.connected),
+      ServicesResolved: new Variant('b', this.servicesResolved),
+    };
+    if (advertisement !== null) {
+      properties.RSSI = new Variant('n', advertisement.rssi);
+      if (advertisement.manufacturerData.size > 0) properties.ManufacturerData = new Variant('a{qv}', manufacturerDataValue(advertisement.manufacturerData));
+      this.log.advertisements += 1;
+    }
+    this.bus.send(Message.newSignal('/', OBJECT_MANAGER_INTERFACE, 'InterfacesAdded', 'oa{sa{sv}}', [this.path, { [DEVICE_INTERFACE]: properties }]));
   }
 
-  /** Removes the device from the bus (what BlueZ does when it forgets a device). */
+  /** Removes the device from the bus (what BlueZ does when it forgets a device), with InterfacesRemoved. */
   unexport(): void {
     if (!this.exported) return;
     this.dropLink(false);
     for (const [path, iface] of this.objects) this.bus.unexport(path, iface);
     this.exported = false;
+    this.bus.send(Message.newSignal('/', OBJECT_MANAGER_INTERFACE, 'InterfacesRemoved', 'oas', [this.path, [DEVICE_INTERFACE]]));
+  }
+
+  /**
+   * One advertisement received while discovering: PropertiesChanged of RSSI and, when the device
+   * sends any, ManufacturerData — repeated each time, as BlueZ does with DuplicateData.
+   */
+  advertise(): void {
+    if (!this.exported || this.faults.neverFound === true || !this.simulated.inRange) return;
+    const advertisement = this.simulated.advertisement();
+    if (advertisement === null) return;
+    this.lastAdvertisement = advertisement;
+    const changed: Record<string, unknown> = { RSSI: advertisement.rssi };
+    if (advertisement.manufacturerData.size > 0) changed.ManufacturerData = manufacturerDataValue(advertisement.manufacturerData);
+    this.log.advertisements += 1;
+    Interface.emitPropertiesChanged(this.deviceInterface, changed, []);
   }
 
   async connect(): Promise<void> {
@@ -312,7 +391,7 @@ export class FakeDevice {
     if (this.connected) return;
     let link: SimulatedLockLink;
     try {
-      link = this.lock.openLink();
+      link = this.simulated.openLink();
     } catch {
       throw new DBusError('org.bluez.Error.Failed', 'le-connection-abort-by-local');
     }
@@ -361,19 +440,26 @@ export class FakeDevice {
     this.log.writeTypes.push(type);
     if (this.faults.operationDelayMs !== undefined) await delay(this.faults.operationDelayMs);
     const link = this.requireLink();
-    if (uuid === LockUuids.controlPoint && this.faults.controlWriteError !== undefined) {
-      throw new DBusError(this.faults.controlWriteError, 'Write refused by fake');
-    }
+    const writeError = this.faultApplies(uuid) ? this.faults.writeError : undefined;
+    const controlWriteError = uuid === LockUuids.controlPoint ? this.faults.controlWriteError : undefined;
+    const error = writeError ?? controlWriteError;
+    if (error !== undefined) throw new DBusError(error, 'Write refused by fake');
     try {
       link.write(uuid, value);
-    } catch (error) {
-      throw toBluezError(error);
+    } catch (failure) {
+      throw toBluezError(failure);
     }
-    if (uuid === LockUuids.controlPoint && this.faults.disconnectAfterControlWrite === true) {
+    const dropAfterWrite =
+      (this.faultApplies(uuid) && this.faults.disconnectAfterWrite === true) || (uuid === LockUuids.controlPoint && this.faults.disconnectAfterControlWrite === true);
+    if (dropAfterWrite) {
       setImmediate(() => {
         this.dropLink(true);
       });
     }
+  }
+
+  private faultApplies(uuid: string): boolean {
+    return this.faults.faultyCharacteristics?.includes(uuid) ?? true;
   }
 
   private requireLink(): SimulatedLockLink {
@@ -381,7 +467,9 @@ export class FakeDevice {
     return this.link;
   }
 
+  /** Notifications and indications look the same on D-Bus: PropertiesChanged(Value) on the characteristic. */
   private notify(uuid: string, value: Buffer): void {
+    if (this.faultApplies(uuid) && this.faults.dropNotifications === true) return;
     if (uuid === LockUuids.controlPoint && this.faults.dropControlNotifications === true) return;
     const characteristic = this.characteristics.get(uuid);
     if (characteristic === undefined || !characteristic.notifying) return;
@@ -400,72 +488,109 @@ function toBluezError(error: unknown): Error {
 }
 
 /**
- * BlueZ's D-Bus API (the part node-ble 1.13 uses), served on a private bus and backed by
- * SimulatedLock objects, so the real BlueZ transport can drive simulated locks over real D-Bus.
+ * BlueZ's D-Bus API (the part node-ble 1.13 and our scanner use), served on a private bus and
+ * backed by {@link SimulatedDevice}s of any family, so the real BlueZ transport can drive
+ * simulated devices over real D-Bus. While discovering, every in-range device advertises
+ * (InterfacesAdded when first seen, then PropertiesChanged of RSSI/ManufacturerData on every
+ * change and every `advertisementIntervalMs`).
  *
  * @example
  * const daemon = await startPrivateDbusDaemon();
  * const bluez = await FakeBluez.start(daemon.address);
- * const device = bluez.addLock(lock, { servicesNeverResolve: true });
+ * const device = bluez.addDevice(lock, { servicesNeverResolve: true });
  * const transport = new BluezTransport({ busAddress: daemon.address });
  */
 export class FakeBluez {
   discovering = false;
+  /** The last SetDiscoveryFilter, values unwrapped (e.g. `{ Transport: 'le', DuplicateData: true }`). */
+  discoveryFilter: Record<string, unknown> = {};
   readonly adapterPath: string;
-  private readonly devices = new Map<string, FakeDevice>();
+  private readonly devices = new Map<string, { device: FakeDevice; stopListening: () => void }>();
   private readonly adapterInterface: Adapter1;
+  private advertisementTimer: NodeJS.Timeout | null = null;
 
   private constructor(
     private readonly bus: MessageBus,
     adapterName: string,
+    private readonly advertisementIntervalMs: number,
   ) {
     this.adapterPath = `/org/bluez/${adapterName}`;
     this.adapterInterface = new Adapter1(this);
   }
 
   /** Connects to the bus, takes the name org.bluez and exports the adapter. */
-  static async start(busAddress: string, options: { adapter?: string } = {}): Promise<FakeBluez> {
+  static async start(busAddress: string, options: FakeBluezOptions = {}): Promise<FakeBluez> {
     const bus = dbus.sessionBus({ busAddress });
     bus.on('error', () => undefined);
-    const fake = new FakeBluez(bus, options.adapter ?? 'hci0');
+    const fake = new FakeBluez(bus, options.adapter ?? 'hci0', options.advertisementIntervalMs ?? 200);
     bus.export('/org/bluez', new AgentManager1('org.bluez.AgentManager1'));
     bus.export(fake.adapterPath, fake.adapterInterface);
     await bus.requestName('org.bluez', 0);
     return fake;
   }
 
-  /** Adds a lock; it appears on the bus once discovery runs (unless `neverFound`). */
-  addLock(lock: SimulatedLock, faults: FakeDeviceFaults = {}): FakeDevice {
-    const device = new FakeDevice(this.bus, lock, this.adapterPath, faults);
-    this.devices.set(lock.address, device);
+  /** Adds a device; it appears on the bus once discovery runs while it is in range (unless `neverFound`). */
+  addDevice(simulated: SimulatedDevice, faults: FakeDeviceFaults = {}): FakeDevice {
+    const device = new FakeDevice(this.bus, simulated, this.adapterPath, faults);
+    const previous = this.devices.get(device.address);
+    if (previous !== undefined) {
+      previous.stopListening();
+      previous.device.unexport();
+    }
+    const stopListening = simulated.onAdvertisementChange(() => {
+      if (!this.discovering) return;
+      this.exportVisible();
+      device.advertise();
+    });
+    this.devices.set(device.address, { device, stopListening });
     if (this.discovering) this.exportVisible();
     return device;
   }
 
-  /** The fake device of a lock address. */
+  /** Same as {@link addDevice}; the name from before devices had families. */
+  addLock(simulated: SimulatedDevice, faults: FakeDeviceFaults = {}): FakeDevice {
+    return this.addDevice(simulated, faults);
+  }
+
+  /** The fake device of an address. */
   device(address: string): FakeDevice {
-    const device = this.devices.get(address.toUpperCase());
-    if (device === undefined) throw new Error(`no fake device ${address}`);
-    return device;
+    const entry = this.devices.get(address.toUpperCase());
+    if (entry === undefined) throw new Error(`no fake device ${address}`);
+    return entry.device;
   }
 
   /** @internal Adapter1 */
   setDiscovering(on: boolean): void {
     this.discovering = on;
     Interface.emitPropertiesChanged(this.adapterInterface, { Discovering: on }, []);
-    if (on) this.exportVisible();
+    if (this.advertisementTimer !== null) clearInterval(this.advertisementTimer);
+    this.advertisementTimer = null;
+    if (!on) return;
+    this.exportVisible();
+    this.advertisementTimer = setInterval(() => {
+      for (const { device } of this.devices.values()) device.advertise();
+    }, this.advertisementIntervalMs);
+    this.advertisementTimer.unref();
   }
 
-  /** Discovery sees every advertising lock that is not set to stay hidden. */
+  /** Discovery sees every advertising device that is not set to stay hidden. */
   private exportVisible(): void {
-    for (const device of this.devices.values()) {
-      if (device.lock.inRange && device.faults.neverFound !== true) device.export();
+    for (const { device } of this.devices.values()) {
+      if (device.simulated.inRange && device.faults.neverFound !== true) device.export();
     }
   }
 
   /** Drops every link and leaves the bus. */
   stop(): void {
-    for (const device of this.devices.values()) device.dropLink(false);
+    // Calls still routed to us while the socket closes are swallowed: answering them on the closed
+    // stream would throw from dbus-next's message loop (an uncaught exception in the test run).
+    this.bus.addMethodHandler(() => true);
+    if (this.advertisementTimer !== null) clearInterval(this.advertisementTimer);
+    this.advertisementTimer = null;
+    for (const { device, stopListening } of this.devices.values()) {
+      stopListening();
+      device.dropLink(false);
+    }
     this.bus.disconnect();
   }
 }

@@ -1,0 +1,526 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { encodeActivityReadSince } from '../../../src/gateway/activity-record-codec.js';
+import type { GatewayLogger } from '../../../src/gateway/gateway-logger.js';
+import type { Advertisement, GattConnection, GattProfile } from '../../../src/gateway/gatt-transport.js';
+import { FrameType, LockUuids, sigUuid } from '../../../src/gateway/lock-profile.js';
+import {
+  GattOperationError,
+  type NotificationListener,
+  type SimulatedAdvertisement,
+  type SimulatedDevice,
+  type SimulatedGattService,
+  type SimulatedLockLink,
+} from '../../../src/gateway/simulator/simulated-device.js';
+import { SimulatedLock } from '../../../src/gateway/simulator/simulated-lock.js';
+import { BluezTransport, type BluezDiagnostics } from '../../../src/gateway/transports/bluez-transport.js';
+import { FakeBluez } from '../../support/fake-bluez/fake-bluez.js';
+import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
+import { startPrivateDbusDaemon } from '../../support/fake-bluez/private-dbus-daemon.js';
+import { testLogger } from '../../support/fake-bluez/test-logger.js';
+import { ManualClock } from '../../support/manual-clock.js';
+
+/** The GATT transport alone (no gateway) against the fake BlueZ on a private dbus-daemon. */
+
+const TIMEOUT = { timeoutMs: 5000 };
+const SOAK_CYCLES = Number(process.env.GATT_SOAK_CYCLES ?? 500);
+
+/** Our profile, as a driver would describe it; Hardware Revision is optional and absent. */
+const LOCK_PROFILE: GattProfile = {
+  characteristics: [
+    { name: 'boltState', service: LockUuids.lockService, uuid: LockUuids.boltState, required: true, subscribe: true },
+    { name: 'controlPoint', service: LockUuids.lockService, uuid: LockUuids.controlPoint, required: true, subscribe: true },
+    { name: 'activity', service: LockUuids.lockService, uuid: LockUuids.activity, required: true, subscribe: true },
+    { name: 'batteryLevel', service: LockUuids.batteryService, uuid: LockUuids.batteryLevel, required: true, subscribe: true },
+    { name: 'credentials', service: LockUuids.lockService, uuid: LockUuids.credentials, required: true, subscribe: true },
+    { name: 'manufacturerName', service: LockUuids.deviceInformationService, uuid: LockUuids.manufacturerName, required: false, subscribe: false },
+    { name: 'hardwareRevision', service: LockUuids.deviceInformationService, uuid: sigUuid(0x2a27), required: false, subscribe: false },
+  ],
+};
+
+/** Only the Device Information Service, as a tool that identifies devices would use it. */
+const INFORMATION_PROFILE: GattProfile = {
+  characteristics: [
+    { name: 'model', service: LockUuids.deviceInformationService, uuid: LockUuids.modelNumber, required: true, subscribe: false },
+    { name: 'battery', service: LockUuids.batteryService, uuid: LockUuids.batteryLevel, required: true, subscribe: true },
+  ],
+};
+
+// ---- a tiny device of another family: nothing in the transport may be specific to our profile ----
+
+const TINY_SERVICE = '0000feed-0000-1000-8000-00805f9b34fb';
+const TINY_COMMAND = 'f00d0001-1b2c-4d5e-8f90-a1b2c3d4e5f6';
+const TINY_STATUS = 'f00d0002-1b2c-4d5e-8f90-a1b2c3d4e5f6';
+const TINY_INFO_SERVICE = 'f00d1000-1b2c-4d5e-8f90-a1b2c3d4e5f6';
+const TINY_INFO = 'f00d1001-1b2c-4d5e-8f90-a1b2c3d4e5f6';
+const TINY_COMPANY = 0x004c;
+
+/** A device that indicates on its status characteristic the reverse of each command written; its state byte is advertised. */
+class TinyDevice implements SimulatedDevice {
+  readonly name = 'Tiny';
+  readonly gattDatabase: readonly SimulatedGattService[] = [
+    {
+      uuid: TINY_SERVICE,
+      characteristics: [
+        { uuid: TINY_COMMAND, flags: ['write'] },
+        { uuid: TINY_STATUS, flags: ['read', 'indicate'] },
+      ],
+    },
+    { uuid: TINY_INFO_SERVICE, characteristics: [{ uuid: TINY_INFO, flags: ['read'] }] },
+  ];
+  inRange = true;
+  state = 1;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(readonly address: string) {}
+
+  openLink(): SimulatedLockLink {
+    if (!this.inRange) throw new GattOperationError('not_connected', 'out of range');
+    let open = true;
+    let listener: NotificationListener | undefined;
+    return {
+      get open() {
+        return open;
+      },
+      read: (uuid) => {
+        if (uuid === TINY_STATUS) return Buffer.from([this.state]);
+        if (uuid === TINY_INFO) return Buffer.from('tiny v1');
+        throw new GattOperationError('not_supported', 'not readable');
+      },
+      write: (uuid, value) => {
+        if (uuid !== TINY_COMMAND) throw new GattOperationError('not_supported', 'not writable');
+        const answer = Buffer.from(value).reverse();
+        setImmediate(() => {
+          if (open) listener?.(TINY_STATUS, answer);
+        });
+      },
+      onNotification: (next) => {
+        listener = next;
+      },
+      onLost: () => undefined,
+      close: () => {
+        open = false;
+      },
+    };
+  }
+
+  advertisement(): SimulatedAdvertisement | null {
+    return this.inRange ? { manufacturerData: new Map([[TINY_COMPANY, Buffer.from([0x02, 0x15, this.state])]]), rssi: -55 } : null;
+  }
+
+  onAdvertisementChange(listener: () => void): () => void {
+    const registered = (): void => {
+      listener();
+    };
+    this.listeners.add(registered);
+    return () => this.listeners.delete(registered);
+  }
+
+  setState(state: number): void {
+    this.state = state;
+    for (const listener of this.listeners) listener();
+  }
+
+  setInRange(inRange: boolean): void {
+    this.inRange = inRange;
+    for (const listener of this.listeners) listener();
+  }
+}
+
+const TINY_PROFILE: GattProfile = {
+  characteristics: [
+    { name: 'command', service: TINY_SERVICE, uuid: TINY_COMMAND, required: true, subscribe: false },
+    { name: 'status', service: TINY_SERVICE, uuid: TINY_STATUS, required: true, subscribe: true },
+    { name: 'info', service: TINY_INFO_SERVICE, uuid: TINY_INFO, required: false, subscribe: false },
+  ],
+};
+
+/** The tiny device's pairing mode: the command characteristic only, no subscription. */
+const TINY_PAIRING_PROFILE: GattProfile = {
+  characteristics: [
+    { name: 'pairingCommand', service: TINY_SERVICE, uuid: TINY_COMMAND, required: true, subscribe: false },
+    { name: 'info', service: TINY_INFO_SERVICE, uuid: TINY_INFO, required: true, subscribe: false },
+  ],
+};
+
+// ---- environment ----
+
+let environment: FakeBluezEnvironment;
+let nextAddress = 1;
+const cleanups: (() => Promise<void> | void)[] = [];
+const unhandledRejections: unknown[] = [];
+const recordUnhandled = (reason: unknown): void => {
+  unhandledRejections.push(reason);
+};
+
+beforeAll(async () => {
+  process.on('unhandledRejection', recordUnhandled);
+  environment = await startFakeBluezEnvironment({ advertisementIntervalMs: 50 });
+});
+
+afterAll(async () => {
+  process.off('unhandledRejection', recordUnhandled);
+  await environment.stop();
+});
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  // Late answers of abandoned D-Bus calls must never surface as unhandled rejections.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(unhandledRejections).toEqual([]);
+});
+
+function address(prefix: string): string {
+  return `${prefix}:00:00:00:00:${(nextAddress++).toString(16).padStart(2, '0').toUpperCase()}`;
+}
+
+function newLock(): SimulatedLock {
+  const lock = new SimulatedLock({ address: address('C1'), key: Buffer.alloc(32, 9), name: 'Door', clock: new ManualClock(), batteryPercent: 77 });
+  environment.bluez.addDevice(lock);
+  return lock;
+}
+
+function newTiny(): TinyDevice {
+  const tiny = new TinyDevice(address('C2'));
+  environment.bluez.addDevice(tiny);
+  return tiny;
+}
+
+function newTransport(options: ConstructorParameters<typeof BluezTransport>[0] = {}): BluezTransport {
+  const transport = new BluezTransport({ busAddress: environment.busAddress, discoveryIntervalMs: 20, operationTimeoutMs: 3000, scanRetryMs: 100, logger: testLogger(), ...options });
+  cleanups.push(() => transport.close());
+  return transport;
+}
+
+function collect(connection: GattConnection): [string, Buffer][] {
+  const notifications: [string, Buffer][] = [];
+  connection.onNotification((name, value) => notifications.push([name, value]));
+  return notifications;
+}
+
+async function until(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Diagnostics once the advertisement watch has its rules (it starts in the background). */
+async function settledDiagnostics(transport: BluezTransport): Promise<BluezDiagnostics> {
+  const started = Date.now();
+  for (;;) {
+    const diagnostics = await transport.diagnostics();
+    if (diagnostics.advertisementWatchRules > 0 || Date.now() - started > 5000) return diagnostics;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+class LineLogger implements GatewayLogger {
+  readonly lines: string[] = [];
+  debug(): void {
+    // retries are debug lines: not counted
+  }
+  info(message: string): void {
+    this.lines.push(`info ${message}`);
+  }
+  warn(message: string): void {
+    this.lines.push(`warn ${message}`);
+  }
+  error(message: string): void {
+    this.lines.push(`error ${message}`);
+  }
+}
+
+describe('BlueZ GATT transport (fake BlueZ over a real dbus-daemon)', () => {
+  describe('connect with a profile', () => {
+    it('resolves our lock profile: reads, request writes and notifications by profile name', async () => {
+      const lock = newLock();
+      const connection = await newTransport().connect(lock.address.toLowerCase(), LOCK_PROFILE, TIMEOUT);
+      cleanups.push(() => connection.disconnect());
+      const notifications = collect(connection);
+      expect(connection.address).toBe(lock.address);
+      expect(await connection.read('batteryLevel')).toEqual(Buffer.from([77]));
+      expect((await connection.read('manufacturerName')).toString('utf8')).toBe('Open Lock Project');
+
+      await connection.write('activity', encodeActivityReadSince(0));
+      await until(() => notifications.length === 1, 'the backlog end');
+      lock.setBattery(41);
+      await until(() => notifications.length === 2, 'the battery notification');
+      expect(notifications[0]?.[0]).toBe('activity');
+      expect(notifications[0]?.[1][0]).toBe(FrameType.activityBacklogEnd);
+      expect(notifications[1]).toEqual(['batteryLevel', Buffer.from([41])]);
+      expect(environment.bluez.device(lock.address).log.writeTypes).toEqual(['request']);
+    });
+
+    it('tells optional characteristics the device lacks through has(), and refuses to use them', async () => {
+      const lock = newLock();
+      const connection = await newTransport().connect(lock.address, LOCK_PROFILE, TIMEOUT);
+      cleanups.push(() => connection.disconnect());
+      expect(connection.has('manufacturerName')).toBe(true);
+      expect(connection.has('hardwareRevision')).toBe(false);
+      await expect(connection.read('hardwareRevision')).rejects.toMatchObject({ name: 'TransportError', failure: 'operation_failed' });
+    });
+
+    it('fails with gatt_unavailable when a required characteristic is missing, then connects with the right profile', async () => {
+      const lock = newLock();
+      const transport = newTransport();
+      await expect(transport.connect(lock.address, TINY_PROFILE, TIMEOUT)).rejects.toMatchObject({ failure: 'gatt_unavailable' });
+      await until(() => !environment.bluez.device(lock.address).connected, 'the failed link to close');
+      const connection = await transport.connect(lock.address, LOCK_PROFILE, TIMEOUT);
+      expect(await connection.read('boltState')).toHaveLength(2);
+      await connection.disconnect();
+    });
+
+    it('fails with gatt_unavailable when a subscribed characteristic neither notifies nor indicates', async () => {
+      const lock = newLock();
+      const profile: GattProfile = { characteristics: [{ name: 'model', service: LockUuids.deviceInformationService, uuid: LockUuids.modelNumber, required: true, subscribe: true }] };
+      await expect(newTransport().connect(lock.address, profile, TIMEOUT)).rejects.toMatchObject({ failure: 'gatt_unavailable' });
+    });
+
+    it('serves a device of another family: an indicating characteristic in one service, a readable one in a second', async () => {
+      const tiny = newTiny();
+      const connection = await newTransport().connect(tiny.address, TINY_PROFILE, TIMEOUT);
+      cleanups.push(() => connection.disconnect());
+      const notifications = collect(connection);
+      expect((await connection.read('info')).toString()).toBe('tiny v1');
+      expect(await connection.read('status')).toEqual(Buffer.from([1]));
+      await connection.write('command', Buffer.from([1, 2, 3]));
+      await until(() => notifications.length === 1, 'the indication');
+      expect(notifications).toEqual([['status', Buffer.from([3, 2, 1])]]);
+    });
+
+    it('connects to the same address with two different profiles one after the other, and back', async () => {
+      const tiny = newTiny();
+      const lock = newLock();
+      const transport = newTransport();
+      for (let round = 0; round < 2; round += 1) {
+        const pairing = await transport.connect(tiny.address, TINY_PAIRING_PROFILE, TIMEOUT);
+        expect(pairing.has('status')).toBe(false);
+        const pairingNotifications = collect(pairing);
+        await pairing.write('pairingCommand', Buffer.from([9, 8]));
+        await pause(30);
+        expect(pairingNotifications).toEqual([]); // nothing subscribed in this profile
+        await pairing.disconnect();
+
+        const runtime = await transport.connect(tiny.address, TINY_PROFILE, TIMEOUT);
+        const notifications = collect(runtime);
+        await runtime.write('command', Buffer.from([4, 5]));
+        await until(() => notifications.length === 1, 'the indication');
+        expect(notifications[0]).toEqual(['status', Buffer.from([5, 4])]);
+        await runtime.disconnect();
+
+        const information = await transport.connect(lock.address, INFORMATION_PROFILE, TIMEOUT);
+        expect((await information.read('model')).toString()).toBe('SIM-1');
+        await information.disconnect();
+        const full = await transport.connect(lock.address, LOCK_PROFILE, TIMEOUT);
+        expect(await full.read('batteryLevel')).toEqual(Buffer.from([77]));
+        await full.disconnect();
+      }
+    });
+
+    it('reports a write error of any characteristic and a dropped link after a write (generic faults)', async () => {
+      const tiny = newTiny();
+      const device = environment.bluez.device(tiny.address);
+      device.faults.writeError = 'org.bluez.Error.Failed';
+      const transport = newTransport();
+      const connection = await transport.connect(tiny.address, TINY_PROFILE, TIMEOUT);
+      await expect(connection.write('command', Buffer.from([1]))).rejects.toMatchObject({ failure: 'operation_failed' });
+      delete device.faults.writeError;
+      device.faults.disconnectAfterWrite = true;
+      let lost = false;
+      connection.onDisconnect(() => (lost = true));
+      await connection.write('command', Buffer.from([1]));
+      await until(() => lost, 'the link loss');
+      expect(connection.connected).toBe(false);
+    });
+  });
+
+  describe('watchAdvertisements', () => {
+    function watch(transport: BluezTransport, from: string): { seen: Advertisement[]; unwatch: () => void } {
+      const seen: Advertisement[] = [];
+      const unwatch = transport.watchAdvertisements((advertisement) => {
+        if (advertisement.address === from) seen.push(advertisement);
+      });
+      return { seen, unwatch };
+    }
+
+    it('delivers manufacturer data and RSSI, repeatedly, with LE discovery and duplicate reports on', async () => {
+      const tiny = newTiny();
+      const transport = newTransport();
+      const { seen, unwatch } = watch(transport, tiny.address);
+      cleanups.push(unwatch);
+      await until(() => seen.length >= 3, 'three advertisements');
+      expect(seen[0]).toEqual({ address: tiny.address, rssi: -55, manufacturerData: new Map([[TINY_COMPANY, Buffer.from([0x02, 0x15, 1])]]) });
+      expect(seen[2]).toEqual(seen[0]);
+      expect(environment.bluez.discovering).toBe(true);
+      expect(environment.bluez.discoveryFilter).toEqual({ Transport: 'le', DuplicateData: true });
+    });
+
+    it('delivers a device without manufacturer data with an empty map, and a change as soon as it happens', async () => {
+      const lock = newLock();
+      const tiny = newTiny();
+      const transport = newTransport();
+      const fromLock = watch(transport, lock.address);
+      const fromTiny = watch(transport, tiny.address);
+      cleanups.push(fromLock.unwatch, fromTiny.unwatch);
+      await until(() => fromLock.seen.length > 0 && fromTiny.seen.length > 0, 'both devices');
+      expect(fromLock.seen[0]).toEqual({ address: lock.address, rssi: -60, manufacturerData: new Map() });
+      tiny.setState(0x2a);
+      await until(() => fromTiny.seen.at(-1)?.manufacturerData.get(TINY_COMPANY)?.[2] === 0x2a, 'the new state');
+    });
+
+    it('stops delivering a device that goes out of range, and resumes when it is back', async () => {
+      const tiny = newTiny();
+      const transport = newTransport();
+      const { seen, unwatch } = watch(transport, tiny.address);
+      cleanups.push(unwatch);
+      await until(() => seen.length > 0, 'an advertisement');
+      tiny.setInRange(false);
+      await pause(20);
+      const count = seen.length;
+      await pause(250);
+      expect(seen).toHaveLength(count);
+      tiny.setInRange(true);
+      await until(() => seen.length > count, 'advertisements again');
+    });
+
+    it('stops delivery on unwatch, and turns discovery off when the last watcher leaves', async () => {
+      const tiny = newTiny();
+      const transport = newTransport();
+      const first = watch(transport, tiny.address);
+      const second = watch(transport, tiny.address);
+      await until(() => first.seen.length > 0 && second.seen.length > 0, 'advertisements');
+      first.unwatch();
+      first.unwatch(); // idempotent
+      const count = first.seen.length;
+      await until(() => second.seen.length > count + 2, 'more advertisements for the second watcher');
+      expect(first.seen).toHaveLength(count);
+      expect(environment.bluez.discovering).toBe(true);
+      second.unwatch();
+      await until(() => !environment.bluez.discovering, 'discovery to stop');
+      const diagnostics = await transport.diagnostics();
+      expect(diagnostics.advertisementWatchRules).toBe(0);
+      expect(diagnostics.messageListeners).toBe(0);
+    });
+
+    it('shares discovery with a connect that has to discover the device', async () => {
+      const transport = newTransport();
+      const watched = watch(transport, 'none');
+      cleanups.push(watched.unwatch);
+      await until(() => environment.bluez.discovering, 'discovery');
+      const lock = new SimulatedLock({ address: address('C3'), key: Buffer.alloc(32, 1), name: 'Late', clock: new ManualClock() });
+      environment.bluez.addDevice(lock);
+      const connection = await transport.connect(lock.address, LOCK_PROFILE, TIMEOUT);
+      await connection.disconnect();
+      expect(environment.bluez.discovering).toBe(true); // the watch still needs it
+      watched.unwatch();
+      await until(() => !environment.bluez.discovering, 'discovery to stop');
+    });
+
+    it('retries quietly while the bus is unreachable: one error line, no crash, no unhandled rejection', async () => {
+      const logger = new LineLogger();
+      const transport = newTransport({ busAddress: 'unix:path=/nonexistent/bus/socket', logger });
+      const { unwatch } = watch(transport, 'none');
+      cleanups.push(unwatch);
+      await pause(600); // several retries at 100 ms
+      expect(logger.lines).toHaveLength(1);
+      expect(logger.lines[0]).toMatch(/^error /);
+    });
+
+    it('starts scanning once BlueZ appears on the bus (one error line before, one info line after), reporting new devices and changes', async () => {
+      const daemon = await startPrivateDbusDaemon();
+      cleanups.push(() => daemon.stop());
+      const late: { bluez?: FakeBluez } = {};
+      // Stopped after the transport (cleanups run last-in first-out), as BlueZ outlives its clients.
+      cleanups.push(() => late.bluez?.stop());
+      const logger = new LineLogger();
+      const transport = newTransport({ busAddress: daemon.address, logger });
+      const tiny = new TinyDevice(address('C4'));
+      const { seen, unwatch } = watch(transport, tiny.address);
+      cleanups.push(unwatch);
+      await until(() => logger.lines.length > 0, 'the failure line');
+      await pause(300);
+      // No periodic re-advertising here: the first report comes from InterfacesAdded, the next from PropertiesChanged.
+      const bluez = await FakeBluez.start(daemon.address, { advertisementIntervalMs: 60_000 });
+      late.bluez = bluez;
+      await until(() => bluez.discovering, 'discovery');
+      bluez.addDevice(tiny);
+      await until(() => seen.length === 1, 'the new device');
+      expect(seen[0]).toEqual({ address: tiny.address, rssi: -55, manufacturerData: new Map([[TINY_COMPANY, Buffer.from([0x02, 0x15, 1])]]) });
+      tiny.setState(5);
+      await until(() => seen.length === 2, 'the changed advertisement');
+      expect(seen[1]?.manufacturerData.get(TINY_COMPANY)).toEqual(Buffer.from([0x02, 0x15, 5]));
+      expect(logger.lines).toEqual([expect.stringMatching(/^error Bluetooth LE scanning is unavailable/), 'info Bluetooth LE scanning works again.']);
+    });
+  });
+
+  describe('soak', () => {
+    it(`keeps the daemon's match rules flat over ${SOAK_CYCLES} connect/subscribe/write/disconnect cycles with advertisement watching`, async () => {
+      const lock = newLock();
+      const tiny = newTiny();
+      const transport = newTransport({ operationTimeoutMs: 2000 });
+      const readings: { cycle: number; watching: boolean; diagnostics: BluezDiagnostics }[] = [];
+      let advertisements = 0;
+      const watch: { unwatch: (() => void) | null } = { unwatch: null };
+      const setWatching = (on: boolean): void => {
+        if (on && watch.unwatch === null) {
+          watch.unwatch = transport.watchAdvertisements(() => {
+            advertisements += 1;
+          });
+        } else if (!on && watch.unwatch !== null) {
+          watch.unwatch();
+          watch.unwatch = null;
+        }
+      };
+      cleanups.push(() => {
+        setWatching(false);
+      });
+      const started = performance.now();
+      for (let cycle = 1; cycle <= SOAK_CYCLES; cycle += 1) {
+        // The watch runs through most cycles and is dropped and taken again every 50.
+        setWatching(cycle % 50 !== 0);
+        // Two families and two profiles per address, in turn.
+        const target = cycle % 3 === 0 ? { address: tiny.address, profile: cycle % 2 === 0 ? TINY_PROFILE : TINY_PAIRING_PROFILE } : { address: lock.address, profile: cycle % 2 === 0 ? LOCK_PROFILE : INFORMATION_PROFILE };
+        const connection = await transport.connect(target.address, target.profile, TIMEOUT);
+        const notifications = collect(connection);
+        if (target.profile === LOCK_PROFILE) {
+          await connection.write('activity', encodeActivityReadSince(0));
+          await until(() => notifications.length > 0, 'the backlog end');
+        } else if (target.profile === TINY_PROFILE) {
+          await connection.write('command', Buffer.from([cycle & 0xff]));
+          await until(() => notifications.length > 0, 'the indication');
+        } else if (target.profile === TINY_PAIRING_PROFILE) {
+          await connection.write('pairingCommand', Buffer.from([1]));
+        } else {
+          await connection.read('model');
+        }
+        await connection.disconnect();
+        if (cycle % 100 === 20 || cycle === SOAK_CYCLES - 1) {
+          // Readings while the watch runs, so every reading counts the same things.
+          readings.push({ cycle, watching: watch.unwatch !== null, diagnostics: await settledDiagnostics(transport) });
+        }
+      }
+      const elapsedMs = performance.now() - started;
+      console.log(
+        [
+          `GATT transport soak: ${SOAK_CYCLES} cycles in ${(elapsedMs / 1000).toFixed(1)} s (${(elapsedMs / SOAK_CYCLES).toFixed(1)} ms/cycle), ${advertisements} advertisements seen`,
+          ...readings.map(
+            ({ cycle, diagnostics: d }) =>
+              `  after ${cycle}: daemon match rules ${String(d.daemonMatchRules)}, tracked ${d.trackedMatchRules}, signal listeners ${d.signalListeners}, watch rules ${d.advertisementWatchRules}, message listeners ${d.messageListeners}`,
+          ),
+        ].join('\n'),
+      );
+      const first = readings[0];
+      if (first === undefined) throw new Error('no readings');
+      expect(first.diagnostics.daemonMatchRules).not.toBeNull();
+      expect(first.diagnostics.advertisementWatchRules).toBe(2);
+      for (const reading of readings) {
+        expect(reading.watching).toBe(true);
+        expect(reading.diagnostics).toEqual(first.diagnostics);
+      }
+      expect(advertisements).toBeGreaterThan(0);
+    }, 300_000);
+  });
+});

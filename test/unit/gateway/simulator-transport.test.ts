@@ -1,0 +1,331 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { encodeActivityReadSince } from '../../../src/gateway/activity-record-codec.js';
+import type { Advertisement, GattConnection, GattProfile } from '../../../src/gateway/gatt-transport.js';
+import { FrameType, LockUuids, sigUuid } from '../../../src/gateway/lock-profile.js';
+import type { NotificationListener, SimulatedAdvertisement, SimulatedDevice, SimulatedGattService, SimulatedLockLink } from '../../../src/gateway/simulator/simulated-device.js';
+import { GattOperationError } from '../../../src/gateway/simulator/simulated-device.js';
+import { SimulatedLock } from '../../../src/gateway/simulator/simulated-lock.js';
+import { SimulatorTransport } from '../../../src/gateway/transports/simulator-transport.js';
+import { ManualClock } from '../../support/manual-clock.js';
+
+const TIMEOUT = { timeoutMs: 1000 };
+
+/** Our profile's lock, reduced to what these tests touch; Hardware Revision is optional and absent. */
+const LOCK_PROFILE: GattProfile = {
+  characteristics: [
+    { name: 'boltState', service: LockUuids.lockService, uuid: LockUuids.boltState, required: true, subscribe: true },
+    { name: 'activity', service: LockUuids.lockService, uuid: LockUuids.activity, required: true, subscribe: true },
+    { name: 'batteryLevel', service: LockUuids.batteryService, uuid: LockUuids.batteryLevel, required: true, subscribe: true },
+    { name: 'manufacturerName', service: LockUuids.deviceInformationService, uuid: LockUuids.manufacturerName, required: false, subscribe: false },
+    { name: 'hardwareRevision', service: LockUuids.deviceInformationService, uuid: sigUuid(0x2a27), required: false, subscribe: false },
+  ],
+};
+
+/** Only the Device Information Service, as a tool that identifies devices would use it. */
+const INFORMATION_PROFILE: GattProfile = {
+  characteristics: [{ name: 'model', service: LockUuids.deviceInformationService, uuid: LockUuids.modelNumber, required: true, subscribe: false }],
+};
+
+// ---- a tiny device of another family: nothing in the transport may be specific to our profile ----
+
+const TINY_SERVICE = '0000feed-0000-1000-8000-00805f9b34fb';
+const TINY_COMMAND = 'f00d0001-1b2c-4d5e-8f90-a1b2c3d4e5f6';
+const TINY_STATUS = 'f00d0002-1b2c-4d5e-8f90-a1b2c3d4e5f6';
+const TINY_INFO_SERVICE = 'f00d1000-1b2c-4d5e-8f90-a1b2c3d4e5f6';
+const TINY_INFO = 'f00d1001-1b2c-4d5e-8f90-a1b2c3d4e5f6';
+const TINY_COMPANY = 0x004c;
+
+/** A device that indicates on its status characteristic the reverse of each command written; its state byte is advertised. */
+class TinyDevice implements SimulatedDevice {
+  readonly name = 'Tiny';
+  readonly gattDatabase: readonly SimulatedGattService[] = [
+    {
+      uuid: TINY_SERVICE,
+      characteristics: [
+        { uuid: TINY_COMMAND, flags: ['write'] },
+        { uuid: TINY_STATUS, flags: ['read', 'indicate'] },
+      ],
+    },
+    { uuid: TINY_INFO_SERVICE, characteristics: [{ uuid: TINY_INFO, flags: ['read'] }] },
+  ];
+  inRange = true;
+  state = 1;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(readonly address: string) {}
+
+  openLink(): SimulatedLockLink {
+    if (!this.inRange) throw new GattOperationError('not_connected', 'out of range');
+    let open = true;
+    let listener: NotificationListener | undefined;
+    return {
+      get open() {
+        return open;
+      },
+      read: (uuid) => {
+        if (uuid === TINY_STATUS) return Buffer.from([this.state]);
+        if (uuid === TINY_INFO) return Buffer.from('tiny v1');
+        throw new GattOperationError('not_supported', 'not readable');
+      },
+      write: (uuid, value) => {
+        if (uuid !== TINY_COMMAND) throw new GattOperationError('not_supported', 'not writable');
+        const answer = Buffer.from(value).reverse();
+        setImmediate(() => {
+          if (open) listener?.(TINY_STATUS, answer);
+        });
+      },
+      onNotification: (next) => {
+        listener = next;
+      },
+      onLost: () => undefined,
+      close: () => {
+        open = false;
+      },
+    };
+  }
+
+  advertisement(): SimulatedAdvertisement | null {
+    return this.inRange ? { manufacturerData: new Map([[TINY_COMPANY, Buffer.from([0x02, 0x15, this.state])]]), rssi: -55 } : null;
+  }
+
+  onAdvertisementChange(listener: () => void): () => void {
+    const registered = (): void => {
+      listener();
+    };
+    this.listeners.add(registered);
+    return () => this.listeners.delete(registered);
+  }
+
+  /** A new state byte in the advertisement. */
+  setState(state: number): void {
+    this.state = state;
+    for (const listener of this.listeners) listener();
+  }
+
+  setInRange(inRange: boolean): void {
+    this.inRange = inRange;
+    for (const listener of this.listeners) listener();
+  }
+}
+
+const TINY_PROFILE: GattProfile = {
+  characteristics: [
+    { name: 'command', service: TINY_SERVICE, uuid: TINY_COMMAND, required: true, subscribe: false },
+    { name: 'status', service: TINY_SERVICE, uuid: TINY_STATUS, required: true, subscribe: true },
+    { name: 'info', service: TINY_INFO_SERVICE, uuid: TINY_INFO, required: false, subscribe: false },
+  ],
+};
+
+// ---- helpers ----
+
+const transports: SimulatorTransport[] = [];
+afterEach(async () => {
+  for (const transport of transports.splice(0)) await transport.close();
+});
+
+function newTransport(devices: SimulatedDevice[], advertisementIntervalMs = 60_000): SimulatorTransport {
+  const transport = new SimulatorTransport(devices, { advertisementIntervalMs });
+  transports.push(transport);
+  return transport;
+}
+
+function newLock(address = 'AA:00:00:00:00:01'): SimulatedLock {
+  return new SimulatedLock({ address, key: Buffer.alloc(32, 3), name: 'Door', clock: new ManualClock(), batteryPercent: 80 });
+}
+
+function collect(connection: GattConnection): [string, Buffer][] {
+  const notifications: [string, Buffer][] = [];
+  connection.onNotification((name, value) => notifications.push([name, value]));
+  return notifications;
+}
+
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+describe('SimulatorTransport.connect', () => {
+  it('resolves a profile against our lock: reads, writes and notifications by profile name', async () => {
+    const lock = newLock();
+    const connection = await newTransport([lock]).connect(lock.address.toLowerCase(), LOCK_PROFILE, TIMEOUT);
+    const notifications = collect(connection);
+    expect(connection.address).toBe(lock.address);
+    expect(await connection.read('batteryLevel')).toEqual(Buffer.from([80]));
+    expect((await connection.read('manufacturerName')).toString('utf8')).toBe('Open Lock Project');
+
+    await connection.write('activity', encodeActivityReadSince(0));
+    lock.setBattery(42);
+    await turn();
+    expect(notifications.map(([name]) => name)).toEqual(['activity', 'batteryLevel']);
+    expect(notifications[0]?.[1][0]).toBe(FrameType.activityBacklogEnd);
+    expect(notifications[1]?.[1]).toEqual(Buffer.from([42]));
+  });
+
+  it('reports optional characteristics the device lacks through has(), and refuses to use them', async () => {
+    const lock = newLock();
+    const connection = await newTransport([lock]).connect(lock.address, LOCK_PROFILE, TIMEOUT);
+    expect(connection.has('manufacturerName')).toBe(true);
+    expect(connection.has('hardwareRevision')).toBe(false);
+    expect(connection.has('controlPoint')).toBe(false); // not in this profile at all
+    await expect(connection.read('hardwareRevision')).rejects.toMatchObject({ name: 'TransportError', failure: 'operation_failed' });
+  });
+
+  it('fails with gatt_unavailable when a required characteristic is missing, without opening a link', async () => {
+    const lock = newLock();
+    const transport = newTransport([lock]);
+    await expect(transport.connect(lock.address, TINY_PROFILE, TIMEOUT)).rejects.toMatchObject({ failure: 'gatt_unavailable' });
+    expect(lock.connectionCount).toBe(0);
+  });
+
+  it('fails with gatt_unavailable when a subscribed characteristic neither notifies nor indicates', async () => {
+    const lock = newLock();
+    const profile: GattProfile = { characteristics: [{ name: 'model', service: LockUuids.deviceInformationService, uuid: LockUuids.modelNumber, required: true, subscribe: true }] };
+    await expect(newTransport([lock]).connect(lock.address, profile, TIMEOUT)).rejects.toMatchObject({ failure: 'gatt_unavailable' });
+  });
+
+  it('delivers only subscribed characteristics', async () => {
+    const lock = newLock();
+    const profile: GattProfile = {
+      characteristics: [
+        { name: 'activity', service: LockUuids.lockService, uuid: LockUuids.activity, required: true, subscribe: true },
+        { name: 'batteryLevel', service: LockUuids.batteryService, uuid: LockUuids.batteryLevel, required: true, subscribe: false },
+      ],
+    };
+    const connection = await newTransport([lock]).connect(lock.address, profile, TIMEOUT);
+    const notifications = collect(connection);
+    lock.setBattery(10);
+    await connection.write('activity', encodeActivityReadSince(0));
+    await turn();
+    expect(notifications.map(([name]) => name)).toEqual(['activity']);
+  });
+
+  it('serves a device of another family: an indicating characteristic and a second service', async () => {
+    const tiny = new TinyDevice('BB:00:00:00:00:01');
+    const connection = await newTransport([tiny]).connect(tiny.address, TINY_PROFILE, TIMEOUT);
+    const notifications = collect(connection);
+    expect((await connection.read('info')).toString()).toBe('tiny v1');
+    await connection.write('command', Buffer.from([1, 2, 3]));
+    await turn();
+    expect(notifications).toEqual([['status', Buffer.from([3, 2, 1])]]);
+  });
+
+  it('connects to the same address with two different profiles one after the other', async () => {
+    const lock = newLock();
+    const transport = newTransport([lock]);
+    const first = await transport.connect(lock.address, INFORMATION_PROFILE, TIMEOUT);
+    expect((await first.read('model')).toString()).toBe('SIM-1');
+    expect(first.has('batteryLevel')).toBe(false);
+    await first.disconnect();
+    const second = await transport.connect(lock.address, LOCK_PROFILE, TIMEOUT);
+    expect(await second.read('batteryLevel')).toEqual(Buffer.from([80]));
+    expect(second.has('model')).toBe(false);
+    await second.disconnect();
+    expect(lock.connectionCount).toBe(0);
+  });
+
+  it('answers not_found for unknown and out-of-range devices, and not_connected after the link is lost', async () => {
+    const lock = newLock();
+    const transport = newTransport([lock]);
+    await expect(transport.connect('AA:00:00:00:00:99', LOCK_PROFILE, TIMEOUT)).rejects.toMatchObject({ failure: 'not_found' });
+    const connection = await transport.connect(lock.address, LOCK_PROFILE, TIMEOUT);
+    let lost = 0;
+    connection.onDisconnect(() => (lost += 1));
+    lock.goOutOfRange();
+    await turn();
+    expect(lost).toBe(1);
+    expect(connection.connected).toBe(false);
+    await expect(connection.read('boltState')).rejects.toMatchObject({ failure: 'not_connected' });
+    await expect(transport.connect(lock.address, LOCK_PROFILE, TIMEOUT)).rejects.toMatchObject({ failure: 'not_found' });
+  });
+
+  it('keeps devices by address: addDevice, getDevice, removeDevice and the addLock alias', async () => {
+    const transport = newTransport([]);
+    const lock = newLock('cc:00:00:00:00:01');
+    transport.addLock(lock);
+    expect(transport.getDevice('CC:00:00:00:00:01')).toBe(lock);
+    transport.removeDevice('cc:00:00:00:00:01');
+    expect(transport.getDevice(lock.address)).toBeUndefined();
+    await expect(transport.connect(lock.address, LOCK_PROFILE, TIMEOUT)).rejects.toMatchObject({ failure: 'not_found' });
+  });
+});
+
+describe('SimulatorTransport.watchAdvertisements', () => {
+  function watch(transport: SimulatorTransport): { seen: Advertisement[]; unwatch: () => void } {
+    const seen: Advertisement[] = [];
+    const unwatch = transport.watchAdvertisements((advertisement) => seen.push(advertisement));
+    return { seen, unwatch };
+  }
+
+  it('delivers every in-range device at once, with manufacturer data, and again on advertiseNow()', async () => {
+    const tiny = new TinyDevice('BB:00:00:00:00:02');
+    const lock = newLock();
+    const transport = newTransport([tiny, lock]);
+    const { seen } = watch(transport);
+    expect(seen).toEqual([]); // never before the caller holds its unwatch function
+    await Promise.resolve();
+    expect(seen).toEqual([
+      { address: tiny.address, rssi: -55, manufacturerData: new Map([[TINY_COMPANY, Buffer.from([0x02, 0x15, 1])]]) },
+      { address: lock.address, rssi: -60, manufacturerData: new Map() },
+    ]);
+    transport.advertiseNow();
+    expect(seen).toHaveLength(4);
+  });
+
+  it('delivers a changed advertisement when the device changes it, and nothing from a device out of range', async () => {
+    const tiny = new TinyDevice('BB:00:00:00:00:03');
+    const transport = newTransport([tiny]);
+    const { seen } = watch(transport);
+    await Promise.resolve();
+    tiny.setState(7);
+    await Promise.resolve();
+    expect(seen.map((advertisement) => advertisement.manufacturerData.get(TINY_COMPANY)?.[2])).toEqual([1, 7]);
+    tiny.setInRange(false);
+    transport.advertiseNow();
+    await Promise.resolve();
+    expect(seen).toHaveLength(2);
+    tiny.setInRange(true);
+    await Promise.resolve();
+    expect(seen).toHaveLength(3);
+  });
+
+  it('re-advertises periodically while watched, and stops when the last watcher leaves', async () => {
+    const tiny = new TinyDevice('BB:00:00:00:00:04');
+    const transport = newTransport([tiny], 10);
+    const first = watch(transport);
+    const second = watch(transport);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(first.seen.length).toBeGreaterThanOrEqual(4);
+    first.unwatch();
+    first.unwatch(); // idempotent
+    const firstCount = first.seen.length;
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(first.seen).toHaveLength(firstCount);
+    expect(second.seen.length).toBeGreaterThan(firstCount);
+    second.unwatch();
+    const secondCount = second.seen.length;
+    tiny.setState(9);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(second.seen).toHaveLength(secondCount);
+  });
+
+  it('keeps delivering to the other watchers when one listener throws', async () => {
+    const tiny = new TinyDevice('BB:00:00:00:00:05');
+    const transport = newTransport([tiny]);
+    transport.watchAdvertisements(() => {
+      throw new Error('listener bug');
+    });
+    const { seen } = watch(transport);
+    await Promise.resolve();
+    transport.advertiseNow();
+    expect(seen).toHaveLength(2);
+  });
+
+  it('stops watching on close()', async () => {
+    const tiny = new TinyDevice('BB:00:00:00:00:06');
+    const transport = newTransport([tiny]);
+    const { seen } = watch(transport);
+    await transport.close();
+    await Promise.resolve();
+    transport.advertiseNow();
+    tiny.setState(3);
+    await Promise.resolve();
+    expect(seen).toEqual([]);
+  });
+});
