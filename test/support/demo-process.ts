@@ -6,7 +6,7 @@ export interface DemoLine {
   base_url: string;
   clients: { client_id: string; client_secret: string; redirect_uri: string }[];
   users: { id: string; email: string; password: string; name: string }[];
-  locks: { id: string; name: string; owner_id: string; gateway: boolean }[];
+  locks: { id: string; name: string; owner_id: string; gateway: boolean; family: string }[];
 }
 
 /** One answer line of the demo's stdin control protocol. */

@@ -50,6 +50,7 @@ let alex: OAuthTokens;
 let stranger: OAuthTokens;
 let gatewayLock: string;
 let bareLock: string;
+let nukiLock: string;
 let ownerId: string;
 /** Every response body seen, to search for lock keys afterwards. */
 const seenBodies: string[] = [];
@@ -98,6 +99,7 @@ beforeAll(async () => {
   ownerId = userIdAt(0);
   gatewayLock = demo.demo.locks.find((lock) => lock.gateway)?.id ?? '';
   bareLock = demo.demo.locks.find((lock) => !lock.gateway)?.id ?? '';
+  nukiLock = demo.demo.locks.find((lock) => lock.family === 'nuki')?.id ?? '';
   [owner, alex, stranger] = await Promise.all([demo.login(0), demo.login(1), demo.login(3)]);
 }, 40_000);
 
@@ -107,7 +109,7 @@ afterAll(async () => {
 });
 
 describe('demo line', () => {
-  it('is one JSON object with the documented shape: one owner with two locks, one without gateway', () => {
+  it('is one JSON object with the documented shape: one owner with three locks (our profile, one without gateway, a Nuki)', () => {
     const line = demo.demo;
     expect(Object.keys(line)).toEqual(['base_url', 'clients', 'users', 'locks']);
     expect(line.base_url).toMatch(/^http:\/\/[^/]+:\d+$/);
@@ -118,12 +120,16 @@ describe('demo line', () => {
     }
     expect(line.users).toHaveLength(4);
     for (const user of line.users) expect(Object.keys(user).sort()).toEqual(['email', 'id', 'name', 'password']);
-    expect(line.locks).toHaveLength(2);
+    expect(line.locks).toHaveLength(3);
     for (const lock of line.locks) {
-      expect(Object.keys(lock).sort()).toEqual(['gateway', 'id', 'name', 'owner_id']);
+      expect(Object.keys(lock).sort()).toEqual(['family', 'gateway', 'id', 'name', 'owner_id']);
       expect(lock.owner_id).toBe(ownerId);
     }
-    expect(line.locks.map((lock) => lock.gateway).sort()).toEqual([false, true]);
+    expect(line.locks.map((lock) => [lock.name, lock.gateway, lock.family])).toEqual([
+      ['Front Door', true, 'ekey'],
+      ['Garden Gate', false, 'ekey'],
+      ['Back Door', true, 'nuki'],
+    ]);
   });
 });
 
@@ -235,12 +241,12 @@ describe('users and lock lists', () => {
     expect(answer.json).toMatchObject({ id: ownerId, name: demo.demo.users[0]?.name });
   });
 
-  it('GET /users/{id}/locks and the /user/{id}/locks alias list both locks with the four spec fields first', async () => {
+  it('GET /users/{id}/locks and the /user/{id}/locks alias list all three locks with the four spec fields first', async () => {
     for (const path of [`/users/${ownerId}/locks`, `/user/${ownerId}/locks`, `/users/${ownerId.toUpperCase()}/locks`]) {
       const answer = await asOwner('GET', path);
       expect(answer.status).toBe(200);
       const locks = answer.json.locks as Record<string, unknown>[];
-      expect(locks.map((lock) => String(lock.id).toLowerCase()).sort()).toEqual([gatewayLock, bareLock].sort());
+      expect(locks.map((lock) => String(lock.id).toLowerCase()).sort()).toEqual([gatewayLock, bareLock, nukiLock].sort());
       for (const lock of locks) {
         expect(Object.keys(lock).slice(0, 4)).toEqual(['id', 'name', 'bolt_state', 'online_status']);
         expect(['locked', 'unlocked', 'jammed', 'unknown']).toContain(lock.bolt_state);

@@ -10,7 +10,7 @@ interface DemoLine {
   base_url: string;
   clients: { client_id: string; client_secret: string; redirect_uri: string }[];
   users: { id: string; email: string; password: string; name: string }[];
-  locks: { id: string; name: string; owner_id: string; gateway: boolean }[];
+  locks: { id: string; name: string; owner_id: string; gateway: boolean; family: string }[];
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -84,13 +84,17 @@ describe('ekey-locks demo', () => {
     }
     expect(new Set(demo.users.map((user) => user.email.toLowerCase())).size).toBe(4);
 
-    expect(demo.locks).toHaveLength(2);
+    expect(demo.locks).toHaveLength(3);
     for (const lock of demo.locks) {
-      expect(Object.keys(lock).sort()).toEqual(['gateway', 'id', 'name', 'owner_id']);
+      expect(Object.keys(lock).sort()).toEqual(['family', 'gateway', 'id', 'name', 'owner_id']);
       expect(lock.id).toMatch(UUID);
       expect(lock.owner_id).toBe(demo.users[0]?.id);
     }
-    expect(demo.locks.map((lock) => lock.gateway).sort()).toEqual([false, true]);
+    expect(demo.locks.map((lock) => [lock.name, lock.gateway, lock.family])).toEqual([
+      ['Front Door', true, 'ekey'],
+      ['Garden Gate', false, 'ekey'],
+      ['Back Door', true, 'nuki'],
+    ]);
 
     // The printed logins work over the real authorization-code flow.
     const owner = demo.users[0];

@@ -19,6 +19,8 @@ export interface CommandFixture {
   others: { id: string; token: string }[];
   frontDoor: string;
   gardenGate: string;
+  /** The demo's simulated Nuki. */
+  backDoor: string;
   call(token: string, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiAnswer>;
   /** Sends one demo control line and returns the parsed answer. */
   control(line: Record<string, unknown>): Promise<Record<string, unknown>>;
@@ -46,7 +48,8 @@ export async function startCommandFixture(options: TestServiceOptions & { signIn
   if (!owner) throw new Error('demo has no owner');
   const frontDoor = test.demo.locks.find((lock) => lock.gateway)?.id;
   const gardenGate = test.demo.locks.find((lock) => !lock.gateway)?.id;
-  if (frontDoor === undefined || gardenGate === undefined) throw new Error('demo locks missing');
+  const backDoor = test.demo.locks.find((lock) => lock.family === 'nuki')?.id;
+  if (frontDoor === undefined || gardenGate === undefined || backDoor === undefined) throw new Error('demo locks missing');
 
   const call = async (token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiAnswer> => {
     const response = await fetch(`${test.baseUrl}${path}`, {
@@ -69,6 +72,7 @@ export async function startCommandFixture(options: TestServiceOptions & { signIn
     others,
     frontDoor,
     gardenGate,
+    backDoor,
     call,
     async control(line) {
       const control = test.service.lockSubsystem.control;

@@ -20,7 +20,7 @@ describe('EKeyService.homekitPort() on the real runtime', () => {
 
   it('lists every lock from memory, with its state', () => {
     const locks = port.listLocks();
-    expect(locks.map((lock) => lock.id).sort()).toEqual([fx.frontDoor, fx.gardenGate].sort());
+    expect(locks.map((lock) => lock.id).sort()).toEqual([fx.frontDoor, fx.gardenGate, fx.backDoor].sort());
     expect(port.getLock(fx.frontDoor)).toMatchObject({ name: 'Front Door', bolt: 'locked', online: true, batteryLevel: 1, ownerId: fx.owner.id, bleAddress: 'D0:E1:00:00:00:01' });
     expect(port.getLock(fx.gardenGate)).toMatchObject({ online: false });
     expect(port.getLock('00000000-0000-4000-8000-000000000000')).toBeUndefined();
