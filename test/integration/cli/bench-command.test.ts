@@ -17,6 +17,21 @@ describe('bench/run.js', () => {
     expect(result.stderr).toContain('[bench] get-me round 1 service');
   }, 90_000);
 
+  it('measures command-roundtrip-nuki through the Nuki driver: the DESIGN §8 fields, data on disk, every command completed', async () => {
+    const result = await runNode(join(ensureBuild(), 'bench', 'run.js'), ['--only', 'command-roundtrip-nuki', '--duration', '1', '--warmup', '1', '--rounds', '1'], {
+      timeoutMs: 90_000,
+    });
+    expect(result.code).toBe(0);
+    const line = JSON.parse(result.stdout.trim()) as Record<string, unknown>;
+    expect(line.scenario).toBe('command-roundtrip-nuki');
+    expect(line.p99_ms).toEqual(expect.any(Number));
+    expect(line.data_in_ram).toBe(false);
+    expect(line.samples).toEqual(expect.any(Number));
+    expect(line.samples as number).toBeGreaterThan(0);
+    // Each sample is a command the simulated Nuki confirmed (the scenario throws on a failed one).
+    expect(result.stderr).toMatch(/command-roundtrip-nuki \(data in disk\): \d+ commands/);
+  }, 120_000);
+
   it('refuses an unknown scenario', async () => {
     const result = await runNode(join(ensureBuild(), 'bench', 'run.js'), ['--only', 'no-such-scenario']);
     expect(result.code).toBe(1);
