@@ -26,16 +26,22 @@ type DriverBuilder = (lock: LockRecord & { bleAddress: string }, sources: LockDr
 const BUILDERS: Record<LockFamily, DriverBuilder> = {
   ekey: (lock) => (lock.lockKey === null ? null : new EKeyDriver(lock.lockKey)),
   nuki: (lock, sources) => {
+    const pairCommand = `"ekey-locks nuki pair --address ${lock.bleAddress}"`;
     let stored: StoredNukiCredentials | undefined;
     try {
       stored = sources.nukiCredentials(lock.bleAddress);
     } catch (error) {
-      return new NukiDriver(null, { ...sources.nuki, unpairedReason: `its pairing credentials cannot be read: ${error instanceof Error ? error.message : String(error)}` });
+      // The message names the file, never its content (src/store/nuki-credential-file.ts).
+      const reason = error instanceof Error ? error.message : String(error);
+      return new NukiDriver(null, {
+        ...sources.nuki,
+        unpairedReason: `this Nuki's credentials cannot be read (${reason}), so it stays offline. Restore that file from a backup, or move it aside and pair every Nuki again (${pairCommand}); then restart Homebridge (docs/nuki.md).`,
+      });
     }
     if (stored === undefined) {
       return new NukiDriver(null, {
         ...sources.nuki,
-        unpairedReason: `not paired yet, so it stays offline. Hold its button for 5 s, then run "ekey-locks nuki pair --address ${lock.bleAddress}" (docs/nuki.md).`,
+        unpairedReason: `this Nuki is not paired yet, so it stays offline. Hold its button for 5 s, run ${pairCommand} and restart Homebridge (docs/nuki.md).`,
       });
     }
     return new NukiDriver(

@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync, chmodSync, statSync } from 'node:fs';
+import { closeSync, fchmodSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** The file, in the data folder, that holds what pairing with Nuki locks produced (DESIGN §4b). */
@@ -119,16 +119,37 @@ export class NukiCredentialFile {
     }
     mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
     const temporary = `${this.path}.${process.pid}.tmp`;
-    const fd = openSync(temporary, 'w', 0o600);
+    // A temporary file left by a crash may have any mode: start from a new one ('wx' refuses to reuse it).
+    rmSync(temporary, { force: true });
     try {
-      writeSync(fd, `${JSON.stringify(shape, null, 2)}\n`);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
+      const fd = openSync(temporary, 'wx', 0o600);
+      try {
+        // The mode given to open is masked by the umask; this sets it exactly, before any secret is written.
+        fchmodSync(fd, 0o600);
+        writeSync(fd, `${JSON.stringify(shape, null, 2)}\n`);
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(temporary, this.path);
+    } catch (error) {
+      rmSync(temporary, { force: true });
+      throw error;
     }
-    // openSync's mode is masked by the umask; make sure no group or other bit survives.
-    chmodSync(temporary, 0o600);
-    renameSync(temporary, this.path);
+    syncFolder(dirname(this.path));
+  }
+}
+
+/** Makes the rename durable (best effort: not every platform can fsync a folder). */
+function syncFolder(folder: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(folder, 'r');
+    fsyncSync(fd);
+  } catch {
+    // The file itself was synced; at worst a power cut brings the previous version back.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -145,7 +166,10 @@ function parseShape(parsed: unknown, path: string): Map<string, StoredNukiCreden
     const authorizationId = entry.authorization_id;
     const appId = entry.app_id;
     const pin = entry.security_pin;
-    if (sharedKey === null || !isUint32(authorizationId) || !isUint32(appId)) throw invalid(`entry ${address} is incomplete`);
+    // Name the field, never its value: the value may be the key.
+    if (sharedKey === null) throw invalid(`entry ${address} is incomplete: no valid shared_key (64 hex digits)`);
+    if (!isUint32(authorizationId)) throw invalid(`entry ${address} is incomplete: no valid authorization_id`);
+    if (!isUint32(appId)) throw invalid(`entry ${address} is incomplete: no valid app_id`);
     if (pin !== null && pin !== undefined && !(Number.isInteger(pin) && (pin as number) >= 0 && (pin as number) <= 0xffff)) throw invalid(`entry ${address} has an invalid security PIN`);
     const upper = address.toUpperCase();
     result.set(upper, {
