@@ -2,7 +2,7 @@ import type { Clock } from '../domain/clock.js';
 import type { ActivityRecord } from './activity-record-codec.js';
 import { failed, type CommandOutcome } from './command-outcome.js';
 import { CommandQueue } from './command-queue.js';
-import { EXPIRED, type Deadline } from './deadline.js';
+import { Deadline, EXPIRED } from './deadline.js';
 import type { CredentialEntry, DriverContext, LockDriver } from './drivers/lock-driver.js';
 import type { Advertisement, GattConnection, GattTransport } from './gatt-transport.js';
 import type { GatewayLogger } from './gateway-logger.js';
@@ -166,9 +166,26 @@ export class ManagedLock {
     };
   }
 
-  /** Runs commands one at a time, in call order; the timeout counts from the call. */
-  sendCommand(action: LockAction, timeoutMs: number): Promise<CommandOutcome> {
-    return this.queue.run(timeoutMs, (deadline) => this.executeCommand(action, deadline));
+  /**
+   * Runs commands one at a time, in call order; the timeout counts from the call. A command still
+   * queued when its time is up (behind a slow refresh, say) ends `timeout` then, not when the
+   * queue reaches it; it is never sent afterwards (its deadline, created first, has expired).
+   */
+  async sendCommand(action: LockAction, timeoutMs: number): Promise<CommandOutcome> {
+    const job = { started: false };
+    const outcome = this.queue.run(timeoutMs, (deadline) => {
+      job.started = true;
+      return this.executeCommand(action, deadline);
+    });
+    const waited = new Deadline(timeoutMs);
+    try {
+      const result = await waited.race(outcome);
+      if (result !== EXPIRED) return result;
+      // A running command ends by its own deadline (the driver's wait for an answer expires).
+      return job.started ? await outcome : failed('timeout');
+    } finally {
+      waited.cancel();
+    }
   }
 
   /** An advertisement from this lock's address: seen now; news makes an on-demand lock look. */

@@ -2,7 +2,7 @@ import { failed, type CommandOutcome, type CommandFailureReason } from '../../co
 import { Deadline } from '../../deadline.js';
 import { TransportError, type Advertisement, type GattConnection } from '../../gatt-transport.js';
 import type { DeviceInformation, LockAction } from '../../lock-profile.js';
-import { NukiCommand, NukiCompletionStatus, NukiErrorCode, NukiLockAction, NukiLockState, NukiLogSortOrder, NukiStatusCode, nukiErrorName } from '../../nuki/nuki-commands.js';
+import { NukiCommand, NukiCompletionStatus, NukiErrorCode, NukiLockAction, NukiLockState, NukiLogSortOrder, NukiStatusCode, NukiTrigger, nukiErrorName } from '../../nuki/nuki-commands.js';
 import {
   decodeChallenge,
   decodeConfig,
@@ -50,7 +50,13 @@ export interface NukiDriverOptions {
 }
 
 /** Why an exchange ended without the message it waited for. */
-type ExchangeFailure = { kind: 'expired' } | { kind: 'link_lost' } | { kind: 'lock_error'; code: number } | { kind: 'write_failed'; error: unknown };
+type ExchangeFailure =
+  | { kind: 'expired' }
+  | { kind: 'link_lost' }
+  | { kind: 'lock_error'; code: number }
+  | { kind: 'write_failed'; error: unknown }
+  /** A reply could not be read (bad CRC, MAC or length): its content is lost. */
+  | { kind: 'unreadable'; reason: string };
 
 class ExchangeError extends Error {
   constructor(readonly failure: ExchangeFailure) {
@@ -79,8 +85,14 @@ export class NukiDriver implements LockDriver {
   private readonly logPageSize: number;
   private readonly newsCooldownMs: number;
   private lastReadAt: number | null = null;
+  /** The beacon's news flag in the last advertisement seen (null before the first). */
+  private advertisedNews: boolean | null = null;
+  /** A Lock Action of ours is running: states it pushes with trigger "system" are ours (`remote`). */
+  private actionInFlight = false;
   private warnedNoPin = false;
   private warnedBadPin = false;
+  /** The re-pair error was logged; reset by the next message the lock encrypts for us. */
+  private reportedNotAuthorized = false;
   /** The newest log index has been learnt once (history before the lock was added is not imported). */
   private logAnchored = false;
 
@@ -167,21 +179,26 @@ export class NukiDriver implements LockDriver {
   async executeCommand(connection: GattConnection, action: LockAction, deadline: Deadline): Promise<CommandOutcome> {
     const context = this.attached();
     const channel = this.channelFor(connection);
-    // Two tries: the second only when the lock said our challenge was spent (K_ERROR_BAD_NONCE).
-    for (let attempt = 0; attempt < 2; attempt += 1) {
-      try {
-        return await this.lockAction(channel, action, deadline);
-      } catch (error) {
-        if (!(error instanceof ExchangeError)) throw error;
-        const failure = error.failure;
-        if (failure.kind === 'lock_error' && failure.code === NukiErrorCode.K_ERROR_BAD_NONCE && attempt === 0) continue;
-        const reason = this.commandFailure(failure);
-        const level = reason === 'jammed' || reason === 'timeout' ? 'info' : 'warn';
-        context.logger[level](`Lock ${context.name}: ${action} failed: ${describeFailure(failure)}.`);
-        return failed(reason);
+    this.actionInFlight = true;
+    try {
+      // Two tries: the second only when the lock said our challenge was spent (K_ERROR_BAD_NONCE).
+      for (let attempt = 0; attempt < 2; attempt += 1) {
+        try {
+          return await this.lockAction(channel, action, deadline);
+        } catch (error) {
+          if (!(error instanceof ExchangeError)) throw error;
+          const failure = error.failure;
+          if (failure.kind === 'lock_error' && failure.code === NukiErrorCode.K_ERROR_BAD_NONCE && attempt === 0) continue;
+          const reason = commandFailure(failure);
+          const level = reason === 'jammed' || reason === 'timeout' ? 'info' : 'warn';
+          context.logger[level](`Lock ${context.name}: ${action} failed: ${describeFailure(failure)}.`);
+          return failed(reason);
+        }
       }
+      return failed('delivery_failed');
+    } finally {
+      this.actionInFlight = false;
     }
-    return failed('delivery_failed');
   }
 
   handleNotification(connection: GattConnection, characteristic: string, value: Buffer): void {
@@ -198,8 +215,14 @@ export class NukiDriver implements LockDriver {
     const data = advertisement.manufacturerData.get(NUKI_APPLE_COMPANY_ID);
     if (data === undefined) return false;
     const beacon = parseNukiBeacon(data);
-    if (beacon === null || !beacon.newState) return false;
-    // The flag stays up until the lock has been read; an advertisement sent just before our read is old news.
+    if (beacon === null) return false;
+    const raised = beacon.newState && this.advertisedNews === false;
+    this.advertisedNews = beacon.newState;
+    if (!beacon.newState) return false;
+    // A flag seen going up is news whenever it comes (e.g. the move of a tap ending just after a
+    // read that saw it start). A flag that stayed up may be an advertisement sent before our read
+    // cleared it: old news for a short while, then news again (the lock was not read after all).
+    if (raised) return true;
     const context = this.attached();
     return this.lastReadAt === null || context.clock.now() - this.lastReadAt >= this.newsCooldownMs;
   }
@@ -296,13 +319,26 @@ export class NukiDriver implements LockDriver {
     }
   }
 
-  /** The next message; an Error Report, silence and a lost link are thrown. @throws ExchangeError */
+  /** The next message; an Error Report, an unreadable reply, silence and a lost link are thrown. @throws ExchangeError */
   private async receive(channel: NukiKeyturnerChannel, deadline: Deadline): Promise<NukiMessage> {
     const message = await channel.receive(deadline);
     if (message === 'expired') throw new ExchangeError({ kind: 'expired' });
     if (message === 'link_lost') throw new ExchangeError({ kind: 'link_lost' });
-    if (message.command === NukiCommand.errorReport) throw new ExchangeError({ kind: 'lock_error', code: decodeErrorReport(message.payload).errorCode });
+    if ('unreadable' in message) throw new ExchangeError({ kind: 'unreadable', reason: message.unreadable });
+    if (message.command === NukiCommand.errorReport) {
+      const code = decodeErrorReport(message.payload).errorCode;
+      if (code === NukiErrorCode.K_ERROR_NOT_AUTHORIZED) this.reportNotAuthorized();
+      throw new ExchangeError({ kind: 'lock_error', code });
+    }
     return message;
+  }
+
+  /** §6 K_ERROR_NOT_AUTHORIZED: the lock lost our authorization (reset, removed in the app); only pairing again helps. Logged once per episode. */
+  private reportNotAuthorized(): void {
+    if (this.reportedNotAuthorized) return;
+    this.reportedNotAuthorized = true;
+    const context = this.attached();
+    context.logger.error(`Lock ${context.name}: the lock no longer knows our authorization; pair it again with "ekey-locks nuki pair".`);
   }
 
   private async send(channel: NukiKeyturnerChannel, command: number, payload: Buffer): Promise<void> {
@@ -315,6 +351,8 @@ export class NukiDriver implements LockDriver {
 
   /** Every message: Keyturner States update the state in memory whoever asked for them. */
   private received(message: NukiMessage): void {
+    // The unencrypted Error Report is the only message the lock does not encrypt for us.
+    if (message.command !== NukiCommand.errorReport) this.reportedNotAuthorized = false;
     if (message.command !== NukiCommand.keyturnerStates) return;
     const context = this.attached();
     let states: NukiKeyturnerStates;
@@ -324,27 +362,13 @@ export class NukiDriver implements LockDriver {
       context.logger.warn(`Lock ${context.name}: unreadable Keyturner States: ${describe(error)}`);
       return;
     }
-    context.reportBolt(boltOfNukiLockState(states.lockState), sourceOfNukiTrigger(states.trigger));
+    // During our Lock Action the lock's "system" trigger is us; other triggers name themselves.
+    const source = sourceOfNukiTrigger(states.trigger) ?? (this.actionInFlight && states.trigger === NukiTrigger.system ? 'remote' : null);
+    context.reportBolt(boltOfNukiLockState(states.lockState), source);
     const level = batteryLevelOfNuki(states.battery);
     if (level !== null) context.reportBattery(level);
     const door = doorOfNukiSensorState(states.doorSensorState);
     if (door !== null) context.reportDoor(door);
-  }
-
-  private commandFailure(failure: ExchangeFailure): CommandFailureReason {
-    switch (failure.kind) {
-      case 'expired':
-        return 'timeout';
-      case 'link_lost':
-      case 'write_failed':
-        return 'delivery_failed';
-      case 'lock_error':
-        if (failure.code === NukiErrorCode.K_ERROR_MOTOR_BLOCKED) return 'jammed';
-        if (failure.code === NukiErrorCode.K_ERROR_NOT_AUTHORIZED) {
-          this.attached().logger.error(`Lock ${this.attached().name}: the lock no longer knows our authorization; pair it again with "ekey-locks nuki pair".`);
-        }
-        return 'delivery_failed';
-    }
   }
 
   private channelFor(connection: GattConnection): NukiKeyturnerChannel {
@@ -391,6 +415,20 @@ function exchangeFailureOf(error: unknown): ExchangeFailure | null {
   return null;
 }
 
+/** DESIGN §4b: motor blocked → jammed; no answer in time → timeout; link and protocol errors → delivery_failed. */
+function commandFailure(failure: ExchangeFailure): CommandFailureReason {
+  switch (failure.kind) {
+    case 'expired':
+      return 'timeout';
+    case 'link_lost':
+    case 'write_failed':
+    case 'unreadable':
+      return 'delivery_failed';
+    case 'lock_error':
+      return failure.code === NukiErrorCode.K_ERROR_MOTOR_BLOCKED ? 'jammed' : 'delivery_failed';
+  }
+}
+
 function describeFailure(failure: ExchangeFailure): string {
   switch (failure.kind) {
     case 'expired':
@@ -401,6 +439,8 @@ function describeFailure(failure: ExchangeFailure): string {
       return `writing failed (${describe(failure.error)})`;
     case 'lock_error':
       return `the lock answered ${nukiErrorName(failure.code)}`;
+    case 'unreadable':
+      return `a reply could not be read (${failure.reason})`;
   }
 }
 

@@ -12,7 +12,12 @@ export interface NukiMessage {
 }
 
 /** What waiting for the next message can end with besides a message. */
-export type NukiReceiveFailure = 'expired' | 'link_lost';
+export type NukiReceiveFailure = 'expired' | 'link_lost' | NukiUnreadableFrame;
+
+/** A frame from the lock that could not be read (bad CRC, MAC, length, foreign authorization). */
+export interface NukiUnreadableFrame {
+  unreadable: string;
+}
 
 /** The credentials the keyturner channel encrypts with. */
 export interface NukiChannelKeys {
@@ -28,13 +33,16 @@ const UNENCRYPTED_ERROR_REPORT_LENGTH = 2 + 1 + 2 + 2;
  * is a secretbox under the shared key with a fresh random 24-byte nonce; indications are
  * reassembled into frames, authenticated, checked (CRC, our authorization id) and queued for
  * the exchange that waits. Messages nobody waits for stay queued until the next exchange clears
- * them. The lock answers an unknown authorization with an unencrypted Error Report (spec §3.2):
- * that is recognised too.
+ * them. A frame that cannot be read takes its place in the queue as {@link NukiUnreadableFrame}:
+ * the exchange that waited for it learns at once that its answer is lost (a protocol error,
+ * DESIGN §4b) instead of waiting out its deadline, and a log read never reads on past a hole.
+ * The lock answers an unknown authorization with an unencrypted Error Report (spec §3.2): that is
+ * recognised too.
  */
 export class NukiKeyturnerChannel {
   private readonly assembler: NukiMessageAssembler;
-  private readonly inbox: NukiMessage[] = [];
-  private waiter: ((message: NukiMessage | 'link_lost') => void) | null = null;
+  private readonly inbox: (NukiMessage | NukiUnreadableFrame)[] = [];
+  private waiter: ((message: NukiMessage | NukiUnreadableFrame | 'link_lost') => void) | null = null;
   private lost = false;
 
   constructor(
@@ -44,7 +52,7 @@ export class NukiKeyturnerChannel {
   ) {
     this.assembler = new NukiMessageAssembler('encrypted', {
       onDiscard: (_bytes, reason) => {
-        report.dropped(reason);
+        this.unreadable(reason);
       },
     });
   }
@@ -70,7 +78,7 @@ export class NukiKeyturnerChannel {
     const queued = this.inbox.shift();
     if (queued !== undefined) return queued;
     if (this.lost) return 'link_lost';
-    const next = new Promise<NukiMessage | 'link_lost'>((resolve) => {
+    const next = new Promise<NukiMessage | NukiUnreadableFrame | 'link_lost'>((resolve) => {
       this.waiter = resolve;
     });
     const result = await deadline.race(next);
@@ -93,15 +101,15 @@ export class NukiKeyturnerChannel {
       try {
         decoded = decodeEncryptedFrame(frame, this.keys.sharedKey);
       } catch (error) {
-        this.report.dropped(error instanceof NukiFrameError ? error.reason : 'undecodable');
+        this.unreadable(error instanceof NukiFrameError ? error.reason : 'undecodable');
         continue;
       }
       if (!decoded.crcOk) {
-        this.report.dropped('bad_crc');
+        this.unreadable('bad_crc');
         continue;
       }
       if (decoded.authorizationId !== this.keys.authorizationId) {
-        this.report.dropped('foreign authorization id');
+        this.unreadable('foreign authorization id');
         continue;
       }
       this.deliver({ command: decoded.command, payload: decoded.payload });
@@ -115,8 +123,17 @@ export class NukiKeyturnerChannel {
     this.waiter = null;
   }
 
+  private unreadable(reason: string): void {
+    this.report.dropped(reason);
+    this.enqueue({ unreadable: reason });
+  }
+
   private deliver(message: NukiMessage): void {
     this.report.received(message);
+    this.enqueue(message);
+  }
+
+  private enqueue(message: NukiMessage | NukiUnreadableFrame): void {
     const waiter = this.waiter;
     if (waiter !== null) {
       this.waiter = null;
@@ -125,7 +142,6 @@ export class NukiKeyturnerChannel {
     }
     this.inbox.push(message);
   }
-
 }
 
 /** An unencrypted Error Report with a good CRC, else null. */
