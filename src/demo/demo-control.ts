@@ -3,6 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 import { isUuid } from '../domain/ids.js';
 import { activityOfNukiLogEntry } from '../gateway/drivers/nuki/nuki-state-mapping.js';
 import { SimulatedNuki } from '../gateway/simulator/simulated-nuki.js';
+import { DEMO_GATEWAY_AUTHORIZATION } from './demo-household.js';
 import type { DemoSimulatedLock } from './demo-locks.js';
 import type { LockRuntime } from '../locks/lock-runtime.js';
 import type { LockStateRepository } from '../store/lock-state-repository.js';
@@ -156,10 +157,18 @@ export class DemoControl {
       case 'tap': {
         if ('authorization' in command) {
           if (!(lock instanceof SimulatedNuki)) return { ok: false, error: 'this lock is not a Nuki: its taps name an "ekey_id"' };
-          if (lock.bolt === 'jammed') return { ok: false, error: 'the bolt is jammed; turn it by hand first ("manual")' };
-          if (lock.tap(command.authorization, command.action) === 'refused') {
-            return { ok: false, error: `unknown_authorization: the lock has no authorization named "${command.authorization}"` };
+          if (command.authorization === DEMO_GATEWAY_AUTHORIZATION) {
+            return { ok: false, error: `"${DEMO_GATEWAY_AUTHORIZATION}" is the gateway's own authorization: send a command (POST /locks/{id}/commands) instead` };
           }
+          if (lock.bolt === 'jammed') return { ok: false, error: 'the bolt is jammed; turn it by hand first ("manual")' };
+          // DESIGN §4b: any name other than the linked one is an unlinked authorization, so a
+          // name the lock does not know yet is a phone paired with it in the Nuki app (docs/commands.md).
+          try {
+            lock.addAuthorization(command.authorization);
+          } catch (error) {
+            return { ok: false, error: `the lock cannot add the authorization "${command.authorization}": ${error instanceof Error ? error.message : String(error)}` };
+          }
+          lock.tap(command.authorization, command.action);
           break;
         }
         if (lock instanceof SimulatedNuki) return { ok: false, error: 'this lock is a Nuki: its taps name an "authorization" (e.g. "Olivia\'s iPhone")' };

@@ -13,6 +13,7 @@ import {
   toLockLastKnownAction,
   toLockTargetState,
   toContactSensor,
+  toSerialNumber,
   toStatusFault,
   LockTargetStateValue,
   StatusFaultValue,
@@ -355,7 +356,7 @@ export class LockAccessory {
       .updateCharacteristic(Characteristic.Name, this.lock.name)
       .updateCharacteristic(Characteristic.Manufacturer, nonEmpty(device?.manufacturer) ?? FALLBACK_MANUFACTURER)
       .updateCharacteristic(Characteristic.Model, nonEmpty(device?.model) ?? FALLBACK_MODEL)
-      .updateCharacteristic(Characteristic.SerialNumber, nonEmpty(this.lock.bleAddress) ?? this.lock.id);
+      .updateCharacteristic(Characteristic.SerialNumber, toSerialNumber(this.lock));
     const firmware = device ? toFirmwareRevision(device.firmware) : null;
     if (firmware !== null) information.updateCharacteristic(Characteristic.FirmwareRevision, firmware);
   }

@@ -47,8 +47,10 @@ export interface HomeKitLock {
   id: string;
   /** Display name (the lock's configured name). */
   name: string;
-  /** BLE address `AA:BB:CC:DD:EE:FF`; HomeKit's serial number. */
+  /** BLE address `AA:BB:CC:DD:EE:FF`; HomeKit's serial number unless the family names one (a Nuki: its Nuki ID). */
   bleAddress: string;
+  /** Lock family (`ekey`, `nuki`). */
+  family: string;
   /** User id of the lock's owner: HomeKit acts as this user unless `homekit.user_email` is set. */
   ownerId: string;
   /** Last settled bolt position; a move in progress keeps the previous value (see `moving`). */
@@ -92,8 +94,9 @@ export type LockChange =
   /** Device Information was read (after a connect). */
   | { kind: 'device_information'; lockId: string; deviceInformation: DeviceInformation }
   /**
-   * An eKey holder tapped the lock and the service accepted the tap (a usable key at that moment).
-   * Live taps only: records read back after a reconnect are not arrivals.
+   * A user tapped the lock: an eKey holder with a key usable at that moment, or a Nuki
+   * authorization linked to that user (DESIGN §4b). Live taps only: records read back after a
+   * reconnect are not arrivals.
    */
   | { kind: 'tap'; lockId: string; userId: string; action: LockAction }
   /** Locks were added to or removed from the service; the platform re-reads `listLocks()`. */

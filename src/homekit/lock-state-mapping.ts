@@ -1,5 +1,5 @@
 import type { ActivitySource } from '../gateway/lock-profile.js';
-import type { HomeKitBolt, HomeKitBoltTarget, HomeKitDoor } from './lock-port.js';
+import type { HomeKitBolt, HomeKitBoltTarget, HomeKitDoor, HomeKitLock } from './lock-port.js';
 
 /*
  * Pure mappings from the service's lock state to HomeKit characteristic values (docs/homekit.md
@@ -166,11 +166,25 @@ export function toBatteryValues(level: number | null, threshold: number): Batter
   };
 }
 
+/**
+ * HomeKit's serial number: a Nuki shows its Nuki ID, as the Nuki app does (read from the lock's
+ * Config, DESIGN §4b); every other lock its Bluetooth address (docs/homekit.md), which is stable
+ * and printed on nothing else; the lock id when neither is known.
+ */
+export function toSerialNumber(lock: Pick<HomeKitLock, 'family' | 'bleAddress' | 'deviceInformation' | 'id'>): string {
+  const nukiId = lock.family === 'nuki' ? lock.deviceInformation?.serial.trim() : undefined;
+  if (nukiId !== undefined && nukiId !== '') return nukiId;
+  return lock.bleAddress.trim() === '' ? lock.id : lock.bleAddress;
+}
+
 /** ContactSensorState values (HAP: 0 = contact detected, the door is closed). */
 export const ContactSensorStateValue = {
+  /** The door is closed. */
   CONTACT_DETECTED: 0,
+  /** The door is open. */
   CONTACT_NOT_DETECTED: 1,
 } as const;
+/** One of {@link ContactSensorStateValue}. */
 export type ContactSensorStateValue = (typeof ContactSensorStateValue)[keyof typeof ContactSensorStateValue];
 
 /**
@@ -186,6 +200,8 @@ export function toContactSensor(door: HomeKitDoor): { state: ContactSensorStateV
       return { state: ContactSensorStateValue.CONTACT_NOT_DETECTED, fault: StatusFaultValue.NO_FAULT };
     case 'unknown':
       return { state: null, fault: StatusFaultValue.GENERAL_FAULT };
+    default:
+      return unreachable(door);
   }
 }
 

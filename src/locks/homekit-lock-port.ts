@@ -1,6 +1,8 @@
 import type { CommandAccess } from '../commands/command-access.js';
 import type { CommandEngine } from '../commands/command-engine.js';
 import { ServiceError } from '../domain/errors.js';
+import type { ActivityRecord } from '../gateway/activity-record-codec.js';
+import type { ActivitySource } from '../gateway/lock-profile.js';
 import type {
   HomeKitBoltTarget,
   HomeKitCommandRefusal,
@@ -26,6 +28,9 @@ export interface HomeKitLockPortDependencies {
   clock: { now(): number };
   logger: Logger;
 }
+
+/** Where an activity record left the bolt. */
+const boltAfter = (record: ActivityRecord): 'locked' | 'unlocked' => (record.action === 'lock' ? 'locked' : 'unlocked');
 
 /** Maps a refused request (an HTTP error of the engine) to HomeKit's refusal reasons. */
 export function refusalOf(error: ServiceError): HomeKitCommandRefusal {
@@ -57,6 +62,8 @@ export class HomeKitLockPort implements LockPort {
     for (const mapped of this.map(change)) this.deliver(mapped);
   };
   private readonly lastMoving = new Map<string, boolean>();
+  /** Per lock, the newest activity record not yet matched with a bolt change (see {@link sourceOf}). */
+  private readonly unexplainedRecord = new Map<string, ActivityRecord>();
 
   constructor(private readonly deps: HomeKitLockPortDependencies) {
     deps.runtime.on('change', this.onRuntimeChange);
@@ -116,6 +123,7 @@ export class HomeKitLockPort implements LockPort {
       id: lock.id,
       name: lock.name,
       bleAddress: lock.bleAddress ?? '',
+      family: lock.family,
       ownerId: lock.ownerId,
       bolt: live?.boltState ?? lock.boltState,
       moving: live?.moving ?? false,
@@ -131,7 +139,8 @@ export class HomeKitLockPort implements LockPort {
     const out: LockChange[] = [];
     switch (change.kind) {
       case 'bolt':
-        out.push({ kind: 'bolt', lockId: change.lockId, bolt: change.bolt, source: change.source });
+        out.push({ kind: 'bolt', lockId: change.lockId, bolt: change.bolt, source: change.source ?? this.sourceOf(change.lockId, change.bolt) });
+        this.unexplainedRecord.delete(change.lockId);
         break;
       case 'battery':
         out.push({ kind: 'battery', lockId: change.lockId, level: change.level });
@@ -152,9 +161,22 @@ export class HomeKitLockPort implements LockPort {
       }
       case 'activity': {
         const { record, event } = change;
-        // Arrivals: live taps only, by a key usable at that moment (the recorder names the performer).
+        // A Nuki's bolt comes from its state, which names no source, and its log says who moved
+        // it — either one first. A record that explains where the bolt is now gives HomeKit that
+        // source (LockLastKnownAction); for our profile it repeats the bolt change (nothing pushed).
+        const bolt = this.deps.runtime.liveState(change.lockId)?.boltState;
+        if (bolt !== undefined && bolt === boltAfter(record)) {
+          out.push({ kind: 'bolt', lockId: change.lockId, bolt, source: record.source });
+          this.unexplainedRecord.delete(change.lockId);
+        } else {
+          this.unexplainedRecord.set(change.lockId, record);
+        }
+        // Arrivals: live taps only (the recorder names the performer). An eKey tap counts when the
+        // key was usable at that moment; a tap by a Nuki authorization linked to a user is that
+        // user's whether or not they also hold an eKey: the lock let them in (DESIGN §4b).
         if (!change.backlog && record.source === 'tap' && event?.performerId != null) {
-          if (this.deps.access.permissionAt(event.performerId, change.lockId, record.timestamp) === 'usable') {
+          const byLinkedAuthorization = record.actor != null;
+          if (byLinkedAuthorization || this.deps.access.permissionAt(event.performerId, change.lockId, record.timestamp) === 'usable') {
             out.push({ kind: 'tap', lockId: change.lockId, userId: event.performerId, action: record.action });
           }
         }
@@ -167,6 +189,12 @@ export class HomeKitLockPort implements LockPort {
       out.unshift({ kind: 'moving', lockId: change.lockId, moving });
     }
     return out;
+  }
+
+  /** The source of a bolt change that names none: the lock's newest record that led there, if any. */
+  private sourceOf(lockId: string, bolt: HomeKitLock['bolt']): ActivitySource | null {
+    const record = this.unexplainedRecord.get(lockId);
+    return record !== undefined && boltAfter(record) === bolt ? record.source : null;
   }
 
   private deliver(change: LockChange): void {

@@ -148,14 +148,16 @@ function nukiUserLinks(deps: LockSubsystemDependencies): Map<string, Map<string,
 }
 
 /**
- * Paired Nuki locks' credentials: read once from the data folder's file, at the first lock that
- * needs them (a small file, at start, never on a command's path). Without a data folder: none.
+ * Paired Nuki locks' credentials: the demo's simulated Nuki from the simulation; every other Nuki
+ * (also one configured next to the demo) from the data folder's file, read once, at the first lock
+ * that needs it (a small file, at start, never on a command's path). Without a data folder: none.
  */
-function nukiCredentialSource(deps: LockSubsystemDependencies): (address: string) => StoredNukiCredentials | undefined {
+function nukiCredentialSource(deps: LockSubsystemDependencies, simulation: DemoSimulation | undefined): (address: string) => StoredNukiCredentials | undefined {
   const dataDir = deps.dataDir;
-  if (dataDir === undefined) return () => undefined;
   let all: Map<string, StoredNukiCredentials> | undefined;
   return (address) => {
+    const simulated = simulation?.nukiCredentials(address);
+    if (simulated !== undefined || dataDir === undefined) return simulated;
     all ??= new NukiCredentialFile(dataDir).readAll();
     return all.get(address.toUpperCase());
   };
@@ -193,7 +195,7 @@ export function createLockSubsystem(deps: LockSubsystemDependencies): LockSubsys
       lockState: deps.lockState,
       events: deps.events,
       ...(deps.transaction === undefined ? {} : { transaction: deps.transaction }),
-      driverFor: lockDriverFactory({ nukiCredentials: simulation?.nukiCredentials ?? nukiCredentialSource(deps), logger: deps.logger }),
+      driverFor: lockDriverFactory({ nukiCredentials: nukiCredentialSource(deps, simulation), logger: deps.logger }),
       linkedUser: nukiUserResolver(nukiUserLinks(deps), deps.users),
     },
     {

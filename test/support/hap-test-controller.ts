@@ -145,16 +145,31 @@ export function findCharacteristic(
   return `${accessory.aid}.${characteristic.iid}`;
 }
 
-/** The accessory whose SerialNumber is `serial`. */
-export function findAccessory(accessories: AccessoryObject[], serial: string): AccessoryObject {
+/** The accessory whose SerialNumber — or, failing that, whose Name — is `key`. */
+export function findAccessory(accessories: AccessoryObject[], key: string): AccessoryObject {
   const serialUuid = HapCharacteristic.uuidFromCharacteristic('public.hap.characteristic.serial-number');
-  const accessory = accessories.find((candidate) =>
-    candidate.services.some((service) =>
-      service.characteristics.some((entry) => entry.type !== undefined && same(HapCharacteristic.ensureCharacteristicUuid(entry.type), serialUuid) && entry.value === serial),
-    ),
-  );
-  if (!accessory) throw new Error(`no accessory with serial ${serial}`);
+  const nameUuid = HapCharacteristic.uuidFromCharacteristic('public.hap.characteristic.name');
+  const informationUuid = HapService.uuidFromService('public.hap.service.accessory-information');
+  const has = (candidate: AccessoryObject, uuid: string): boolean =>
+    candidate.services.some(
+      (service) =>
+        same(HapService.ensureServiceUuid(service.type), informationUuid) &&
+        service.characteristics.some((entry) => entry.type !== undefined && same(HapCharacteristic.ensureCharacteristicUuid(entry.type), uuid) && entry.value === key),
+    );
+  const accessory = accessories.find((candidate) => has(candidate, serialUuid)) ?? accessories.find((candidate) => has(candidate, nameUuid));
+  if (!accessory) throw new Error(`no accessory with serial or name ${key}`);
   return accessory;
+}
+
+/** The SerialNumber of an accessory found by {@link findAccessory}. */
+export function serialNumberOf(accessories: AccessoryObject[], key: string): unknown {
+  const serialUuid = HapCharacteristic.uuidFromCharacteristic('public.hap.characteristic.serial-number');
+  for (const service of findAccessory(accessories, key).services) {
+    for (const entry of service.characteristics) {
+      if (entry.type !== undefined && same(HapCharacteristic.ensureCharacteristicUuid(entry.type), serialUuid)) return entry.value;
+    }
+  }
+  return undefined;
 }
 
 /** Every service type of an accessory, as full UUIDs. */

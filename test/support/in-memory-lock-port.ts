@@ -29,6 +29,7 @@ export function testLock(overrides: Partial<HomeKitLock> & Pick<HomeKitLock, 'id
   return {
     name: 'Front Door',
     bleAddress: 'D0:E1:00:00:00:01',
+    family: 'ekey',
     ownerId: 'owner-1',
     bolt: 'locked',
     moving: false,

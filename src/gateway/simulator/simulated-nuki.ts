@@ -221,6 +221,20 @@ export class SimulatedNuki implements SimulatedDevice {
     return 'accepted';
   }
 
+  /**
+   * Adds an authorization as if that device had been paired through the Nuki app (it taps and
+   * appears in the log; it has no key we know, so its frames are never accepted); returns its id.
+   * A name already held returns that authorization's id. @throws RangeError when the lock is full.
+   */
+  addAuthorization(name: string, type: NukiAuthorizationType = 'app'): number {
+    const existing = this.authorizationTable.byName(name);
+    if (existing !== undefined) return existing.id;
+    if (this.authorizationTable.full) throw new RangeError(`${this.name} holds its maximum of ${this.authorizationTable.capacity} authorizations`);
+    const id = this.authorizationTable.nextId();
+    this.authorizationTable.add({ id, name, type, sharedKey: null, appId: 0 });
+    return id;
+  }
+
   /** A Nuki Fob button: logged under the first paired fob (or authorization 0, "Nuki Fob"). */
   fob(action: LockAction): void {
     const fob = this.authorizationTable.firstOfType('fob');

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { AccessoryObject } from 'hap-controller/lib/model/accessory.js';
 import type { PairingData } from 'hap-controller';
 import { DEMO_CONTROL_ENV } from '../../../src/homekit/demo-control-channel.js';
-import { findAccessory, findCharacteristic, HapTestController, serviceTypes, type CharacteristicAddress } from '../../support/hap-test-controller.js';
+import { findAccessory, findCharacteristic, HapTestController, serialNumberOf, serviceTypes, type CharacteristicAddress } from '../../support/hap-test-controller.js';
 import {
   buildPluginFolder,
   canUsePrivateNetwork,
@@ -27,6 +27,12 @@ import { loginOverHttp } from '../../support/oauth-login.js';
 
 const FRONT_DOOR_SERIAL = 'D0:E1:00:00:00:01';
 const GARDEN_GATE_SERIAL = 'D0:E1:00:00:00:02';
+/**
+ * Back Door, the demo's simulated Nuki (DESIGN §4b), found by its name: its serial number is its
+ * Nuki ID from the lock's Config (8 hex digits), known once the gateway has read it.
+ */
+const BACK_DOOR_SERIAL = 'Back Door';
+const LINKED_AUTHORIZATION = "Olivia's iPhone";
 const PIN = '031-45-154';
 const USERNAME = '0E:4B:00:00:E2:E1';
 
@@ -89,6 +95,15 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
     lastAction: (): CharacteristicAddress => address(FRONT_DOOR_SERIAL, Service.LockManagement.UUID, Characteristic.LockLastKnownAction.UUID),
     arrival: (): CharacteristicAddress => address(FRONT_DOOR_SERIAL, Service.StatelessProgrammableSwitch.UUID, Characteristic.ProgrammableSwitchEvent.UUID),
   };
+  const back = {
+    current: (): CharacteristicAddress => address(BACK_DOOR_SERIAL, Service.LockMechanism.UUID, Characteristic.LockCurrentState.UUID),
+    target: (): CharacteristicAddress => address(BACK_DOOR_SERIAL, Service.LockMechanism.UUID, Characteristic.LockTargetState.UUID),
+    lastAction: (): CharacteristicAddress => address(BACK_DOOR_SERIAL, Service.LockManagement.UUID, Characteristic.LockLastKnownAction.UUID),
+    arrival: (): CharacteristicAddress => address(BACK_DOOR_SERIAL, Service.StatelessProgrammableSwitch.UUID, Characteristic.ProgrammableSwitchEvent.UUID),
+    contact: (): CharacteristicAddress => address(BACK_DOOR_SERIAL, Service.ContactSensor.UUID, Characteristic.ContactSensorState.UUID),
+    contactFault: (): CharacteristicAddress => address(BACK_DOOR_SERIAL, Service.ContactSensor.UUID, Characteristic.StatusFault.UUID),
+  };
+  const backDoorId = (): string => homebridge.demo.locks.find((lock) => lock.name === 'Back Door')?.id ?? '';
 
   beforeAll(async () => {
     pluginFolder = buildPluginFolder();
@@ -179,7 +194,21 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
     await expect(controller.readOne(address(GARDEN_GATE_SERIAL, Service.LockMechanism.UUID, Characteristic.StatusFault.UUID))).resolves.toBe(
       Characteristic.StatusFault.GENERAL_FAULT,
     );
-    await controller.subscribe([front.current(), front.target(), front.fault(), front.battery(), front.lowBattery(), front.lastAction(), front.arrival()]);
+    // One subscribe per connection: hap-controller 0.10.2 attaches a second event reader on a
+    // second subscribe, and the two then spin forever on each other's decryption counter.
+    await controller.subscribe([
+      front.current(),
+      front.target(),
+      front.fault(),
+      front.battery(),
+      front.lowBattery(),
+      front.lastAction(),
+      front.arrival(),
+      back.current(),
+      back.target(),
+      back.lastAction(),
+      back.arrival(),
+    ]);
   }, 30_000);
 
   it('unlocks from a LockTargetState write and reports LockCurrentState as an event', async () => {
@@ -249,6 +278,44 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
     await control.send({ op: 'battery', lock_id: lockId, level: 0.12 });
     await controller.waitForEvent(front.battery(), 12, mark);
     await controller.waitForEvent(front.lowBattery(), Characteristic.StatusLowBattery.BATTERY_LEVEL_LOW, mark);
+  });
+
+  it('shows Back Door, the simulated Nuki, with a LockMechanism and a ContactSensor for its door sensor', async () => {
+    // The door sensor's service comes with the lock's first reading: list the accessories again until it is there.
+    const deadline = Date.now() + 5_000;
+    const hasContactSensor = (): boolean => serviceTypes(findAccessory(accessories, BACK_DOOR_SERIAL)).includes(Service.ContactSensor.UUID);
+    const hasNukiId = (): boolean => /^[0-9A-F]{8}$/.test(String(serialNumberOf(accessories, BACK_DOOR_SERIAL)));
+    while (!(hasContactSensor() && hasNukiId()) && Date.now() < deadline) {
+      await new Promise((done) => setTimeout(done, 100));
+      accessories = await controller.accessories();
+    }
+    expect(serviceTypes(findAccessory(accessories, BACK_DOOR_SERIAL))).toEqual(
+      expect.arrayContaining([Service.AccessoryInformation.UUID, Service.LockMechanism.UUID, Service.Battery.UUID, Service.ContactSensor.UUID]),
+    );
+    expect(homebridge.demo.locks.find((lock) => lock.name === 'Back Door')).toMatchObject({ family: 'nuki', gateway: true });
+    // Request Config → HomeKit serial (the Nuki ID, as the Nuki app shows it) and firmware.
+    expect(serialNumberOf(accessories, BACK_DOOR_SERIAL)).toMatch(/^[0-9A-F]{8}$/);
+    const values = await controller.read([back.current(), back.contact(), back.contactFault()]);
+    expect([...values.values()]).toEqual([Characteristic.LockCurrentState.SECURED, Characteristic.ContactSensorState.CONTACT_DETECTED, Characteristic.StatusFault.NO_FAULT]);
+  });
+
+  it('unlocks Back Door from a LockTargetState write through the Nuki driver', async () => {
+    const mark = controller.mark();
+    await controller.write(back.target(), Characteristic.LockTargetState.UNSECURED);
+    await controller.waitForEvent(back.current(), Characteristic.LockCurrentState.UNSECURED, mark);
+    await controller.waitForEvent(back.lastAction(), Characteristic.LockLastKnownAction.UNSECURED_REMOTELY, mark);
+  });
+
+  it('shows a tap by the linked Nuki authorization on Back Door in both states and fires the owner’s arrival switch', async () => {
+    const locked = controller.mark();
+    await control.send({ op: 'tap', lock_id: backDoorId(), authorization: LINKED_AUTHORIZATION, action: 'lock' });
+    await controller.waitForEvent(back.current(), Characteristic.LockCurrentState.SECURED, locked);
+    await controller.waitForEvent(back.target(), Characteristic.LockTargetState.SECURED, locked);
+    await controller.waitForEvent(back.lastAction(), Characteristic.LockLastKnownAction.SECURED_PHYSICALLY_EXTERIOR, locked);
+    const unlocked = controller.mark();
+    await control.send({ op: 'tap', lock_id: backDoorId(), authorization: LINKED_AUTHORIZATION, action: 'unlock' });
+    await controller.waitForEvent(back.current(), Characteristic.LockCurrentState.UNSECURED, unlocked);
+    await controller.waitForEvent(back.arrival(), Characteristic.ProgrammableSwitchEvent.SINGLE_PRESS, unlocked);
   });
 
   it('keeps the last state of a lock that goes offline and shows StatusFault', async () => {

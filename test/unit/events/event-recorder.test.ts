@@ -104,6 +104,92 @@ describe('EventRecorder.recordActivity', () => {
   });
 });
 
+describe('EventRecorder.recordActivity: taps by a lock-side authorization (DESIGN §4b)', () => {
+  const authorizationTap = (sequence: number, actor: string, linkedUserId: string | null | undefined, action: 'lock' | 'unlock' = 'unlock') =>
+    fixture.events.recorder.recordActivity({
+      lockId: LOCK,
+      sequence,
+      action,
+      source: 'tap',
+      credential: null,
+      timestamp: START + sequence,
+      actor,
+      ...(linkedUserId === undefined ? {} : { linkedUserId }),
+    });
+
+  it('records a tap by a linked authorization as that user\'s, not flagged, with no eKey', () => {
+    const recorded = authorizationTap(1, "Olivia's iPhone", OWNER.id);
+    expect(recorded).toMatchObject({ lockId: LOCK, type: 'unlock', performerId: OWNER.id, timestamp: START + 1 });
+    expect(all()[0]).toMatchObject({ id: recorded?.id, performerName: OWNER.name, source: 'tap', ekeyId: null, lockSequence: 1, flagged: false });
+    expect(published.map((event) => event.id)).toEqual([recorded?.id]);
+    expect(fixture.logger.lines.filter((line) => line.level === 'warn')).toEqual([]);
+  });
+
+  it('needs no eKey of the linked user: the Nuki authorization is what let them in', () => {
+    // Gabe's guest key ended a day after START; a linked authorization is his all the same.
+    const recorded = fixture.events.recorder.recordActivity({
+      lockId: LOCK,
+      sequence: 2,
+      action: 'lock',
+      source: 'tap',
+      credential: null,
+      timestamp: START + 3 * 86_400_000,
+      actor: "Gabe's Watch",
+      linkedUserId: GUEST.id.toUpperCase(),
+    });
+    expect(recorded).toMatchObject({ type: 'lock', performerId: GUEST.id });
+    expect(all()[0]?.flagged).toBe(false);
+  });
+
+  it.each([
+    ['null (the name is not in nuki_users)', null],
+    ['absent', undefined],
+    ['a user that does not exist', 'ffffffff-0000-4000-8000-00000000ffff'],
+  ])('records nothing for an authorization linked to %s, and warns about nothing', (_case, linkedUserId) => {
+    expect(authorizationTap(3, "Guest's Android", linkedUserId)).toBeNull();
+    expect(all()).toEqual([]);
+    expect(published).toEqual([]);
+    expect(fixture.logger.lines.filter((line) => line.level === 'warn' || line.level === 'error')).toEqual([]);
+  });
+
+  it('records a linked tap once: the same log index again (a read-back) records nothing', () => {
+    expect(authorizationTap(4, "Olivia's iPhone", OWNER.id)).not.toBeNull();
+    expect(authorizationTap(4, "Olivia's iPhone", OWNER.id)).toBeNull();
+    expect(authorizationTap(4, "Olivia's iPhone", OWNER.id, 'lock')).toBeNull();
+    expect(all()).toHaveLength(1);
+    expect(published).toHaveLength(1);
+  });
+
+  it('records nothing for a sequence an eKey tap already recorded', () => {
+    expect(tap(5, OWNER_KEY)).not.toBeNull();
+    expect(authorizationTap(5, "Olivia's iPhone", OWNER.id)).toBeNull();
+    expect(all()).toHaveLength(1);
+  });
+
+  it.each(['manual', 'fob', 'auto', 'remote'] as const)('records no event for source %s even with a linked actor', (source) => {
+    const recorded = fixture.events.recorder.recordActivity({ lockId: LOCK, sequence: 6, action: 'unlock', source, credential: null, timestamp: START, actor: "Olivia's iPhone", linkedUserId: OWNER.id });
+    expect(recorded).toBeNull();
+    expect(all()).toEqual([]);
+  });
+
+  it('commits linked and unlinked taps of a read-back batch: only the linked ones become events', () => {
+    const report = (sequence: number, actor: string, linkedUserId: string | null) => ({
+      kind: 'activity' as const,
+      lockId: LOCK,
+      sequence,
+      action: 'unlock' as const,
+      source: 'tap' as const,
+      credential: null,
+      timestamp: START + sequence,
+      actor,
+      linkedUserId,
+    });
+    const results = fixture.events.recorder.recordBatch([report(7, "Olivia's iPhone", OWNER.id), report(8, 'Keypad', null), report(9, "Alex's Watch", ADMIN.id)]);
+    expect(results.map((result) => result?.performerId ?? null)).toEqual([OWNER.id, null, ADMIN.id]);
+    expect(all().map((event) => event.lockSequence)).toEqual([7, 9]);
+  });
+});
+
 describe('EventRecorder.recordCommandCompleted', () => {
   it('records a completed remote command with its requester as performer, once', () => {
     const input = { lockId: LOCK, commandId: 'c0000000-0000-4000-8000-000000000001', action: 'lock' as const, performerId: ADMIN.id, timestamp: START + 9 };

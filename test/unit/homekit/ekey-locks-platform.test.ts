@@ -362,6 +362,86 @@ describe('EKeyLocksPlatform arrival triggers', () => {
   });
 });
 
+describe('EKeyLocksPlatform door sensor (a Nuki with a door sensor, DESIGN §4b)', () => {
+  const BACK = testLock({
+    id: '6f1d2c3b-0000-4000-8000-000000000003',
+    name: 'Back Door',
+    bleAddress: '54:D2:72:AB:CD:EF',
+    ownerId: 'olivia',
+    deviceInformation: { manufacturer: 'Nuki Home Solutions', model: 'Nuki Smart Lock (hardware 2.0)', serial: '2ABCDEF0', firmware: '2.14.6' },
+  });
+  const contactServices = (run: Running, lock: HomeKitLock): Service[] =>
+    run.accessory(lock).services.filter((service) => service.UUID === hap(run).Service.ContactSensor.UUID);
+
+  it('has no ContactSensor until the lock reports a door, then adds one and follows it', async () => {
+    const run = await startPlatform({ locks: [FRONT, BACK] });
+    const { Service, Characteristic } = hap(run);
+    expect(contactServices(run, BACK)).toEqual([]);
+    run.port.emit({ kind: 'door', lockId: BACK.id, door: 'closed' });
+    expect(contactServices(run, BACK)).toHaveLength(1);
+    expect(contactServices(run, BACK)[0]?.getCharacteristic(Characteristic.Name).value).toBe('Back Door Door');
+    const state = run.characteristic(BACK, Service.ContactSensor, Characteristic.ContactSensorState);
+    const fault = run.characteristic(BACK, Service.ContactSensor, Characteristic.StatusFault);
+    await expect(state.handleGetRequest()).resolves.toBe(Characteristic.ContactSensorState.CONTACT_DETECTED);
+    await expect(fault.handleGetRequest()).resolves.toBe(Characteristic.StatusFault.NO_FAULT);
+    run.port.emit({ kind: 'door', lockId: BACK.id, door: 'open' });
+    expect(state.value).toBe(Characteristic.ContactSensorState.CONTACT_NOT_DETECTED);
+    // The sensor cannot tell: the last state stays, with a fault.
+    run.port.emit({ kind: 'door', lockId: BACK.id, door: 'unknown' });
+    expect(state.value).toBe(Characteristic.ContactSensorState.CONTACT_NOT_DETECTED);
+    expect(fault.value).toBe(Characteristic.StatusFault.GENERAL_FAULT);
+    run.port.emit({ kind: 'door', lockId: BACK.id, door: 'closed' });
+    expect([state.value, fault.value]).toEqual([Characteristic.ContactSensorState.CONTACT_DETECTED, Characteristic.StatusFault.NO_FAULT]);
+    run.port.emit({ kind: 'door', lockId: BACK.id, door: 'open' });
+    expect(contactServices(run, BACK)).toHaveLength(1);
+    // A lock without a door sensor never gets one; the lock mechanism is unaffected.
+    expect(contactServices(run, FRONT)).toEqual([]);
+    expect(run.characteristic(BACK, Service.LockMechanism, Characteristic.LockCurrentState).value).toBe(Characteristic.LockCurrentState.SECURED);
+  });
+
+  it('shows the door from the start when the lock already reported it', async () => {
+    const run = await startPlatform({ locks: [{ ...BACK, door: 'open' }] });
+    const { Service, Characteristic } = hap(run);
+    expect(contactServices(run, BACK)).toHaveLength(1);
+    await expect(run.characteristic(BACK, Service.ContactSensor, Characteristic.ContactSensorState).handleGetRequest()).resolves.toBe(
+      Characteristic.ContactSensorState.CONTACT_NOT_DETECTED,
+    );
+  });
+
+  it('keeps a cached ContactSensor with its last value across a restart until the lock reports its door again', async () => {
+    const first = await startPlatform({ locks: [BACK] });
+    const { Service, Characteristic } = hap(first);
+    first.port.emit({ kind: 'door', lockId: BACK.id, door: 'open' });
+    const cache = first.harness.serializeCache();
+    first.harness.api.signalShutdown();
+
+    // Restarted; the lock has not been read yet (door null).
+    const restarted = await startPlatform({ locks: [{ ...BACK, door: null }], cache });
+    expect(restarted.harness.calls).toEqual({ register: 0, update: 1, unregister: 0 });
+    expect(contactServices(restarted, BACK)).toHaveLength(1);
+    const state = restarted.characteristic(BACK, Service.ContactSensor, Characteristic.ContactSensorState);
+    await expect(state.handleGetRequest()).resolves.toBe(Characteristic.ContactSensorState.CONTACT_NOT_DETECTED);
+    restarted.port.emit({ kind: 'door', lockId: BACK.id, door: 'closed' });
+    expect(state.value).toBe(Characteristic.ContactSensorState.CONTACT_DETECTED);
+    expect(contactServices(restarted, BACK)).toHaveLength(1);
+  });
+
+  it('fires the arrival trigger of a user whose linked Nuki authorization unlocked', async () => {
+    const run = await startPlatform({ locks: [BACK], homekit: { arrival_triggers: ['olivia@example.com'] } });
+    const { Service, Characteristic } = hap(run);
+    const olivia: unknown[] = [];
+    run.characteristic(BACK, Service.StatelessProgrammableSwitch, Characteristic.ProgrammableSwitchEvent, 'arrival-olivia').on('change', (change: CharacteristicChange) =>
+      olivia.push(change.newValue),
+    );
+    // As the service reports a linked tap: the bolt moves (source tap), then the tap by that user.
+    run.port.tap(BACK.id, 'olivia', 'unlock');
+    expect(olivia).toEqual([Characteristic.ProgrammableSwitchEvent.SINGLE_PRESS]);
+    expect(run.characteristic(BACK, Service.LockManagement, Characteristic.LockLastKnownAction).value).toBe(
+      Characteristic.LockLastKnownAction.UNSECURED_PHYSICALLY_EXTERIOR,
+    );
+  });
+});
+
 describe('EKeyLocksPlatform cache and lifecycle', () => {
   it('restores cached accessories, unregisters stale ones and prunes unused services', async () => {
     const first = await startPlatform({ homekit: { arrival_triggers: ['alex@example.com'] } });

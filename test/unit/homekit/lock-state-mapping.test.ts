@@ -3,6 +3,7 @@ import { Characteristic } from '@homebridge/hap-nodejs';
 import type { ActivitySource } from '../../../src/gateway/lock-profile.js';
 import type { HomeKitBolt } from '../../../src/homekit/lock-port.js';
 import {
+  ContactSensorStateValue,
   LockCurrentStateValue,
   LockLastKnownActionValue,
   LockTargetStateValue,
@@ -11,11 +12,13 @@ import {
   parseLockTargetState,
   toBatteryValues,
   toBoltTarget,
+  toContactSensor,
   toFirmwareRevision,
   toLockCurrentState,
   toLockLastKnownAction,
   toLockTargetState,
   toStatusFault,
+  toSerialNumber,
 } from '../../../src/homekit/lock-state-mapping.js';
 
 const BOLTS: HomeKitBolt[] = ['locked', 'unlocked', 'jammed', 'unknown'];
@@ -35,6 +38,10 @@ describe('HAP value tables', () => {
       BATTERY_LEVEL_LOW: Characteristic.StatusLowBattery.BATTERY_LEVEL_LOW,
     });
     expect(StatusFaultValue).toEqual({ NO_FAULT: Characteristic.StatusFault.NO_FAULT, GENERAL_FAULT: Characteristic.StatusFault.GENERAL_FAULT });
+    expect(ContactSensorStateValue).toEqual({
+      CONTACT_DETECTED: Characteristic.ContactSensorState.CONTACT_DETECTED,
+      CONTACT_NOT_DETECTED: Characteristic.ContactSensorState.CONTACT_NOT_DETECTED,
+    });
     for (const [name, value] of Object.entries(LockLastKnownActionValue)) {
       expect([name, (Characteristic.LockLastKnownAction as unknown as Record<string, number>)[name]]).toEqual([name, value]);
     }
@@ -111,6 +118,21 @@ describe('toStatusFault', () => {
   });
 });
 
+describe('toContactSensor (a Nuki door sensor, DESIGN §4b)', () => {
+  it.each([
+    ['closed', { state: ContactSensorStateValue.CONTACT_DETECTED, fault: StatusFaultValue.NO_FAULT }],
+    ['open', { state: ContactSensorStateValue.CONTACT_NOT_DETECTED, fault: StatusFaultValue.NO_FAULT }],
+    // The sensor cannot tell (calibrating, unknown): keep the last state, show a fault.
+    ['unknown', { state: null, fault: StatusFaultValue.GENERAL_FAULT }],
+  ] as const)('maps a %s door to %p', (door, expected) => {
+    expect(toContactSensor(door)).toEqual(expected);
+  });
+
+  it('never guesses a state for an unexpected input', () => {
+    expect(() => toContactSensor('ajar' as never)).toThrow('Unhandled value ajar');
+  });
+});
+
 describe('toLockLastKnownAction', () => {
   const A = LockLastKnownActionValue;
   const table: Record<ActivitySource, Record<HomeKitBolt, number | null>> = {
@@ -150,5 +172,23 @@ describe('toFirmwareRevision', () => {
     ['beta', null],
   ])('turns %p into %p', (firmware, expected) => {
     expect(toFirmwareRevision(firmware)).toBe(expected);
+  });
+});
+
+describe('toSerialNumber', () => {
+  const nukiInformation = { manufacturer: 'Nuki Home Solutions', model: 'Nuki Smart Lock (hardware 2.0)', serial: '2A3B4C5D', firmware: '2.14.6' };
+  const lock = { id: '0b6e8c2a-5d1f-4c3e-9a7b-1234567890ab', bleAddress: 'D0:E1:00:00:00:03' };
+
+  it('is the Nuki ID for a Nuki whose Config was read (DESIGN §4b: Nuki id → HomeKit serial)', () => {
+    expect(toSerialNumber({ ...lock, family: 'nuki', deviceInformation: nukiInformation })).toBe('2A3B4C5D');
+  });
+
+  it('is the Bluetooth address for a Nuki not read yet, and for every lock of our profile', () => {
+    expect(toSerialNumber({ ...lock, family: 'nuki', deviceInformation: null })).toBe('D0:E1:00:00:00:03');
+    expect(toSerialNumber({ ...lock, family: 'ekey', deviceInformation: { ...nukiInformation, serial: 'D0E100000001' } })).toBe('D0:E1:00:00:00:03');
+  });
+
+  it('falls back to the lock id when there is no address', () => {
+    expect(toSerialNumber({ ...lock, bleAddress: '', family: 'ekey', deviceInformation: null })).toBe(lock.id);
   });
 });
