@@ -226,7 +226,7 @@ export class LockAccessory {
   private showDoor(door: HomeKitDoor | null): void {
     const { Characteristic, Service: Services } = this.api.hap;
     if (this.contactSensor === undefined) {
-      const service = this.service(Services.ContactSensor, `${this.lock.name} Door`);
+      const service = this.service(Services.ContactSensor, contactSensorName(this.lock.name));
       if (!service.testCharacteristic(Characteristic.StatusFault)) service.addOptionalCharacteristic(Characteristic.StatusFault);
       const initial = door === null ? null : toContactSensor(door);
       this.contactSensor = {
@@ -418,4 +418,9 @@ function nonEmpty(value: string | undefined): string | undefined {
 function cachedNumber(service: Service, type: WithUUID<new () => Characteristic>): number | undefined {
   const value = service.characteristics.find((characteristic) => characteristic.UUID === type.UUID)?.value;
   return typeof value === 'number' ? value : undefined;
+}
+
+/** The door sensor's name: "Front Door Sensor" for a lock named like a door, "Garden Gate Door" otherwise. */
+export function contactSensorName(lockName: string): string {
+  return /\bdoor$/i.test(lockName.trim()) ? `${lockName.trim()} Sensor` : `${lockName.trim()} Door`;
 }

@@ -379,7 +379,7 @@ describe('EKeyLocksPlatform door sensor (a Nuki with a door sensor, DESIGN §4b)
     expect(contactServices(run, BACK)).toEqual([]);
     run.port.emit({ kind: 'door', lockId: BACK.id, door: 'closed' });
     expect(contactServices(run, BACK)).toHaveLength(1);
-    expect(contactServices(run, BACK)[0]?.getCharacteristic(Characteristic.Name).value).toBe('Back Door Door');
+    expect(contactServices(run, BACK)[0]?.getCharacteristic(Characteristic.Name).value).toBe('Back Door Sensor');
     const state = run.characteristic(BACK, Service.ContactSensor, Characteristic.ContactSensorState);
     const fault = run.characteristic(BACK, Service.ContactSensor, Characteristic.StatusFault);
     await expect(state.handleGetRequest()).resolves.toBe(Characteristic.ContactSensorState.CONTACT_DETECTED);
