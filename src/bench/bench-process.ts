@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
@@ -8,6 +8,13 @@ export interface BenchProcess {
   readonly info: unknown;
   /** Process id, for CPU-time sampling. */
   readonly pid: number;
+  /**
+   * Writes one line to the child's stdin (only with `{ stdin: true }`): `ekey-locks demo` takes
+   * its control lines (DESIGN §6) there.
+   */
+  send(line: string): void;
+  /** Calls `listener` with every later stdout line (the answers to {@link send}). */
+  onLine(listener: (line: string) => void): void;
   stop(): Promise<void>;
 }
 
@@ -18,10 +25,12 @@ const STDERR_TAIL = 8 * 1024;
 /**
  * Starts `node <script> ...args` (relative to this folder of the build) and waits for its first
  * stdout line, which must be JSON. The child's stderr is kept (its tail) and shown if it fails.
+ * With `stdin: true` the child's stdin stays open for {@link BenchProcess.send}.
  */
-export async function startBenchProcess(script: string, args: string[]): Promise<BenchProcess> {
+export async function startBenchProcess(script: string, args: string[], options: { stdin?: boolean } = {}): Promise<BenchProcess> {
   const path = fileURLToPath(new URL(script, import.meta.url));
-  const child = spawn(process.execPath, [path, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  if (!options.stdin) child.stdin.end();
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     stderr = (stderr + chunk).slice(-STDERR_TAIL);
@@ -31,15 +40,21 @@ export async function startBenchProcess(script: string, args: string[]): Promise
       resolve();
     });
   });
+  const listeners: ((line: string) => void)[] = [];
   const firstLine = await new Promise<string>((resolve, reject) => {
+    // Every line is read (so the child never blocks on a full pipe); the first is the ready line.
     const lines = createInterface({ input: child.stdout });
+    let seen = false;
     const timer = setTimeout(() => {
       reject(new Error(`${script} did not start within ${STARTUP_TIMEOUT_MS} ms:\n${stderr}`));
     }, STARTUP_TIMEOUT_MS);
-    lines.once('line', (line) => {
+    lines.on('line', (line) => {
+      if (seen) {
+        for (const listener of listeners) listener(line);
+        return;
+      }
+      seen = true;
       clearTimeout(timer);
-      // Keep draining stdout so the child never blocks on a full pipe.
-      child.stdout.resume();
       resolve(line);
     });
     void exited.then(() => {
@@ -50,12 +65,20 @@ export async function startBenchProcess(script: string, args: string[]): Promise
   return {
     info: JSON.parse(firstLine) as unknown,
     pid: child.pid ?? 0,
+    send: (line) => {
+      if (!options.stdin) throw new Error(`${script} was started without a stdin pipe`);
+      child.stdin.write(`${line}\n`);
+    },
+    onLine: (listener) => {
+      listeners.push(listener);
+    },
     stop: () => stopChild(child, exited),
   };
 }
 
-async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<void> {
+async function stopChild(child: ChildProcessWithoutNullStreams, exited: Promise<void>): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
+  child.stdin.end();
   child.kill('SIGTERM');
   const timer = setTimeout(() => {
     child.kill('SIGKILL');

@@ -46,6 +46,14 @@ function randomPath(paths: readonly string[]): (request: AutocannonRequest) => A
   return (request) => ({ ...request, path: paths[Math.floor(Math.random() * paths.length)] ?? request.path });
 }
 
+/** The `setupRequest` of a request: its own path picker, a uniform pick of `paths`, or none. */
+function pathSetup(request: BenchRequest): { setupRequest?: (request: AutocannonRequest) => AutocannonRequest } {
+  const pick = request.pathFor;
+  if (pick) return { setupRequest: (outgoing) => ({ ...outgoing, path: pick() }) };
+  if (request.paths && request.paths.length > 0) return { setupRequest: randomPath(request.paths) };
+  return {};
+}
+
 /** Runs autocannon against `baseUrl` and summarises the result. */
 export async function measure(options: LoadOptions): Promise<Measurement> {
   const first = options.requests[0];
@@ -61,7 +69,7 @@ export async function measure(options: LoadOptions): Promise<Measurement> {
       path: request.path,
       ...(request.headers ? { headers: request.headers } : {}),
       ...(request.body === undefined ? {} : { body: request.body }),
-      ...(request.paths && request.paths.length > 0 ? { setupRequest: randomPath(request.paths) } : {}),
+      ...pathSetup(request),
     })),
   });
   const cpuAfter = options.serverPid === undefined ? undefined : processCpuMs(options.serverPid);

@@ -10,6 +10,11 @@ export interface BenchRequest {
    * URLs, so a response cache in the service cannot answer most of them.
    */
   paths?: readonly string[];
+  /**
+   * When set, every request takes the path this returns (a weighted mix of shapes, a cursor drawn
+   * at random); it wins over `paths`.
+   */
+  pathFor?: () => string;
   headers?: Record<string, string>;
   body?: string;
 }
@@ -42,6 +47,8 @@ export interface BenchScenario {
   description: string;
   /** Concurrent connections (baseline uses the same). */
   connections: number;
+  /** The issue's target for `ratio` (the line then carries `target_ratio` and `ok`). */
+  targetRatio?: number;
   /** Runs once against a fresh demo service before the measurement. */
   prepare(target: BenchTarget): Promise<PreparedScenario>;
 }

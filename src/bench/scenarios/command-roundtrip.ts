@@ -1,12 +1,14 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { DemoHousehold } from '../../demo/demo-household.js';
 import { startBenchProcess, type BenchProcess } from '../bench-process.js';
+import { processCpuMs } from '../measure.js';
 import { loginDemoUser } from '../oauth-login.js';
 import type { SelfMeasuringOptions, SelfMeasuringScenario } from '../scenario.js';
+import { median, percentile, round } from '../stats.js';
 
 /*
  * `command-roundtrip`: one client sends `POST /locks/{id}/commands` to the demo's Front Door (a
@@ -16,21 +18,28 @@ import type { SelfMeasuringOptions, SelfMeasuringScenario } from '../scenario.js
  * check, SQLite writes (WAL, synchronous=FULL), the per-lock queue, the gateway's signed Control
  * Point exchange and the simulated lock's answer, the event record.
  *
+ * `command-roundtrip-nuki`: the same on the demo's Back Door, a zero-latency simulated Nuki
+ * reached through the Nuki driver — challenge, encrypted Lock Action, ACCEPTED, Keyturner States,
+ * COMPLETE, every message a secretbox cut into 20-byte indications and reassembled — so the
+ * figure includes the crypto.
+ *
  * Baseline: the raw `node:http` server answering the same two requests (one POST, one GET) over
  * the same keep-alive connection. `p50_ms`/`p99_ms` are the time our code adds: the round trip's
- * percentiles minus the baseline's median POST+GET round trip. Target: p99 < 5 ms.
+ * percentiles minus the baseline's median POST+GET round trip. Target: p99 ≤ 5 ms.
  *
- * Two runs: the service's data folder in RAM (`/dev/shm`, where present) — our code's cost, the
- * headline figures — and on the ordinary temporary folder's disk (`disk_*`), which adds the
- * device's fsync latency: each command commits four times (command row; bolt state; activity
- * high-water mark; terminal state + event), each fsynced (WAL, synchronous=FULL).
+ * DESIGN §8: the headline fields are measured with the service's data folder on the real disk
+ * (the ordinary temporary directory), where every commit of a command is fsynced (WAL,
+ * synchronous=FULL); the `ram_*` fields repeat the measurement with the data folder in RAM
+ * (`/dev/shm`), to separate our code from the device. Each phase runs `rounds` paired rounds
+ * (service, then baseline, the order alternating); `ratio` is the median of the rounds'
+ * commands/s ratios.
  */
 
 const SCENARIO_NAME = 'command-roundtrip';
 const NUKI_SCENARIO_NAME = 'command-roundtrip-nuki';
 const TARGET_P99_MS = 5;
 
-/** Which demo lock a variant drives, and where its headline figures are measured. */
+/** Which demo lock a variant drives. */
 interface RoundtripVariant {
   scenario: string;
   /** The demo lock of this family with a gateway connection. */
@@ -41,22 +50,6 @@ interface Answer {
   status: number;
   body: string;
 }
-
-/** CPU time (user + system) a process has used, ms; undefined without /proc (USER_HZ = 100). */
-function processCpuMs(pid: number | undefined): number | undefined {
-  if (pid === undefined || pid === 0) return undefined;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime are fields 14 and 15 of the file, 12 and 13 after the command name.
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
-}
-
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
-const round = (value: number, digits: number): number => Number(value.toFixed(digits));
 
 /** One keep-alive connection, like a client app's. */
 function client(baseUrl: string, token: string | undefined) {
@@ -81,7 +74,12 @@ function client(baseUrl: string, token: string | undefined) {
       outgoing.on('error', reject);
       outgoing.end(body);
     });
-  return { send, close: () => { agent.destroy(); } };
+  return {
+    send,
+    close: () => {
+      agent.destroy();
+    },
+  };
 }
 
 /** Runs `once` back to back for `seconds`; returns the duration of each run, ms. */
@@ -99,6 +97,9 @@ async function repeatFor(seconds: number, once: (index: number) => Promise<void>
 interface PhaseResult {
   ops: number;
   baselineOps: number;
+  /** Median of the rounds' commands/s ratios (service ÷ baseline, back to back). */
+  ratio: number;
+  roundRatios: number[];
   p50: number;
   p99: number;
   roundtripP50: number;
@@ -111,52 +112,19 @@ interface PhaseResult {
   cpuMsPerCommand: number | undefined;
 }
 
-async function measureCommandRoundtrip(options: SelfMeasuringOptions): Promise<Record<string, unknown> & { scenario: string }> {
-  const variant: RoundtripVariant = { scenario: SCENARIO_NAME, family: 'ekey' };
-  const ramRoot = existsSync('/dev/shm') ? '/dev/shm' : undefined;
-  const ram = await measurePhase(options, variant, ramRoot ?? tmpdir(), ramRoot === undefined ? 'disk' : 'RAM');
-  const disk = ramRoot === undefined ? ram : await measurePhase(options, variant, tmpdir(), 'disk');
-  return {
-    scenario: SCENARIO_NAME,
-    ops_per_s: Math.round(ram.ops),
-    baseline_ops_per_s: Math.round(ram.baselineOps),
-    ratio: round(ram.ops / ram.baselineOps, 3),
-    p50_ms: round(ram.p50, 2),
-    p99_ms: round(ram.p99, 2),
-    roundtrip_p50_ms: round(ram.roundtripP50, 2),
-    roundtrip_p99_ms: round(ram.roundtripP99, 2),
-    baseline_p50_ms: round(ram.transport, 3),
-    baseline_p99_ms: round(ram.baselineP99, 3),
-    ...(ram.cpuMsPerCommand === undefined ? {} : { server_cpu_ms_per_command: round(ram.cpuMsPerCommand, 3) }),
-    gets_per_command: round(ram.getsPerCommand, 2),
-    samples: ram.samples,
-    data_in_ram: ramRoot !== undefined,
-    disk_ops_per_s: Math.round(disk.ops),
-    disk_p50_ms: round(disk.p50, 2),
-    disk_p99_ms: round(disk.p99, 2),
-    target_p99_ms: TARGET_P99_MS,
-    ok: ram.p99 < TARGET_P99_MS,
-  };
-}
-
-/**
- * `command-roundtrip-nuki` (DESIGN §8): the same round trip on the demo's Back Door, a
- * zero-latency simulated Nuki reached through the Nuki driver — challenge, encrypted Lock Action,
- * ACCEPTED, Keyturner States, COMPLETE, every message a secretbox cut into 20-byte indications
- * and reassembled — so the figure includes the crypto. Headline on the real disk (the data
- * folder in the ordinary temporary directory); `ram_*` with the data folder in RAM, to separate
- * our code from the device's fsyncs.
- */
-async function measureNukiRoundtrip(options: SelfMeasuringOptions): Promise<Record<string, unknown> & { scenario: string }> {
-  const variant: RoundtripVariant = { scenario: NUKI_SCENARIO_NAME, family: 'nuki' };
+/** The line of either variant: headline on disk, `ram_*` in RAM (where /dev/shm exists). */
+async function measureRoundtrip(options: SelfMeasuringOptions, variant: RoundtripVariant): Promise<Record<string, unknown> & { scenario: string }> {
   const disk = await measurePhase(options, variant, tmpdir(), 'disk');
   const ramRoot = existsSync('/dev/shm') ? '/dev/shm' : undefined;
   const ram = ramRoot === undefined ? undefined : await measurePhase(options, variant, ramRoot, 'RAM');
   return {
-    scenario: NUKI_SCENARIO_NAME,
+    scenario: variant.scenario,
     p50_ms: round(disk.p50, 2),
     p99_ms: round(disk.p99, 2),
     ops_per_s: Math.round(disk.ops),
+    baseline_ops_per_s: Math.round(disk.baselineOps),
+    ratio: round(disk.ratio, 3),
+    round_ratios: disk.roundRatios.map((value) => round(value, 3)),
     roundtrip_p50_ms: round(disk.roundtripP50, 2),
     roundtrip_p99_ms: round(disk.roundtripP99, 2),
     baseline_p50_ms: round(disk.transport, 3),
@@ -165,7 +133,14 @@ async function measureNukiRoundtrip(options: SelfMeasuringOptions): Promise<Reco
     gets_per_command: round(disk.getsPerCommand, 2),
     samples: disk.samples,
     data_in_ram: false,
-    ...(ram === undefined ? {} : { ram_p50_ms: round(ram.p50, 2), ram_p99_ms: round(ram.p99, 2), ram_ops_per_s: Math.round(ram.ops) }),
+    ...(ram === undefined
+      ? {}
+      : {
+          ram_p50_ms: round(ram.p50, 2),
+          ram_p99_ms: round(ram.p99, 2),
+          ram_ops_per_s: Math.round(ram.ops),
+          ...(ram.cpuMsPerCommand === undefined ? {} : { ram_server_cpu_ms_per_command: round(ram.cpuMsPerCommand, 3) }),
+        }),
     target_p99_ms: TARGET_P99_MS,
     ok: disk.p99 <= TARGET_P99_MS,
   };
@@ -226,14 +201,28 @@ async function measurePhase(options: SelfMeasuringOptions, variant: RoundtripVar
     commands = 0;
     const serviceDurations: number[] = [];
     const baselineDurations: number[] = [];
-    const servicePid = (service as Partial<{ pid: number }>).pid;
-    let serviceCpuMs: number | undefined = 0;
-    for (let round_ = 0; round_ < options.rounds; round_++) {
-      const cpuBefore = processCpuMs(servicePid);
-      serviceDurations.push(...(await repeatFor(options.durationS, roundtrip)));
-      const cpuAfter = processCpuMs(servicePid);
-      serviceCpuMs = cpuBefore === undefined || cpuAfter === undefined || serviceCpuMs === undefined ? undefined : serviceCpuMs + cpuAfter - cpuBefore;
-      baselineDurations.push(...(await repeatFor(options.durationS, baselineRoundtrip)));
+    const roundRatios: number[] = [];
+    // Server CPU over the service rounds; undefined once a reading is missing (no /proc).
+    const serviceCpu: { ms: number | undefined } = { ms: 0 };
+    const serviceRound = async (): Promise<number> => {
+      const cpuBefore = processCpuMs(service.pid);
+      const durations = await repeatFor(options.durationS, roundtrip);
+      const cpuAfter = processCpuMs(service.pid);
+      serviceCpu.ms = cpuBefore === undefined || cpuAfter === undefined || serviceCpu.ms === undefined ? undefined : serviceCpu.ms + cpuAfter - cpuBefore;
+      serviceDurations.push(...durations);
+      return durations.length;
+    };
+    const baselineRound = async (): Promise<number> => {
+      const durations = await repeatFor(options.durationS, baselineRoundtrip);
+      baselineDurations.push(...durations);
+      return durations.length;
+    };
+    for (let index = 0; index < options.rounds; index++) {
+      // Back to back, the order alternating: one ratio per pair (DESIGN §8).
+      const first = index % 2 === 0 ? await baselineRound() : await serviceRound();
+      const second = index % 2 === 0 ? await serviceRound() : await baselineRound();
+      const [done, baselineDone] = index % 2 === 0 ? [second, first] : [first, second];
+      roundRatios.push(baselineDone === 0 ? 0 : done / baselineDone);
     }
     api.close();
     raw.close();
@@ -242,26 +231,25 @@ async function measurePhase(options: SelfMeasuringOptions, variant: RoundtripVar
     serviceDurations.sort((a, b) => a - b);
     baselineDurations.sort((a, b) => a - b);
     const transport = percentile(baselineDurations, 50);
-    const p50 = Math.max(0, percentile(serviceDurations, 50) - transport);
-    const p99 = Math.max(0, percentile(serviceDurations, 99) - transport);
-    const ops = serviceDurations.length / measuredS;
-    const baselineOps = baselineDurations.length / measuredS;
     options.log(
       `${variant.scenario} (data in ${label}): ${commands} commands, ${round(polls / Math.max(1, commands), 2)} GETs each; round trip p50 ` +
         `${round(percentile(serviceDurations, 50), 2)} ms, p99 ${round(percentile(serviceDurations, 99), 2)} ms; baseline POST+GET p50 ${round(transport, 3)} ms`,
     );
+    const cpuMs = serviceCpu.ms;
     return {
-      ops,
-      baselineOps,
-      p50,
-      p99,
+      ops: serviceDurations.length / measuredS,
+      baselineOps: baselineDurations.length / measuredS,
+      ratio: median(roundRatios),
+      roundRatios,
+      p50: Math.max(0, percentile(serviceDurations, 50) - transport),
+      p99: Math.max(0, percentile(serviceDurations, 99) - transport),
       roundtripP50: percentile(serviceDurations, 50),
       roundtripP99: percentile(serviceDurations, 99),
       transport,
       baselineP99: percentile(baselineDurations, 99),
       getsPerCommand: polls / Math.max(1, commands),
       samples: serviceDurations.length,
-      cpuMsPerCommand: serviceCpuMs === undefined ? undefined : serviceCpuMs / Math.max(1, commands),
+      cpuMsPerCommand: cpuMs === undefined ? undefined : cpuMs / Math.max(1, commands),
     };
   } finally {
     for (const child of started.reverse()) await child.stop();
@@ -272,13 +260,13 @@ async function measurePhase(options: SelfMeasuringOptions, variant: RoundtripVar
 /** The scenario, for the bench registry. */
 export const commandRoundtrip: SelfMeasuringScenario = {
   name: SCENARIO_NAME,
-  description: 'POST a command, poll GET to completed (zero-latency simulated lock); time our code adds over a raw node:http POST+GET',
-  run: measureCommandRoundtrip,
+  description: 'POST a command, poll GET to completed (zero-latency simulated lock); time our code adds over a raw node:http POST+GET; data on disk, ram_* in /dev/shm',
+  run: (options) => measureRoundtrip(options, { scenario: SCENARIO_NAME, family: 'ekey' }),
 };
 
 /** The Nuki variant, for the bench registry. */
 export const commandRoundtripNuki: SelfMeasuringScenario = {
   name: NUKI_SCENARIO_NAME,
-  description: 'the same round trip on a zero-latency simulated Nuki through the Nuki driver (crypto included), data on disk',
-  run: measureNukiRoundtrip,
+  description: 'the same round trip on a zero-latency simulated Nuki through the Nuki driver (crypto included); data on disk, ram_* in /dev/shm',
+  run: (options) => measureRoundtrip(options, { scenario: NUKI_SCENARIO_NAME, family: 'nuki' }),
 };

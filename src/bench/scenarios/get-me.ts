@@ -5,6 +5,7 @@ export const getMe: BenchScenario = {
   name: 'get-me',
   description: 'GET /me with a bearer token obtained through the authorization-code flow',
   connections: 50,
+  targetRatio: 0.6,
   async prepare(target) {
     const token = await target.login(0);
     const owner = target.demo.users[0];

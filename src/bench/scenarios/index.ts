@@ -4,9 +4,17 @@ import { eventsPage } from './events-page.js';
 import { eventIngest } from './event-ingest.js';
 import { commandRoundtrip, commandRoundtripNuki } from './command-roundtrip.js';
 import { homekitSet } from './homekit-set.js';
+import { loopDelay } from './loop-delay.js';
+import { footprint } from './footprint.js';
 
-/**
- * Every benchmark scenario, in the order `npm run bench` runs them. Planned: `command-roundtrip`,
- * `events-page`, `event-ingest`, `homekit-set` — one file each beside get-me.ts.
- */
-export const scenarios: readonly (BenchScenario | SelfMeasuringScenario)[] = [getMe, eventsPage, eventIngest, commandRoundtrip, commandRoundtripNuki, homekitSet];
+/** Every benchmark scenario of DESIGN §8, in the order `npm run bench` runs them. */
+export const scenarios: readonly (BenchScenario | SelfMeasuringScenario)[] = [
+  getMe,
+  eventsPage,
+  eventIngest,
+  commandRoundtrip,
+  commandRoundtripNuki,
+  homekitSet,
+  loopDelay,
+  footprint,
+];

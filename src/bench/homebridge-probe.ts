@@ -1,0 +1,110 @@
+import { EventEmitter } from 'node:events';
+import { rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+
+/*
+ * A preload module for the Homebridge process of the `loop-delay` and `footprint` benchmarks
+ * (`node --import <this file> homebridge.js …`, with `EKEY_BENCH_PROBE=<socket path>`). It adds
+ * nothing to Homebridge or the plugin; it observes:
+ * - the event-loop delay, with `perf_hooks.monitorEventLoopDelay({ resolution: 1 })` (a 1 ms
+ *   timer; each sample is the time between two of its turns, so an idle loop reads ≈ 1 ms);
+ * - when Homebridge emits `didFinishLaunching`, and when the accessories are handed to it
+ *   (`registerPlatformAccessories` / `updatePlatformAccessories` on its API object, which the
+ *   plugin calls once its REST API is listening): the plugin's start-up time;
+ * - the process's resident memory.
+ * It answers one JSON line per request line on the Unix socket: `reset` (empties the histogram)
+ * and `read` ({@link ProbeReading}). Without the environment variable it does nothing.
+ */
+
+/** Environment variable naming the probe's Unix socket. */
+export const PROBE_ENV = 'EKEY_BENCH_PROBE';
+
+/** The answer to `read`. Times are `performance.now()` of the Homebridge process, ms. */
+export interface ProbeReading {
+  pid: number;
+  /** Event-loop delay since the last `reset` (or start), ms. */
+  delay: { p50_ms: number; p99_ms: number; max_ms: number; mean_ms: number; samples: number };
+  rss_bytes: number;
+  heap_used_bytes: number;
+  heap_total_bytes: number;
+  /** C++ objects bound to JS (Buffers included). */
+  external_bytes: number;
+  launch: {
+    did_finish_launching_at: number | null;
+    /** The last registration or update of platform accessories. */
+    accessories_at: number | null;
+    accessories: number;
+  };
+  now: number;
+}
+
+const ns = (value: number): number => value / 1e6;
+
+function install(path: string): void {
+  const histogram = monitorEventLoopDelay({ resolution: 1 });
+  histogram.enable();
+  const launch: ProbeReading['launch'] = { did_finish_launching_at: null, accessories_at: null, accessories: 0 };
+
+  // Homebridge's API object is created inside Homebridge; its first `didFinishLaunching` is caught
+  // on the way through EventEmitter#emit, then the original emit is put back at once.
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- put back as is, and called with its receiver
+  const originalEmit = EventEmitter.prototype.emit;
+  EventEmitter.prototype.emit = function probeEmit(this: EventEmitter, event: string | symbol, ...args: unknown[]): boolean {
+    if (event === 'didFinishLaunching' && launch.did_finish_launching_at === null) {
+      launch.did_finish_launching_at = performance.now();
+      EventEmitter.prototype.emit = originalEmit;
+      const registered = (accessories: unknown): void => {
+        launch.accessories += Array.isArray(accessories) ? accessories.length : 0;
+        launch.accessories_at = performance.now();
+      };
+      this.on('registerPlatformAccessories', registered);
+      this.on('updatePlatformAccessories', registered);
+    }
+    return originalEmit.call(this, event, ...args);
+  };
+
+  const read = (): ProbeReading => {
+    const memory = process.memoryUsage();
+    return {
+      pid: process.pid,
+      delay: {
+        p50_ms: ns(histogram.percentile(50)),
+        p99_ms: ns(histogram.percentile(99)),
+        max_ms: ns(histogram.max),
+        mean_ms: ns(histogram.mean),
+        samples: histogram.count,
+      },
+      rss_bytes: memory.rss,
+      heap_used_bytes: memory.heapUsed,
+      heap_total_bytes: memory.heapTotal,
+      external_bytes: memory.external,
+      launch: { ...launch },
+      now: performance.now(),
+    };
+  };
+
+  rmSync(path, { force: true });
+  const server = createServer((socket) => {
+    socket.on('error', () => undefined);
+    const lines = createInterface({ input: socket });
+    lines.on('line', (line) => {
+      const request = line.trim();
+      if (request === 'reset') {
+        histogram.reset();
+        socket.write(`${JSON.stringify({ ok: true })}\n`);
+      } else if (request === 'read') {
+        socket.write(`${JSON.stringify(read())}\n`);
+      } else {
+        socket.write(`${JSON.stringify({ ok: false, error: `unknown request ${request}` })}\n`);
+      }
+    });
+  });
+  server.listen(path);
+  // Never keeps Homebridge alive on shutdown.
+  server.unref();
+}
+
+const socketPath = process.env[PROBE_ENV];
+if (socketPath !== undefined && socketPath !== '') install(socketPath);
