@@ -1,5 +1,5 @@
 import type { EmbeddedService } from '../homekit/embedded-service.js';
-import type { LockPort } from '../homekit/lock-port.js';
+import type { LockChange, LockPort } from '../homekit/lock-port.js';
 import type { Logger } from '../logger.js';
 import type { ServiceOptions } from '../app.js';
 import {
@@ -59,6 +59,8 @@ class HostedService {
   private users: WatchedUsers = {};
   private readonly emails: string[];
   private closing: Promise<void> | undefined;
+  /** Runs once right after the reply to `listen` (flushes the changes it held back). */
+  private afterReply: (() => void) | undefined;
 
   constructor(
     private readonly service: EmbeddedService,
@@ -73,6 +75,10 @@ class HostedService {
     this.answer(message).then(
       (value) => {
         this.post({ type: 'reply', id: message.id, ok: true, value });
+        if (message.method !== 'listen') return;
+        const after = this.afterReply;
+        this.afterReply = undefined;
+        after?.();
       },
       (error: unknown) => {
         this.post({ type: 'reply', id: message.id, ok: false, error: error instanceof Error ? error.message : String(error) });
@@ -105,12 +111,29 @@ class HostedService {
     const homekit = this.service.homekitPort?.();
     if (!homekit) return { url, demoInfo: this.service.demoInfo(), homekit: undefined };
     this.port = homekit;
-    // Subscribed in the same tick as the snapshot is taken: every change posted after the reply
-    // is newer than the snapshot, and none is lost in between.
+    // Subscribed before the snapshot is read, so no change is lost; a change that happens while
+    // the snapshot is read is held back and posted right after the reply (with the lock as it is
+    // then), so the main thread never applies an older snapshot over a newer change.
+    let held: LockChange[] | undefined = [];
+    const forward = (change: LockChange): void => {
+      try {
+        if (change.kind === 'locks_changed') this.post({ type: 'change', change, locks: homekit.listLocks() });
+        else this.post({ type: 'change', change, lock: homekit.getLock(change.lockId) ?? null });
+      } catch (error) {
+        // Never lose a change over the lock read: the main thread patches its mirror from the change.
+        this.logger.warn(`HomeKit change ${change.kind} sent without its lock: ${error instanceof Error ? error.message : String(error)}`);
+        this.post({ type: 'change', change });
+      }
+    };
     this.unsubscribe = homekit.subscribe((change) => {
-      if (change.kind === 'locks_changed') this.post({ type: 'change', change, locks: homekit.listLocks() });
-      else this.post({ type: 'change', change, lock: homekit.getLock(change.lockId) ?? null });
+      if (held) held.push(change);
+      else forward(change);
     });
+    this.afterReply = () => {
+      const changes = held ?? [];
+      held = undefined;
+      for (const change of changes) forward(change);
+    };
     this.users = this.resolveUsers(homekit);
     if (this.emails.length > 0) {
       this.usersTimer = setInterval(() => {
