@@ -12,7 +12,7 @@ import type { HomeKitLock, HomeKitUser, LockChange, LockPort } from './lock-port
 import { DEFAULT_LOW_BATTERY_THRESHOLD } from './lock-state-mapping.js';
 import { PLATFORM_NAME, PLUGIN_NAME } from './platform-name.js';
 
-export { embedEKeyService, type EmbeddedService } from './embedded-service.js';
+export type { EmbeddedService } from './embedded-service.js';
 
 /** Adapts Homebridge's log to our Logger (Homebridge's debug only shows with -D). */
 const toLogger = (log: Logging): Logger => ({
