@@ -38,10 +38,12 @@ export async function openServiceInWorker(options: ServiceOptions, workerOptions
   const client = new ServiceClient(worker, logger);
   let stopping = false;
   let reported = false;
+  // While opening, a failure is the error `openServiceInWorker` rejects with, not a log line.
+  let opening = true;
   const lost = (reason: string): void => {
-    const wasStopping = stopping;
+    const quiet = stopping || opening;
     client.gone(reason);
-    if (wasStopping || reported) return;
+    if (quiet || reported) return;
     reported = true;
     logger.error(`eKey access service stopped unexpectedly (${reason}); the locks show as not responding until Homebridge restarts.`);
   };
@@ -57,6 +59,7 @@ export async function openServiceInWorker(options: ServiceOptions, workerOptions
 
   try {
     await client.whenOpened();
+    opening = false;
   } catch (error) {
     stopping = true;
     await worker.terminate();

@@ -38,6 +38,14 @@ export async function hostService(endpoint: MessageEndpoint, options: WorkerServ
     };
   const logger: Logger = { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
 
+  // Listening from the start keeps the thread alive after a failed open until the main thread
+  // ends it (it then reads `failed`, not an unexpected exit).
+  const state: { host?: HostedService } = {};
+  endpoint.on('message', (message) => {
+    const call = message as CallMessage;
+    if (state.host) state.host.handle(call);
+    else post({ type: 'reply', id: call.id, ok: false, error: 'the service is not open' });
+  });
   let service: EmbeddedService;
   try {
     service = await open({ config: options.config, dataDir: options.dataDir, logger, demo: options.demo });
@@ -45,10 +53,7 @@ export async function hostService(endpoint: MessageEndpoint, options: WorkerServ
     post({ type: 'failed', error: describe(error) });
     return;
   }
-  const host = new HostedService(service, options, post, logger);
-  endpoint.on('message', (message) => {
-    host.handle(message as CallMessage);
-  });
+  state.host = new HostedService(service, options, post, logger);
   post({ type: 'opened', demoControl: service.demoControl?.() !== undefined });
 }
 
