@@ -1,15 +1,18 @@
 import { join } from 'node:path';
 import type { API, Categories, DynamicPlatformPlugin, Logging, PlatformAccessory, PlatformConfig } from 'homebridge';
-import { EKeyService, type ServiceOptions } from '../app.js';
+import type { ServiceOptions } from '../app.js';
 import { validatePluginConfig, type PluginConfig } from '../config/plugin-config.js';
-import type { DemoHousehold } from '../demo/demo-household.js';
 import type { Logger } from '../logger.js';
 import { describeError } from './characteristic-binding.js';
-import { DEMO_CONTROL_ENV, openDemoControlChannel, type DemoControlChannel, type DemoControlHandler } from './demo-control-channel.js';
+import { DEMO_CONTROL_ENV, openDemoControlChannel, type DemoControlChannel } from './demo-control-channel.js';
+import type { EmbeddedService } from './embedded-service.js';
+import { openServiceInWorker } from '../worker/open-service-worker.js';
 import { LockAccessory, type LockAccessorySettings, type LockContext, type LockPlatformAccessory } from './lock-accessory.js';
 import type { HomeKitLock, HomeKitUser, LockChange, LockPort } from './lock-port.js';
 import { DEFAULT_LOW_BATTERY_THRESHOLD } from './lock-state-mapping.js';
 import { PLATFORM_NAME, PLUGIN_NAME } from './platform-name.js';
+
+export type { EmbeddedService } from './embedded-service.js';
 
 /** Adapts Homebridge's log to our Logger (Homebridge's debug only shows with -D). */
 const toLogger = (log: Logging): Logger => ({
@@ -33,37 +36,6 @@ const DOOR_LOCK_CATEGORY = 6 as unknown as Categories;
 /** What makes a config worth starting: demo mode, or at least one lock or client. */
 const isConfigured = (config: PluginConfig): boolean =>
   config.demo === true || (config.locks?.length ?? 0) > 0 || (config.clients?.length ?? 0) > 0;
-
-/** The part of the embedded service the platform uses; `EKeyService` satisfies it. */
-export interface EmbeddedService {
-  /** Starts the REST API; resolves with its base URL. */
-  listen(port: number, host: string): Promise<string>;
-  /** The demo line's object, in demo mode once listening. */
-  demoInfo(): (DemoHousehold & { base_url: string }) | undefined;
-  /** The HomeKit port (see lock-port.ts); absent on a service that offers no HomeKit side. */
-  homekitPort?: () => LockPort;
-  /** Demo mode's control-line handler (see demo-control-channel.ts). */
-  demoControl?: () => DemoControlHandler | undefined;
-  /** Stops the service. */
-  close(): Promise<void>;
-}
-
-/**
- * The platform's view of the real service. Demo control comes from the lock subsystem's demo
- * control (the same handler as `ekey-locks demo`'s stdin).
- */
-export function embedEKeyService(service: EKeyService): EmbeddedService {
-  return {
-    listen: (port, host) => service.listen(port, host),
-    demoInfo: () => service.demoInfo(),
-    homekitPort: () => service.homekitPort(),
-    demoControl: () => {
-      const control = service.lockSubsystem.control;
-      return control === undefined ? undefined : (line) => control.handleLine(line);
-    },
-    close: () => service.close(),
-  };
-}
 
 /** Opens the embedded service; tests pass their own to run the platform on an in-memory port. */
 export type EmbeddedServiceOpener = (options: ServiceOptions) => Promise<EmbeddedService>;
@@ -105,11 +77,19 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     dependencies: PlatformDependencies = {},
   ) {
     this.logger = toLogger(log);
-    this.openService = dependencies.openService ?? (async (options) => embedEKeyService(await EKeyService.open(options)));
+    // The service runs on its own worker thread: its SQLite fsyncs, HTTP and Bluetooth never block
+    // Homebridge's event loop (docs/architecture.md "Threads").
+    this.openService = dependencies.openService ?? openServiceInWorker;
     this.writeDemoLine = dependencies.writeDemoLine ?? ((line) => process.stdout.write(line));
     api.on('didFinishLaunching', () => {
-      this.starting = this.start().catch((error: unknown) => {
+      this.starting = this.start().catch(async (error: unknown) => {
         this.log.error(`eKey Locks could not start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        // A service opened before the failure (its worker thread, its port) is closed; the bridge runs on.
+        const service = this.service;
+        this.service = undefined;
+        await service?.close().catch((closeError: unknown) => {
+          this.log.error(`eKey Locks did not stop cleanly: ${describeError(closeError)}`);
+        });
       });
     });
     api.on('shutdown', () => {

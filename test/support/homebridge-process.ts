@@ -50,6 +50,10 @@ export interface HomebridgeSetup {
   platform: Record<string, unknown>;
   /** Extra environment for the Homebridge process (e.g. EKEY_DEMO_CONTROL). */
   env?: Record<string, string>;
+  /** A command Homebridge's node runs under, e.g. `['strace', '-f', …]` (the node binary and its arguments follow). */
+  wrapper?: string[];
+  /** Extra arguments for Homebridge's node, before homebridge.js (e.g. `--import` a probe). */
+  nodeArgs?: string[];
 }
 
 /** A running Homebridge in its own network namespace, reachable through loopback relays. */
@@ -84,6 +88,7 @@ const net = require('node:net');
 const fs = require('node:fs');
 const { spawn } = require('node:child_process');
 const [socketFolder, hapPort, apiPort, ...homebridgeArgs] = process.argv.slice(1);
+const wrapper = JSON.parse(process.env.EKEY_HOMEBRIDGE_WRAPPER || '[]');
 for (const [name, port] of [['hap.sock', Number(hapPort)], ['api.sock', Number(apiPort)]]) {
   const path = socketFolder + '/' + name;
   fs.rmSync(path, { force: true });
@@ -94,7 +99,9 @@ for (const [name, port] of [['hap.sock', Number(hapPort)], ['api.sock', Number(a
     upstream.on('error', () => client.destroy());
   }).listen(path);
 }
-const child = spawn(process.execPath, homebridgeArgs, { stdio: 'inherit' });
+const child = wrapper.length > 0
+  ? spawn(wrapper[0], [...wrapper.slice(1), process.execPath, ...homebridgeArgs], { stdio: 'inherit' })
+  : spawn(process.execPath, homebridgeArgs, { stdio: 'inherit' });
 for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
 `;
@@ -184,14 +191,21 @@ export class HomebridgeSupervisor {
     };
     writeFileSync(join(setup.storage, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
     const homebridge = join(REPO_ROOT, 'node_modules', 'homebridge', 'bin', 'homebridge.js');
-    const args = [homebridge, '-D', '-U', setup.storage, '-P', setup.pluginFolder, '--strict-plugin-resolution', '--no-timestamp'];
+    const args = [...(setup.nodeArgs ?? []), homebridge, '-D', '-U', setup.storage, '-P', setup.pluginFolder, '--strict-plugin-resolution', '--no-timestamp'];
     const child = spawn(
       'unshare',
       ['-n', 'sh', '-c', 'ip link set lo up && exec "$0" -e "$EKEY_NAMESPACE_LAUNCHER" "$@"', process.execPath, this.socketFolder, String(HAP_PORT_INSIDE), String(API_PORT_INSIDE), ...args],
       {
         detached: true,
         stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, ...setup.env, EKEY_NAMESPACE_LAUNCHER: NAMESPACE_LAUNCHER, FORCE_COLOR: '0', NO_COLOR: '1' },
+        env: {
+          ...process.env,
+          ...setup.env,
+          EKEY_NAMESPACE_LAUNCHER: NAMESPACE_LAUNCHER,
+          EKEY_HOMEBRIDGE_WRAPPER: JSON.stringify(setup.wrapper ?? []),
+          FORCE_COLOR: '0',
+          NO_COLOR: '1',
+        },
       },
     );
     this.children.add(child);

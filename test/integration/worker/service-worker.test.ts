@@ -1,0 +1,187 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { PlatformConfig } from 'homebridge';
+import { EKeyLocksPlatform } from '../../../src/homekit/ekey-locks-platform.js';
+import type { LockChange } from '../../../src/homekit/lock-port.js';
+import { PLATFORM_NAME } from '../../../src/homekit/platform-name.js';
+import { openServiceInWorker, type WorkerEmbeddedService } from '../../../src/worker/open-service-worker.js';
+import { ensureBuild } from '../../support/child-process.js';
+import { createHomebridgeHarness, recordingLogging } from '../../support/homebridge-api.js';
+import { RecordingLogger } from '../../support/recording-logger.js';
+
+/*
+ * The embedded service on a real worker thread. ts-jest cannot start a `.ts` worker, so the
+ * worker's entry is the built one (ensureBuild: src/ transpiled into node_modules/.cache); the
+ * main thread's side is the source under test.
+ */
+
+const LOCK = {
+  id: '6f1d2c3b-0000-4000-8000-000000000001',
+  name: 'Front Door',
+  bleAddress: 'D0:E1:00:00:00:01',
+  family: 'ekey',
+  ownerId: 'olivia',
+  bolt: 'locked',
+  moving: false,
+  online: true,
+  batteryLevel: 0.9,
+  lastActivitySource: null,
+  deviceInformation: null,
+  door: null,
+};
+
+/** A worker that opens, answers listen with one lock, then throws (an uncaught error in the thread). */
+const CRASHING_WORKER = `
+import { parentPort } from 'node:worker_threads';
+parentPort.postMessage({ type: 'opened', demoControl: false });
+parentPort.on('message', (message) => {
+  if (message.method !== 'listen') return;
+  parentPort.postMessage({ type: 'reply', id: message.id, ok: true, value: { url: 'http://127.0.0.1:1', demoInfo: undefined, homekit: { locks: [${JSON.stringify(LOCK)}], users: {} } } });
+  setTimeout(() => { throw new Error('boom in the service thread'); }, 100);
+});
+`;
+
+const tick = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('the embedded service on a worker thread', () => {
+  const work = mkdtempSync(join(tmpdir(), 'ekey-worker-'));
+  let entry: URL;
+  let crashing: URL;
+  const opened: WorkerEmbeddedService[] = [];
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown): void => {
+    unhandled.push(reason);
+  };
+
+  beforeAll(() => {
+    entry = pathToFileURL(join(ensureBuild(), 'worker', 'service-worker.js'));
+    const crashFile = join(work, 'crashing-worker.mjs');
+    writeFileSync(crashFile, CRASHING_WORKER);
+    crashing = pathToFileURL(crashFile);
+    process.on('unhandledRejection', onUnhandled);
+  });
+
+  afterEach(async () => {
+    for (const service of opened.splice(0)) await service.close();
+    expect(unhandled).toEqual([]);
+  });
+
+  afterAll(() => {
+    process.off('unhandledRejection', onUnhandled);
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('opens the demo service in the thread: snapshot, changes from control lines, HomeKit commands, clean close', async () => {
+    const logger = new RecordingLogger();
+    const service = await openServiceInWorker({ config: { demo: true }, dataDir: mkdtempSync(join(work, 'data-')), logger, demo: true }, { entry });
+    opened.push(service);
+    const url = await service.listen(0, '127.0.0.1');
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const demo = service.demoInfo();
+    expect(demo?.base_url).toBe(url);
+    const port = service.homekitPort?.();
+    if (!port || !demo) throw new Error('no HomeKit port or demo info');
+    expect(port.listLocks().map((lock) => lock.name).sort()).toEqual(['Back Door', 'Front Door', 'Garden Gate']);
+    const front = demo.locks.find((lock) => lock.name === 'Front Door');
+    const owner = demo.users[0];
+    if (!front || !owner) throw new Error('demo household incomplete');
+    // The REST API answers from the thread.
+    expect((await fetch(`${url}/me`)).status).toBe(401);
+
+    const changes: LockChange[] = [];
+    port.subscribe((change) => changes.push(change));
+    const control = service.demoControl?.();
+    if (!control) throw new Error('no demo control');
+    expect(JSON.parse(await control(JSON.stringify({ op: 'battery', lock_id: front.id, level: 0.15 })))).toEqual({ ok: true });
+    for (let waited = 0; waited < 3000 && port.getLock(front.id)?.batteryLevel !== 0.15; waited += 20) await tick(20);
+    expect(port.getLock(front.id)?.batteryLevel).toBe(0.15);
+    expect(changes).toContainEqual({ kind: 'battery', lockId: front.id, level: 0.15 });
+
+    // Wait until the gateway reaches Front Door (commands need it online), then unlock as the owner.
+    for (let waited = 0; waited < 5000 && port.getLock(front.id)?.online !== true; waited += 20) await tick(20);
+    const result = await port.requestBolt(front.id, 'unlocked', owner.id);
+    expect(result).toMatchObject({ status: 'completed', bolt: 'unlocked' });
+    expect(await port.requestBolt(front.id, 'locked', 'no-such-user')).toEqual({ status: 'rejected', reason: 'unknown_user' });
+    expect(logger.text()).toContain('Lock Front Door (D0:E1:00:00:00:01) is online.');
+
+    opened.pop();
+    await service.close();
+    await expect(port.requestBolt(front.id, 'locked', owner.id)).resolves.toEqual({ status: 'rejected', reason: 'unavailable' });
+    expect(logger.lines.filter((line) => line.level === 'error')).toEqual([]);
+  }, 30_000);
+
+  it('rejects with a clear message and ends the thread when the service cannot open', async () => {
+    const notAFolder = join(work, 'a-file');
+    writeFileSync(notAFolder, 'x');
+    const logger = new RecordingLogger();
+    await expect(openServiceInWorker({ config: { demo: true }, dataDir: join(notAFolder, 'data'), logger, demo: true }, { entry })).rejects.toThrow(
+      /the access service could not open: .*ENOTDIR/,
+    );
+    expect(logger.lines.filter((line) => line.level === 'error')).toEqual([]);
+  });
+
+  it('a crash of the thread: one error line, the locks go offline, commands answer unavailable, nothing thrown', async () => {
+    const logger = new RecordingLogger();
+    const service = await openServiceInWorker({ config: { demo: true }, dataDir: work, logger, demo: true }, { entry: crashing });
+    opened.push(service);
+    await service.listen(0, '127.0.0.1');
+    const port = service.homekitPort?.();
+    if (!port) throw new Error('no port');
+    const changes: LockChange[] = [];
+    port.subscribe((change) => changes.push(change));
+    for (let waited = 0; waited < 3000 && changes.length === 0; waited += 20) await tick(20);
+    await tick(100);
+    expect(changes).toEqual([{ kind: 'connectivity', lockId: LOCK.id, online: false }]);
+    const errors = logger.lines.filter((line) => line.level === 'error');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.message).toMatch(/eKey access service stopped unexpectedly \(.*boom in the service thread/s);
+    await expect(port.requestBolt(LOCK.id, 'unlocked', 'olivia')).resolves.toEqual({ status: 'rejected', reason: 'unavailable' });
+  });
+
+  it('inside Homebridge: a crash of the thread shows StatusFault on the accessory and leaves the bridge running', async () => {
+    const harness = await createHomebridgeHarness();
+    const log = recordingLogging();
+    const config = { platform: PLATFORM_NAME, name: 'eKey Locks', demo: true } as PlatformConfig;
+    const platform = new EKeyLocksPlatform(log, config, harness.api, {
+      openService: (options) => openServiceInWorker(options, { entry: crashing }),
+      writeDemoLine: () => undefined,
+    });
+    harness.api.signalFinished();
+    await platform.whenStarted();
+    const accessory = harness.published.get(harness.api.hap.uuid.generate(LOCK.id));
+    if (!accessory) throw new Error('no accessory');
+    const { Service, Characteristic } = harness.api.hap;
+    const fault = accessory.getService(Service.LockMechanism)?.getCharacteristic(Characteristic.StatusFault);
+    expect(fault?.value).toBe(Characteristic.StatusFault.NO_FAULT);
+    for (let waited = 0; waited < 3000 && fault?.value !== Characteristic.StatusFault.GENERAL_FAULT; waited += 20) await tick(20);
+    expect(fault?.value).toBe(Characteristic.StatusFault.GENERAL_FAULT);
+    expect(log.lines.filter((line) => line.level === 'error').map((line) => line.message)).toEqual([
+      expect.stringContaining('eKey access service stopped unexpectedly'),
+    ]);
+    harness.api.signalShutdown();
+    await tick(50);
+  });
+
+  it('inside Homebridge: a service that cannot open disables the plugin with one clear error; the bridge runs on', async () => {
+    const notAFolder = join(work, 'another-file');
+    writeFileSync(notAFolder, 'x');
+    const harness = await createHomebridgeHarness();
+    const log = recordingLogging();
+    const config = { platform: PLATFORM_NAME, name: 'eKey Locks', demo: true } as PlatformConfig;
+    const platform = new EKeyLocksPlatform(log, config, harness.api, {
+      openService: (options) => openServiceInWorker({ ...options, dataDir: join(notAFolder, 'data') }, { entry }),
+      writeDemoLine: () => undefined,
+    });
+    harness.api.signalFinished();
+    await platform.whenStarted();
+    expect(log.lines.filter((line) => line.level === 'error').map((line) => line.message)).toEqual([
+      expect.stringMatching(/^eKey Locks could not start: .*the access service could not open: .*ENOTDIR/s),
+    ]);
+    expect(harness.published.size).toBe(0);
+    harness.api.signalShutdown();
+    await tick(50);
+  });
+});
