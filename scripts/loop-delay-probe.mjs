@@ -6,9 +6,11 @@
 // test/e2e/homekit/homebridge-fsync.test.ts to compare an idle bridge with a burst.
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { isMainThread } from 'node:worker_threads';
 
 const out = process.env.EKEY_LOOP_PROBE;
-if (out) {
+// Preloads run in worker threads too: only Homebridge's own (main) thread is measured.
+if (out && isMainThread) {
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   histogram.enable();
   // The main thread's pid, for whoever sends the signal (`<file>.pid`).

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { isMainThread } from 'node:worker_threads';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 
@@ -107,4 +108,6 @@ function install(path: string): void {
 }
 
 const socketPath = process.env[PROBE_ENV];
-if (socketPath !== undefined && socketPath !== '') install(socketPath);
+// `--import` preloads run in worker threads too (they inherit execArgv): only Homebridge's own
+// thread is measured, and only it may own the socket — the plugin's service runs on a worker.
+if (isMainThread && socketPath !== undefined && socketPath !== '') install(socketPath);
