@@ -1,3 +1,4 @@
+import { boltOfNukiLockState as boltOfReportedNukiLockState } from '../../drivers/nuki/nuki-state-mapping.js';
 import { NukiCompletionStatus, NukiLockAction, NukiLockState, NukiTrigger } from '../../nuki/nuki-commands.js';
 import type { BoltPosition } from '../../lock-profile.js';
 
@@ -50,22 +51,13 @@ export function isSimulatedNukiAction(action: number): action is SimulatedNukiAc
   return Object.prototype.hasOwnProperty.call(TRANSITIONS, action);
 }
 
-/** The bolt position of a lock state (DESIGN §4b mapping). */
+/**
+ * The bolt position of a lock state: the driver's DESIGN §4b mapping, one table for both sides.
+ * The states the simulated lock takes all map to a position, never to `unknown`.
+ */
 export function boltOfNukiLockState(state: SimulatedNukiLockState): BoltPosition {
-  switch (state) {
-    case NukiLockState.locked:
-      return 'locked';
-    case NukiLockState.unlocked:
-    case NukiLockState.unlatched:
-    case NukiLockState.unlockedLockNGo:
-      return 'unlocked';
-    case NukiLockState.unlocking:
-    case NukiLockState.locking:
-    case NukiLockState.unlatching:
-      return 'moving';
-    case NukiLockState.motorBlocked:
-      return 'jammed';
-  }
+  const bolt = boltOfReportedNukiLockState(state);
+  return bolt === 'unknown' ? 'moving' : bolt;
 }
 
 /**
