@@ -13,6 +13,7 @@
  */
 import nacl from 'tweetnacl';
 import { crc16CcittFalse } from './nuki-crc.js';
+import { u16, u32 } from './nuki-bytes.js';
 
 /** Why a Nuki frame (or its payload) could not be read. */
 export type NukiFrameErrorReason =
@@ -168,14 +169,3 @@ function withCrc(body: Buffer): Buffer {
   return Buffer.concat([body, crc]);
 }
 
-function u16(value: number): Buffer {
-  const bytes = Buffer.alloc(2);
-  bytes.writeUInt16LE(value, 0);
-  return bytes;
-}
-
-function u32(value: number): Buffer {
-  const bytes = Buffer.alloc(4);
-  bytes.writeUInt32LE(value, 0);
-  return bytes;
-}

@@ -10,6 +10,7 @@
  * impossible date such as an all-zero field; flag bytes are booleans (non-zero = true).
  */
 import { NukiFrameError } from './nuki-frame.js';
+import { u8, i8, u16, i16, u32, f32 } from './nuki-bytes.js';
 
 const NONCE_LENGTH = 32;
 const KEY_LENGTH = 32;
@@ -831,44 +832,8 @@ class PayloadReader {
   }
 }
 
-function u8(value: number): Buffer {
-  const bytes = Buffer.alloc(1);
-  bytes.writeUInt8(value, 0);
-  return bytes;
-}
-
-function i8(value: number): Buffer {
-  const bytes = Buffer.alloc(1);
-  bytes.writeInt8(value, 0);
-  return bytes;
-}
-
 function flag(value: boolean): Buffer {
   return u8(value ? 1 : 0);
-}
-
-function u16(value: number): Buffer {
-  const bytes = Buffer.alloc(2);
-  bytes.writeUInt16LE(value, 0);
-  return bytes;
-}
-
-function i16(value: number): Buffer {
-  const bytes = Buffer.alloc(2);
-  bytes.writeInt16LE(value, 0);
-  return bytes;
-}
-
-function u32(value: number): Buffer {
-  const bytes = Buffer.alloc(4);
-  bytes.writeUInt32LE(value, 0);
-  return bytes;
-}
-
-function f32(value: number): Buffer {
-  const bytes = Buffer.alloc(4);
-  bytes.writeFloatLE(value, 0);
-  return bytes;
 }
 
 function fixed(bytes: Buffer, length: number, what: string): Buffer {
