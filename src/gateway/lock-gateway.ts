@@ -62,6 +62,8 @@ export interface LockGatewayOptions {
  */
 export class LockGateway extends EventEmitter<LockGatewayEvents> {
   private readonly locks = new Map<string, ManagedLock>();
+  /** Registered locks by upper-case address: every advertisement nearby is looked up here. */
+  private readonly byAddress = new Map<string, ManagedLock[]>();
   private readonly commandTimeoutMs: number;
   private readonly settings: ManagedLockSettings;
   private readonly presenceCheckIntervalMs: number;
@@ -120,6 +122,7 @@ export class LockGateway extends EventEmitter<LockGatewayEvents> {
       },
     });
     this.locks.set(registration.id, lock);
+    this.byAddress.set(lock.address, [...(this.byAddress.get(lock.address) ?? []), lock]);
     if (this.started) {
       this.watchAdvertisementsWhenNeeded();
       lock.start();
@@ -131,6 +134,9 @@ export class LockGateway extends EventEmitter<LockGatewayEvents> {
     const lock = this.locks.get(lockId);
     if (lock === undefined) return;
     this.locks.delete(lockId);
+    const sharing = (this.byAddress.get(lock.address) ?? []).filter((candidate) => candidate !== lock);
+    if (sharing.length === 0) this.byAddress.delete(lock.address);
+    else this.byAddress.set(lock.address, sharing);
     await lock.stop();
   }
 
@@ -155,6 +161,7 @@ export class LockGateway extends EventEmitter<LockGatewayEvents> {
     this.stopWatching = null;
     const locks = [...this.locks.values()];
     this.locks.clear();
+    this.byAddress.clear();
     await Promise.all(locks.map((lock) => lock.stop()));
     await this.transport.close();
   }
@@ -234,10 +241,7 @@ export class LockGateway extends EventEmitter<LockGatewayEvents> {
   }
 
   private onAdvertisement(advertisement: Advertisement): void {
-    const address = advertisement.address.toUpperCase();
-    for (const lock of this.locks.values()) {
-      if (lock.address === address) lock.advertisement(advertisement);
-    }
+    for (const lock of this.byAddress.get(advertisement.address.toUpperCase()) ?? []) lock.advertisement(advertisement);
   }
 
   /** Re-evaluates reachability of every lock now (the interval calls this; tests with a manual clock may too). */
