@@ -51,6 +51,8 @@ export const PluginConfigSchema = Type.Object(
     platform: Type.Optional(Type.String()),
     name: Type.Optional(Type.String()),
     demo: Type.Optional(Type.Boolean()),
+    /** Show every lock as a Matter door lock too, when Homebridge 2 runs Matter for this bridge (default true; DESIGN §5b). */
+    matter: Type.Optional(Type.Boolean()),
     api: Type.Optional(
       Type.Object(
         {

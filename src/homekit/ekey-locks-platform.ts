@@ -1,12 +1,15 @@
 import { join } from 'node:path';
-import type { API, Categories, DynamicPlatformPlugin, Logging, PlatformAccessory, PlatformConfig } from 'homebridge';
+import type { API, Categories, DynamicPlatformPlugin, Logging, MatterAccessory, PlatformAccessory, PlatformConfig } from 'homebridge';
 import type { ServiceOptions } from '../app.js';
 import { validatePluginConfig, type PluginConfig } from '../config/plugin-config.js';
 import type { Logger } from '../logger.js';
+import { actingUserResolver } from './acting-user.js';
 import { describeError } from './characteristic-binding.js';
 import { DEMO_CONTROL_ENV, openDemoControlChannel, type DemoControlChannel } from './demo-control-channel.js';
 import type { EmbeddedService } from './embedded-service.js';
 import { openServiceInWorker } from '../worker/open-service-worker.js';
+import type { MatterLocks } from '../matter/matter-locks.js';
+import { openMatterLocks } from '../matter/open-matter-locks.js';
 import { LockAccessory, type LockAccessorySettings, type LockContext, type LockPlatformAccessory } from './lock-accessory.js';
 import type { HomeKitLock, HomeKitUser, LockChange, LockPort } from './lock-port.js';
 import { DEFAULT_LOW_BATTERY_THRESHOLD } from './lock-state-mapping.js';
@@ -45,6 +48,8 @@ export interface PlatformDependencies {
   openService?: EmbeddedServiceOpener;
   /** Where the `EKEY_DEMO` line goes (default: stdout, raw). */
   writeDemoLine?: (line: string) => void;
+  /** Builds the Matter side (default: {@link openMatterLocks}; tests shorten its timings). */
+  openMatter?: typeof openMatterLocks;
 }
 
 /**
@@ -61,6 +66,8 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
   private readonly accessories = new Map<string, LockAccessory>();
   private readonly openService: EmbeddedServiceOpener;
   private readonly writeDemoLine: (line: string) => void;
+  /** The Matter view of the locks (DESIGN §5b); undefined without Matter (Homebridge 1, or not enabled). */
+  private readonly matterLocks: MatterLocks | undefined;
   private service: EmbeddedService | undefined;
   private port: LockPort | undefined;
   private settings: LockAccessorySettings | undefined;
@@ -81,6 +88,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     // Homebridge's event loop (docs/architecture.md "Threads").
     this.openService = dependencies.openService ?? openServiceInWorker;
     this.writeDemoLine = dependencies.writeDemoLine ?? ((line) => process.stdout.write(line));
+    this.matterLocks = (dependencies.openMatter ?? openMatterLocks)(api, platformConfig, this.logger);
     api.on('didFinishLaunching', () => {
       this.starting = this.start().catch(async (error: unknown) => {
         this.log.error(`eKey Locks could not start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
@@ -103,6 +111,11 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
   /** Homebridge hands back accessories restored from its cache; we only collect them here. */
   configureAccessory(accessory: PlatformAccessory): void {
     this.cachedAccessories.set(accessory.UUID, accessory as LockPlatformAccessory);
+  }
+
+  /** Homebridge 2 hands back Matter accessories restored from its cache; collected the same way. */
+  configureMatterAccessory(accessory: MatterAccessory): void {
+    this.matterLocks?.restore(accessory);
   }
 
   /** Resolves once start-up after `didFinishLaunching` has finished (or failed and been logged). */
@@ -132,6 +145,8 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     this.log.info(`eKey access service listening on ${url}`);
 
     this.startHomeKit(config);
+    await this.startMatter();
+    if (this.shuttingDown()) return;
 
     const demoInfo = this.service.demoInfo();
     if (demoInfo) {
@@ -159,8 +174,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     const configuredEmail = config.homekit?.user_email;
     this.settings = {
       lowBatteryThreshold: config.homekit?.low_battery_threshold ?? DEFAULT_LOW_BATTERY_THRESHOLD,
-      // Resolved per command: a user created after start-up (invitation) works without a restart.
-      actingUserId: (lock) => (configuredEmail === undefined ? lock.ownerId : (port.resolveUser(configuredEmail)?.id ?? null)),
+      actingUserId: actingUserResolver(port, configuredEmail),
       arrivalUsers: this.resolveArrivalUsers(port, config.homekit?.arrival_triggers ?? []),
     };
     if (configuredEmail !== undefined && port.resolveUser(configuredEmail) === null) {
@@ -170,6 +184,12 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
       this.onChange(change);
     });
     this.reconcileAccessories(port.listLocks());
+  }
+
+  /** Shows the same locks as Matter door locks, through the same port and settings as HomeKit. */
+  private async startMatter(): Promise<void> {
+    if (!this.matterLocks || !this.port || !this.settings) return;
+    await this.matterLocks.start(this.port, this.settings);
   }
 
   private resolveArrivalUsers(port: LockPort, emails: readonly string[]): HomeKitUser[] {
@@ -288,6 +308,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     await this.starting;
     this.unsubscribe?.();
     this.unsubscribe = undefined;
+    this.matterLocks?.stop();
     for (const accessory of this.accessories.values()) accessory.dispose();
     const channel = this.controlChannel;
     this.controlChannel = undefined;

@@ -13,6 +13,8 @@ import {
   toLockLastKnownAction,
   toLockTargetState,
   toContactSensor,
+  toManufacturer,
+  toModel,
   toSerialNumber,
   toStatusFault,
   LockTargetStateValue,
@@ -44,9 +46,6 @@ export interface LockAccessorySettings {
 
 /** Version of the Lock Management service we implement (HAP: "1.0"). */
 const LOCK_MANAGEMENT_VERSION = '1.0';
-/** Manufacturer and model shown until the lock's Device Information has been read. */
-const FALLBACK_MANUFACTURER = 'eKey Locks';
-const FALLBACK_MODEL = 'Bluetooth LE lock';
 /** Subtype prefix of arrival switches; the suffix is the user id. */
 const ARRIVAL_SUBTYPE_PREFIX = 'arrival-';
 
@@ -354,8 +353,8 @@ export class LockAccessory {
     const device = this.lock.deviceInformation;
     information
       .updateCharacteristic(Characteristic.Name, this.lock.name)
-      .updateCharacteristic(Characteristic.Manufacturer, nonEmpty(device?.manufacturer) ?? FALLBACK_MANUFACTURER)
-      .updateCharacteristic(Characteristic.Model, nonEmpty(device?.model) ?? FALLBACK_MODEL)
+      .updateCharacteristic(Characteristic.Manufacturer, toManufacturer(this.lock))
+      .updateCharacteristic(Characteristic.Model, toModel(this.lock))
       .updateCharacteristic(Characteristic.SerialNumber, toSerialNumber(this.lock));
     const firmware = device ? toFirmwareRevision(device.firmware) : null;
     if (firmware !== null) information.updateCharacteristic(Characteristic.FirmwareRevision, firmware);
@@ -409,10 +408,6 @@ export class LockAccessory {
 
 /** A HAP service class whose instances take a display name (LockMechanism, Battery, …). */
 type ServiceType = WithUUID<new (displayName?: string, subtype?: string) => Service>;
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value;
-}
 
 /** A numeric value Homebridge restored from its accessory cache, if any. */
 function cachedNumber(service: Service, type: WithUUID<new () => Characteristic>): number | undefined {
