@@ -1,0 +1,220 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { DoorLock } from '@matter/main/clusters/door-lock';
+import { Status } from '@matter/main/types';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createConnection, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface, type Interface } from 'node:readline';
+import { DEMO_CONTROL_ENV } from '../../../src/homekit/demo-control-channel.js';
+import { buildPluginFolder, canUsePrivateNetwork } from '../../support/homebridge-process.js';
+import { MatterHomebridgeSupervisor, type MatterControllerProcess, type MatterHomebridgeSetup, type RunningMatterHomebridge } from '../../support/matter-homebridge.js';
+import { loginOverHttp, type OAuthTokens } from '../../support/oauth-login.js';
+
+/*
+ * The real `homebridge` binary (2.4) with Matter enabled on its bridge and this plugin in demo
+ * mode, commissioned by a matter.js controller (test/support/matter-controller.mjs) in the same
+ * private network namespace (DESIGN §5b, ../shared/guides/matter-testing.md). The simulated locks
+ * are driven through the demo control socket and read back over Matter.
+ */
+
+/** Drives the demo's simulated locks over the control socket: one JSON line in, one out. */
+class DemoControlClient {
+  private readonly socket: Socket;
+  private readonly lines: Interface;
+  private readonly pending: ((line: string) => void)[] = [];
+
+  constructor(path: string) {
+    this.socket = createConnection(path);
+    this.lines = createInterface({ input: this.socket });
+    this.lines.on('line', (line) => this.pending.shift()?.(line));
+  }
+
+  async send(command: Record<string, unknown>): Promise<void> {
+    const answer = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new Error(`no answer to ${JSON.stringify(command)} within 5 s`));
+      }, 5000);
+      this.pending.push((line) => {
+        clearTimeout(timer);
+        resolve(line);
+      });
+      this.socket.write(`${JSON.stringify(command)}\n`);
+    });
+    expect(JSON.parse(answer)).toEqual({ ok: true });
+  }
+
+  close(): void {
+    this.lines.close();
+    this.socket.destroy();
+  }
+}
+
+interface MatterLockEndpoint {
+  endpoint: number;
+  name: string;
+  serial: string;
+}
+
+const privateNetwork = canUsePrivateNetwork();
+if (!privateNetwork && process.env.EKEY_SKIP_HOMEKIT_E2E !== '1') {
+  throw new Error('The Matter end-to-end test runs Homebridge in a private network namespace and needs root (unshare -n, nsenter, ip). Run as root, or set EKEY_SKIP_HOMEKIT_E2E=1.');
+}
+const describeE2E = privateNetwork ? describe : describe.skip;
+
+describeE2E('Homebridge with Matter and eKey Locks, driven by a matter.js controller', () => {
+  const supervisor = new MatterHomebridgeSupervisor();
+  const storage = mkdtempSync(join(tmpdir(), 'ekey-hb-matter-'));
+  const controllerStorage = mkdtempSync(join(tmpdir(), 'ekey-matter-controller-'));
+  const controlPath = join(supervisor.socketFolder, 'control.sock');
+  let pluginFolder = '';
+  let setup: MatterHomebridgeSetup;
+  let homebridge: RunningMatterHomebridge;
+  let controller: MatterControllerProcess;
+  let control: DemoControlClient;
+  let locks: MatterLockEndpoint[] = [];
+  let tokens: OAuthTokens;
+
+  const lockId = (name: string): string => homebridge.demo.locks.find((lock) => lock.name === name)?.id ?? '';
+  const endpointOf = (name: string): number => {
+    const found = locks.find((lock) => lock.name === name);
+    if (!found) throw new Error(`no Matter door lock named ${name}`);
+    return found.endpoint;
+  };
+  const readLockState = async (name: string): Promise<number | null> => {
+    const answer = await controller.expectOk('read', { endpoint: endpointOf(name) });
+    return answer.lockState as number | null;
+  };
+  /** Reads until `expected` or the deadline (a real read each time, no subscription). */
+  const readUntil = async (name: string, expected: number | null, withinMs: number): Promise<number | null> => {
+    const deadline = Date.now() + withinMs;
+    let value = await readLockState(name);
+    while (value !== expected && Date.now() < deadline) {
+      await new Promise((done) => setTimeout(done, 50));
+      value = await readLockState(name);
+    }
+    return value;
+  };
+  const api = async <T>(path: string): Promise<T> => {
+    const response = await fetch(`${homebridge.apiUrl}${path}`, { headers: { authorization: `Bearer ${tokens.access_token}`, accept: 'application/json' } });
+    expect(response.status).toBe(200);
+    return (await response.json()) as T;
+  };
+  const owner = (): { id: string; email: string; password: string } => {
+    const ownerId = homebridge.demo.locks[0]?.owner_id;
+    const user = homebridge.demo.users.find((candidate) => candidate.id === ownerId);
+    if (!user) throw new Error('no demo owner');
+    return user;
+  };
+
+  beforeAll(async () => {
+    pluginFolder = buildPluginFolder();
+    setup = { storage, pluginFolder, platform: { demo: true }, env: { [DEMO_CONTROL_ENV]: controlPath } };
+    homebridge = await supervisor.start(setup);
+    control = new DemoControlClient(controlPath);
+    tokens = await loginOverHttp({
+      baseUrl: homebridge.apiUrl,
+      client: homebridge.demo.clients[0] ?? { client_id: '', redirect_uri: '' },
+      email: owner().email,
+      password: owner().password,
+    });
+    controller = await supervisor.controller(controllerStorage);
+    await controller.expectOk('commission', { pairingCode: homebridge.manualPairingCode }, 60_000);
+  }, 180_000);
+
+  afterAll(async () => {
+    try {
+      (control as DemoControlClient | undefined)?.close();
+      await (controller as MatterControllerProcess | undefined)?.close().catch(() => undefined);
+      await (homebridge as RunningMatterHomebridge | undefined)?.stop().catch(() => undefined);
+    } finally {
+      await supervisor.dispose();
+      for (const folder of [storage, controllerStorage]) rmSync(folder, { recursive: true, force: true });
+      if (pluginFolder !== '') rmSync(pluginFolder, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  it('shows one Matter DoorLock per demo lock, each in the state the API reports', async () => {
+    locks = (await controller.expectOk('locks')).locks as MatterLockEndpoint[];
+    expect(locks.map((lock) => lock.name).sort()).toEqual(['Back Door', 'Front Door', 'Garden Gate']);
+    expect(new Set(locks.map((lock) => lock.endpoint)).size).toBe(3);
+    expect(locks.find((lock) => lock.name === 'Front Door')?.serial).toBe('D0:E1:00:00:00:01');
+
+    const listed = await api<{ locks: { id: string; bolt_state: string }[] }>(`/users/${owner().id}/locks`);
+    const expected: Record<string, number | null> = { locked: DoorLock.LockState.Locked, unlocked: DoorLock.LockState.Unlocked, jammed: DoorLock.LockState.NotFullyLocked, unknown: null };
+    for (const name of ['Front Door', 'Garden Gate', 'Back Door']) {
+      const bolt = listed.locks.find((lock) => lock.id === lockId(name))?.bolt_state ?? 'missing';
+      expect([name, await readLockState(name)]).toEqual([name, expected[bolt]]);
+    }
+    expect(await readLockState('Front Door')).toBe(DoorLock.LockState.Locked);
+  }, 30_000);
+
+  it('unlocks Front Door from UnlockDoor, as the HomeKit user, recorded in the history', async () => {
+    const answer = await controller.request('invoke', { endpoint: endpointOf('Front Door'), command: 'unlockDoor' });
+    expect(answer).toMatchObject({ ok: true });
+    expect(await readLockState('Front Door')).toBe(DoorLock.LockState.Unlocked);
+    const history = await api<{ lock_events: { type: string; performer?: { id: string } }[] }>(`/locks/${lockId('Front Door')}/events?limit=1`);
+    // The HomeKit user is the lock's owner unless homekit.user_email says otherwise (DESIGN §5).
+    expect(history.lock_events[0]).toMatchObject({ type: 'unlock', performer: { id: owner().id } });
+  }, 30_000);
+
+  it('shows a tap at the lock (a control line) within 2 s', async () => {
+    const keys = await api<{ ekeys: { id: string; type?: string }[] }>(`/locks/${lockId('Front Door')}/ekeys`);
+    const ownerKey = keys.ekeys.find((key) => key.type === 'owner');
+    expect(ownerKey).toBeDefined();
+    await control.send({ op: 'tap', lock_id: lockId('Front Door'), ekey_id: ownerKey?.id, action: 'lock' });
+    expect(await readUntil('Front Door', DoorLock.LockState.Locked, 2000)).toBe(DoorLock.LockState.Locked);
+  }, 30_000);
+
+  it('answers LockDoor on the lock without a gateway with an error status and leaves its state', async () => {
+    const before = await readLockState('Garden Gate');
+    const answer = await controller.request('invoke', { endpoint: endpointOf('Garden Gate'), command: 'lockDoor' });
+    expect(answer).toMatchObject({ ok: false, status: Status.Failure });
+    expect(await readLockState('Garden Gate')).toBe(before);
+  }, 30_000);
+
+  it('shows a jam as NotFullyLocked and answers the jammed command with an error status', async () => {
+    await control.send({ op: 'jam', lock_id: lockId('Front Door') });
+    const answer = await controller.request('invoke', { endpoint: endpointOf('Front Door'), command: 'unlockDoor' });
+    expect(answer).toMatchObject({ ok: false, status: Status.Failure });
+    expect(await readUntil('Front Door', DoorLock.LockState.NotFullyLocked, 2000)).toBe(DoorLock.LockState.NotFullyLocked);
+    // A manual turn frees the bolt; Matter follows.
+    await control.send({ op: 'manual', lock_id: lockId('Front Door'), bolt: 'unlocked' });
+    expect(await readUntil('Front Door', DoorLock.LockState.Unlocked, 2000)).toBe(DoorLock.LockState.Unlocked);
+  }, 30_000);
+
+  it('shows the battery in the Power Source cluster of the lock’s endpoint', async () => {
+    await control.send({ op: 'battery', lock_id: lockId('Front Door'), level: 0.42 });
+    const deadline = Date.now() + 2000;
+    let answer = await controller.expectOk('read', { endpoint: endpointOf('Front Door') });
+    while (answer.batPercentRemaining !== 84 && Date.now() < deadline) {
+      await new Promise((done) => setTimeout(done, 50));
+      answer = await controller.expectOk('read', { endpoint: endpointOf('Front Door') });
+    }
+    expect(answer.batPercentRemaining).toBe(84);
+  }, 30_000);
+
+  it('keeps the endpoints across a Homebridge restart and follows the lock again', async () => {
+    await controller.close();
+    control.close();
+    await homebridge.stop();
+    homebridge = await supervisor.start(setup);
+    control = new DemoControlClient(controlPath);
+    tokens = await loginOverHttp({
+      baseUrl: homebridge.apiUrl,
+      client: homebridge.demo.clients[0] ?? { client_id: '', redirect_uri: '' },
+      email: owner().email,
+      password: owner().password,
+    });
+    expect(homebridge.output()).toContain('Restored Matter door lock Front Door');
+
+    controller = await supervisor.controller(controllerStorage);
+    await controller.expectOk('connect', {}, 60_000);
+    const after = (await controller.expectOk('locks')).locks as MatterLockEndpoint[];
+    const byName = (list: MatterLockEndpoint[]): [string, number][] => list.map((lock): [string, number] => [lock.name, lock.endpoint]).sort();
+    expect(byName(after)).toEqual(byName(locks));
+    expect(await readUntil('Front Door', DoorLock.LockState.Unlocked, 5000)).toBe(DoorLock.LockState.Unlocked);
+    await expect(controller.request('invoke', { endpoint: endpointOf('Front Door'), command: 'lockDoor' })).resolves.toMatchObject({ ok: true });
+    expect(await readLockState('Front Door')).toBe(DoorLock.LockState.Locked);
+  }, 90_000);
+});
