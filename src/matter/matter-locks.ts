@@ -27,6 +27,8 @@ export interface MatterLocksOptions {
 /** One lock's Matter endpoint as this adapter tracks it. */
 interface MatterLockEntry {
   uuid: string;
+  /** As registered (Homebridge's unregister reads its device type). */
+  accessory: MatterAccessory;
   name: string;
   /** True once Homebridge has the endpoint: state pushes before that would be lost, so they wait. */
   ready: boolean;
@@ -128,7 +130,7 @@ export class MatterLocks {
       const accessory = this.build(lock, settings);
       if (accessory === undefined) continue;
       const fromCache = this.cached.delete(accessory.UUID);
-      this.entries.set(lock.id, { uuid: accessory.UUID, name: lock.name, ready: false, chain: Promise.resolve() });
+      this.entries.set(lock.id, { uuid: accessory.UUID, accessory, name: lock.name, ready: false, chain: Promise.resolve() });
       added.push(accessory);
       this.logger.info(`${fromCache ? 'Restored' : 'Added'} Matter door lock ${lock.name}`);
     }
@@ -138,7 +140,7 @@ export class MatterLocks {
     for (const [lockId, entry] of this.entries) {
       if (wanted.has(entry.uuid)) continue;
       this.entries.delete(lockId);
-      stale.push({ UUID: entry.uuid, displayName: entry.name } as MatterAccessory);
+      stale.push(entry.accessory);
     }
 
     if (stale.length > 0) {

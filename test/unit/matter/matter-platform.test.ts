@@ -1,0 +1,262 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import type { API, MatterAccessory, PlatformConfig } from 'homebridge';
+import { EKeyLocksPlatform } from '../../../src/homekit/ekey-locks-platform.js';
+import type { HomeKitLock } from '../../../src/homekit/lock-port.js';
+import { PLATFORM_NAME } from '../../../src/homekit/platform-name.js';
+import { matterLockUuid } from '../../../src/matter/matter-door-lock.js';
+import { openMatterLocks } from '../../../src/matter/open-matter-locks.js';
+import { createHomebridgeHarness, recordingLogging, type HomebridgeHarness } from '../../support/homebridge-api.js';
+import { enableMatter, type MatterBridgeRecorder } from '../../support/homebridge-matter-api.js';
+import { InMemoryLockPort, InMemoryService, openInMemory, testLock } from '../../support/in-memory-lock-port.js';
+
+/*
+ * The platform's Matter side inside Homebridge's real API object with its real Matter API
+ * (statuses, validation, device types); the bridge's matter.js server is stood in for by a
+ * recorder of what the API emits. End to end with matter.js: test/e2e/matter.
+ */
+
+const FRONT = testLock({ id: '6f1d2c3b-0000-4000-8000-000000000001', name: 'Front Door', bleAddress: 'D0:E1:00:00:00:01', ownerId: 'olivia', batteryLevel: 0.42 });
+const GATE = testLock({
+  id: '6f1d2c3b-0000-4000-8000-000000000002',
+  name: 'Garden Gate',
+  bleAddress: 'D0:E1:00:00:00:02',
+  ownerId: 'olivia',
+  bolt: 'unknown',
+  online: false,
+  batteryLevel: null,
+  deviceInformation: null,
+});
+const USERS = [
+  { id: 'olivia', name: 'Olivia Owner', email: 'olivia@example.com' },
+  { id: 'alex', name: 'Alex Adams', email: 'alex@example.com' },
+];
+
+interface Running {
+  harness: HomebridgeHarness;
+  bridge: MatterBridgeRecorder;
+  port: InMemoryLockPort;
+  log: ReturnType<typeof recordingLogging>;
+  uuid(lock: HomeKitLock): string;
+  accessory(lock: HomeKitLock): MatterAccessory;
+  handler(lock: HomeKitLock, command: 'lockDoor' | 'unlockDoor'): () => Promise<void>;
+}
+
+const running: HomebridgeHarness[] = [];
+afterEach(() => {
+  for (const harness of running.splice(0)) harness.api.signalShutdown();
+});
+
+async function settle(): Promise<void> {
+  for (let round = 0; round < 5; round += 1) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+async function startPlatform(options: { locks?: HomeKitLock[]; config?: Record<string, unknown>; cache?: MatterAccessory[]; port?: InMemoryLockPort } = {}): Promise<Running> {
+  const harness = await createHomebridgeHarness();
+  running.push(harness);
+  const bridge = await enableMatter(harness.api);
+  const port = options.port ?? new InMemoryLockPort(options.locks ?? [FRONT, GATE], USERS);
+  const log = recordingLogging();
+  const config = { platform: PLATFORM_NAME, name: 'eKey Locks', demo: true, ...options.config } as PlatformConfig;
+  const platform = new EKeyLocksPlatform(log, config, harness.api, {
+    openService: openInMemory(new InMemoryService(port)),
+    writeDemoLine: () => undefined,
+    openMatter: (api, platformConfig, logger) => openMatterLocks(api, platformConfig, logger, { readyPollMs: 1, registerRetryMs: 1 }),
+  });
+  for (const cached of options.cache ?? []) platform.configureMatterAccessory(cached);
+  harness.api.signalFinished();
+  await platform.whenStarted();
+  await settle();
+  const uuid = (lock: HomeKitLock): string => matterLockUuid(bridge.matter, lock.id);
+  const accessory = (lock: HomeKitLock): MatterAccessory => {
+    const found = bridge.registered.get(uuid(lock));
+    if (!found) throw new Error(`no Matter accessory for ${lock.name}`);
+    return found;
+  };
+  const handler = (lock: HomeKitLock, command: 'lockDoor' | 'unlockDoor'): (() => Promise<void>) => {
+    const found = (accessory(lock).handlers?.doorLock as Record<string, (() => Promise<void>) | undefined> | undefined)?.[command];
+    if (!found) throw new Error(`${lock.name} has no ${command} handler`);
+    return found;
+  };
+  return { harness, bridge, port, log, uuid, accessory, handler };
+}
+
+describe('Matter door locks', () => {
+  it('registers one featureless DoorLock per lock, with its state and battery from the shared mapping', async () => {
+    const run = await startPlatform();
+    expect([...run.bridge.registered.keys()].sort()).toEqual([run.uuid(FRONT), run.uuid(GATE)].sort());
+    const front = run.accessory(FRONT);
+    expect(front).toMatchObject({
+      displayName: 'Front Door',
+      deviceType: run.bridge.matter.deviceTypes.DoorLock,
+      serialNumber: 'D0:E1:00:00:00:01',
+      manufacturer: 'Open Lock Project',
+      model: 'SIM-1',
+      context: { lockId: FRONT.id },
+      clusters: {
+        doorLock: { lockState: 1, lockType: 0, actuatorEnabled: true, operatingMode: 0 },
+        powerSource: { status: 1, order: 0, description: 'Battery', batPresent: true, batPercentRemaining: 84, batChargeLevel: 0, batReplacementNeeded: false },
+      },
+    });
+    expect(run.accessory(GATE).clusters?.doorLock).toMatchObject({ lockState: null });
+    expect(run.accessory(GATE).clusters?.powerSource).toMatchObject({ batPercentRemaining: null, batChargeLevel: 0 });
+    expect(run.accessory(GATE)).toMatchObject({ manufacturer: 'eKey Locks', model: 'Bluetooth LE lock' });
+    // The Matter UUID is not the HAP accessory's.
+    expect(run.uuid(FRONT)).not.toBe(run.harness.api.hap.uuid.generate(FRONT.id));
+    // HAP stays as it is.
+    expect(run.harness.published.size).toBe(2);
+    expect(run.log.lines.filter((line) => line.level === 'error')).toEqual([]);
+  });
+
+  it('pushes every bolt change, whatever caused it, and every battery reading', async () => {
+    const run = await startPlatform();
+    const pushed = (): unknown => run.bridge.last(run.uuid(FRONT), 'doorLock', 'lockState');
+    run.port.moveBolt(FRONT.id, 'unlocked', 'manual');
+    await settle();
+    expect(pushed()).toBe(2);
+    run.port.tap(FRONT.id, 'olivia', 'lock');
+    await settle();
+    expect(pushed()).toBe(1);
+    run.port.moveBolt(FRONT.id, 'jammed', null);
+    await settle();
+    expect(pushed()).toBe(0);
+    run.port.moveBolt(FRONT.id, 'unknown', null);
+    await settle();
+    expect(pushed()).toBeNull();
+    run.port.setBattery(FRONT.id, 0.12);
+    await settle();
+    expect(run.bridge.last(run.uuid(FRONT), 'powerSource', 'batPercentRemaining')).toBe(24);
+    expect(run.bridge.last(run.uuid(FRONT), 'powerSource', 'batChargeLevel')).toBe(1);
+    // Moving and connectivity are no Matter state; nothing else was pushed for the gate.
+    expect(run.bridge.updates.filter((update) => update.uuid === run.uuid(GATE) && update.cluster === 'doorLock').map((update) => update.attributes)).toEqual([{ lockState: null }]);
+  });
+
+  it('runs UnlockDoor as the HomeKit user and resolves once the lock confirmed', async () => {
+    const run = await startPlatform({ config: { homekit: { user_email: 'alex@example.com' } } });
+    await expect(run.handler(FRONT, 'unlockDoor')()).resolves.toBeUndefined();
+    expect(run.port.requests).toEqual([{ lockId: FRONT.id, target: 'unlocked', asUserId: 'alex' }]);
+    await settle();
+    expect(run.bridge.last(run.uuid(FRONT), 'doorLock', 'lockState')).toBe(2);
+  });
+
+  it('waits for the lock: the handler resolves only when the command completes', async () => {
+    const run = await startPlatform();
+    run.port.answerCommandsWith({ kind: 'hold' });
+    let settled = false;
+    const pending = run.handler(FRONT, 'unlockDoor')().then(() => {
+      settled = true;
+    });
+    await settle();
+    expect(settled).toBe(false);
+    run.port.releaseHeld();
+    await pending;
+    expect(settled).toBe(true);
+  });
+
+  it('answers Busy when the lock’s queue is full, and pushes the real state back', async () => {
+    const run = await startPlatform();
+    run.port.answerCommandsWith({ kind: 'answer', result: { status: 'rejected', reason: 'queue_full' } });
+    const before = run.bridge.updates.length;
+    const error = await run.handler(FRONT, 'unlockDoor')().then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(run.bridge.matter.status.Busy);
+    expect((error as { code?: number }).code).toBe(0x9c);
+    await settle();
+    expect(run.bridge.updates.slice(before).find((update) => update.cluster === 'doorLock')?.attributes).toEqual({ lockState: 1 });
+  });
+
+  it.each([
+    { status: 'rejected', reason: 'lock_unreachable' },
+    { status: 'rejected', reason: 'no_usable_key' },
+    { status: 'failed', reason: 'timeout', commandId: 'c1' },
+    { status: 'failed', reason: 'jammed', commandId: 'c1' },
+  ] as const)('answers Failure for %p and keeps the state true', async (result) => {
+    const run = await startPlatform();
+    run.port.answerCommandsWith({ kind: 'answer', result });
+    await expect(run.handler(GATE, 'lockDoor')()).rejects.toBeInstanceOf(run.bridge.matter.status.Failure);
+    await settle();
+    expect(run.bridge.last(run.uuid(GATE), 'doorLock', 'lockState')).toBeNull();
+  });
+
+  it('refuses with Failure, without a command, when the configured HomeKit user does not exist', async () => {
+    const run = await startPlatform({ config: { homekit: { user_email: 'nobody@example.com' } } });
+    await expect(run.handler(FRONT, 'unlockDoor')()).rejects.toBeInstanceOf(run.bridge.matter.status.Failure);
+    expect(run.port.requests).toEqual([]);
+  });
+
+  it('unregisters the door lock of a lock that leaves the config, and registers one that joins', async () => {
+    const run = await startPlatform();
+    run.port.removeLock(GATE.id);
+    await settle();
+    expect([...run.bridge.registered.keys()]).toEqual([run.uuid(FRONT)]);
+    expect(run.log.text()).toContain('Removed Matter door lock Garden Gate');
+    const back = testLock({ id: '6f1d2c3b-0000-4000-8000-000000000003', name: 'Back Door', family: 'nuki' });
+    run.port.addLock(back);
+    await settle();
+    expect(run.bridge.registered.has(run.uuid(back))).toBe(true);
+  });
+
+  it('restores cached door locks and removes the cached ones whose lock is gone', async () => {
+    const first = await startPlatform();
+    const cache = [...first.bridge.registered.values()].map((accessory) => ({ ...accessory, handlers: undefined }));
+    const run = await startPlatform({ locks: [FRONT], cache });
+    expect(run.log.text()).toContain('Restored Matter door lock Front Door');
+    expect([...run.bridge.registered.keys()]).toEqual([run.uuid(FRONT)]);
+    expect(run.bridge.calls.unregister).toBe(1);
+    expect(run.log.text()).toContain('Removed Matter door lock Garden Gate');
+    // The restored lock has live handlers again.
+    await expect(run.handler(FRONT, 'unlockDoor')()).resolves.toBeUndefined();
+  });
+
+  it('with "matter": false registers nothing and removes the door locks an earlier run left', async () => {
+    const first = await startPlatform();
+    const cache = [...first.bridge.registered.values()];
+    const run = await startPlatform({ config: { matter: false }, cache });
+    expect(run.bridge.registered.size).toBe(0);
+    expect(run.bridge.calls.register).toBe(0);
+    expect(run.bridge.calls.unregister).toBe(1);
+    expect(run.harness.published.size).toBe(2);
+  });
+});
+
+describe('Without Matter', () => {
+  it('does nothing about Matter, and errs nowhere, on Homebridge 2 with Matter off for the bridge', async () => {
+    const harness = await createHomebridgeHarness();
+    running.push(harness);
+    const log = recordingLogging();
+    const platform = new EKeyLocksPlatform(log, { platform: PLATFORM_NAME, demo: true }, harness.api, {
+      openService: openInMemory(new InMemoryService(new InMemoryLockPort([FRONT], USERS))),
+      writeDemoLine: () => undefined,
+    });
+    harness.api.signalFinished();
+    await platform.whenStarted();
+    expect(harness.api.matter).toBeUndefined();
+    expect(harness.published.size).toBe(1);
+    expect(log.lines.filter((line) => line.level === 'error' || line.level === 'warn')).toEqual([]);
+  });
+
+  it('runs unchanged on Homebridge 1, whose API has no Matter methods at all', async () => {
+    const harness = await createHomebridgeHarness();
+    running.push(harness);
+    // Homebridge 1's API object: the same, minus everything Matter.
+    const hidden = new Set<PropertyKey>(['isMatterAvailable', 'isMatterEnabled', 'matter']);
+    const homebridge1 = new Proxy(harness.api, {
+      get: (target, property, receiver) => (hidden.has(property) ? undefined : (Reflect.get(target, property, receiver) as unknown)),
+      has: (target, property) => !hidden.has(property) && Reflect.has(target, property),
+    }) as API;
+    expect('isMatterAvailable' in homebridge1).toBe(false);
+    const log = recordingLogging();
+    const platform = new EKeyLocksPlatform(log, { platform: PLATFORM_NAME, demo: true }, homebridge1, {
+      openService: openInMemory(new InMemoryService(new InMemoryLockPort([FRONT, GATE], USERS))),
+      writeDemoLine: () => undefined,
+    });
+    harness.api.signalFinished();
+    await platform.whenStarted();
+    expect(harness.published.size).toBe(2);
+    expect(log.lines.filter((line) => line.level === 'error' || line.level === 'warn')).toEqual([]);
+    expect(log.lines.filter((line) => line.level === 'debug' && /Matter/.test(line.message)).map((line) => line.message)).toEqual([
+      'Matter: locks are not shown in Matter: this Homebridge has no Matter support (Homebridge 2 adds it).',
+    ]);
+  });
+});
