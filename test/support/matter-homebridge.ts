@@ -39,7 +39,9 @@ for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => process.exi
 const NAMESPACE_SETUP = [
   'ip link set lo up',
   'ip link add veth0 type veth peer name veth1',
-  'sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0',
+  // No duplicate-address detection: the addresses are usable at once (sysctl without procps).
+  'echo 0 > /proc/sys/net/ipv6/conf/all/accept_dad',
+  'echo 0 > /proc/sys/net/ipv6/conf/default/accept_dad',
   'ip link set veth0 up',
   'ip link set veth1 up',
   'ip -6 addr add fd42::1/64 dev veth0 nodad',
