@@ -56,6 +56,15 @@ export function powerSourceState(lock: Pick<HomeKitLock, 'batteryLevel'>, lowBat
   return toMatterBatteryValues(lock.batteryLevel, lowBatteryThreshold);
 }
 
+/**
+ * The bridged endpoint's Reachable attribute (Bridged Device Basic Information): false while the
+ * lock cannot be reached (no gateway connection, out of range), so Matter apps show it as not
+ * responding, as HomeKit shows StatusFault; the last known state stays.
+ */
+export function reachability(lock: Pick<HomeKitLock, 'online'>): { reachable: boolean } {
+  return { reachable: lock.online };
+}
+
 /** The two commands of a featureless DoorLock. */
 export interface DoorLockHandlers {
   lockDoor: () => Promise<void>;

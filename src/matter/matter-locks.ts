@@ -1,7 +1,7 @@
 import type { MatterAccessory, MatterAPI } from 'homebridge';
 import type { HomeKitBoltTarget, HomeKitCommandResult, HomeKitLock, LockChange, LockPort } from '../homekit/lock-port.js';
 import type { Logger } from '../logger.js';
-import { buildMatterDoorLock, doorLockState, matterLockUuid, powerSourceState, type MatterLockContext } from './matter-door-lock.js';
+import { buildMatterDoorLock, doorLockState, matterLockUuid, powerSourceState, reachability, type MatterLockContext } from './matter-door-lock.js';
 import { matterCommandError, matterRefusal, type MatterCommandError } from './matter-command-outcome.js';
 
 /** What the Matter view shares with the HomeKit view (the `homekit` config block). */
@@ -46,7 +46,8 @@ const pause = (ms: number): Promise<void> => new Promise((done) => setTimeout(do
  *   every lock (Homebridge attaches a restored one to its existing endpoint, so controllers keep
  *   it) and unregisters the cached ones whose lock left the config — or all of them when the
  *   platform option `matter` is false.
- * - Every bolt or battery change is pushed at once (`updateAccessoryState`), in order per lock.
+ * - Every bolt, battery or reachability change is pushed at once (`updateAccessoryState`), in
+ *   order per lock.
  * - LockDoor/UnlockDoor run a command as the HomeKit user and resolve only when the lock confirmed
  *   it; otherwise they throw Homebridge's Busy (queue full) or Failure status and push the real
  *   state back, so no controller shows a position the bolt is not in.
@@ -225,6 +226,9 @@ export class MatterLocks {
       case 'battery':
         if (this.settings) this.push(change.lockId, 'powerSource', powerSourceState({ batteryLevel: change.level }, this.settings.lowBatteryThreshold));
         return;
+      case 'connectivity':
+        this.push(change.lockId, 'bridgedDeviceBasicInformation', reachability(change));
+        return;
       default:
         return;
     }
@@ -236,10 +240,11 @@ export class MatterLocks {
     if (!lock || !this.settings) return;
     this.push(lockId, 'doorLock', doorLockState(lock));
     this.push(lockId, 'powerSource', powerSourceState(lock, this.settings.lowBatteryThreshold));
+    this.push(lockId, 'bridgedDeviceBasicInformation', reachability(lock));
   }
 
   /** Queues one state update for the lock's endpoint (dropped until the endpoint is ready). */
-  private push(lockId: string, cluster: 'doorLock' | 'powerSource', attributes: object): void {
+  private push(lockId: string, cluster: 'doorLock' | 'powerSource' | 'bridgedDeviceBasicInformation', attributes: object): void {
     const entry = this.entries.get(lockId);
     if (!entry?.ready || this.stopped) return;
     entry.chain = entry.chain

@@ -4,7 +4,7 @@
 //   {"id":1,"op":"commission","pairingCode":"…"}   → {"id":1,"ok":true}
 //   {"id":2,"op":"connect"}                         → {"id":2,"ok":true}        (a node commissioned earlier)
 //   {"id":3,"op":"locks"}                           → {"id":3,"ok":true,"locks":[{"endpoint":N,"name":"…","serial":"…"}]}
-//   {"id":4,"op":"read","endpoint":N}               → {"id":4,"ok":true,"lockState":1,"batPercentRemaining":84}
+//   {"id":4,"op":"read","endpoint":N}               → {"id":4,"ok":true,"lockState":1,"batPercentRemaining":84,"reachable":true}
 //   {"id":5,"op":"invoke","endpoint":N,"command":"unlockDoor"} → {"id":5,"ok":true} or {"ok":false,"status":1,"error":"…"}
 //   {"id":6,"op":"close"}                           → {"id":6,"ok":true}, then exit
 // Reads are real Matter reads (not the subscription's cache), so a value is what the bridge says now.
@@ -69,7 +69,8 @@ const handlers = {
     if (endpoint.behaviors.has(PowerSourceClient)) {
       ({ batPercentRemaining } = await endpoint.getStateOf(PowerSourceClient, ['batPercentRemaining'], { includeKnownVersions: true }));
     }
-    return { lockState, batPercentRemaining };
+    const { reachable } = await endpoint.getStateOf(BridgedDeviceBasicInformationClient, ['reachable'], { includeKnownVersions: true });
+    return { lockState, batPercentRemaining, reachable };
   },
   async invoke({ endpoint: number, command }) {
     if (command !== 'lockDoor' && command !== 'unlockDoor') throw new Error(`unknown command ${command}`);

@@ -183,6 +183,21 @@ describeE2E('Homebridge with Matter and eKey Locks, driven by a matter.js contro
     expect(await readUntil('Front Door', DoorLock.LockState.Unlocked, 2000)).toBe(DoorLock.LockState.Unlocked);
   }, 30_000);
 
+  it('shows a lock that cannot be reached as not reachable, keeping its last state', async () => {
+    await expect(controller.expectOk('read', { endpoint: endpointOf('Garden Gate') })).resolves.toMatchObject({ reachable: false });
+    const readFront = async (): Promise<unknown> => (await controller.expectOk('read', { endpoint: endpointOf('Front Door') })).reachable;
+    expect(await readFront()).toBe(true);
+    await control.send({ op: 'offline', lock_id: lockId('Front Door') });
+    const deadline = Date.now() + 2000;
+    while ((await readFront()) !== false && Date.now() < deadline) await new Promise((done) => setTimeout(done, 50));
+    expect(await readFront()).toBe(false);
+    expect(await readLockState('Front Door')).toBe(DoorLock.LockState.Unlocked);
+    await control.send({ op: 'online', lock_id: lockId('Front Door') });
+    const back = Date.now() + 10_000;
+    while ((await readFront()) !== true && Date.now() < back) await new Promise((done) => setTimeout(done, 100));
+    expect(await readFront()).toBe(true);
+  }, 30_000);
+
   it('shows the battery in the Power Source cluster of the lock’s endpoint', async () => {
     await control.send({ op: 'battery', lock_id: lockId('Front Door'), level: 0.42 });
     const deadline = Date.now() + 2000;

@@ -130,6 +130,19 @@ describe('Matter door locks', () => {
     expect(run.bridge.updates.filter((update) => update.uuid === run.uuid(GATE) && update.cluster === 'doorLock').map((update) => update.attributes)).toEqual([{ lockState: null }]);
   });
 
+  it('shows an unreachable lock as not reachable (its last state stays) and a reachable one again', async () => {
+    const run = await startPlatform();
+    expect(run.bridge.last(run.uuid(GATE), 'bridgedDeviceBasicInformation', 'reachable')).toBe(false);
+    expect(run.bridge.last(run.uuid(FRONT), 'bridgedDeviceBasicInformation', 'reachable')).toBe(true);
+    run.port.setOnline(FRONT.id, false);
+    await settle();
+    expect(run.bridge.last(run.uuid(FRONT), 'bridgedDeviceBasicInformation', 'reachable')).toBe(false);
+    expect(run.bridge.last(run.uuid(FRONT), 'doorLock', 'lockState')).toBe(1);
+    run.port.setOnline(FRONT.id, true);
+    await settle();
+    expect(run.bridge.last(run.uuid(FRONT), 'bridgedDeviceBasicInformation', 'reachable')).toBe(true);
+  });
+
   it('runs UnlockDoor as the HomeKit user and resolves once the lock confirmed', async () => {
     const run = await startPlatform({ config: { homekit: { user_email: 'alex@example.com' } } });
     await expect(run.handler(FRONT, 'unlockDoor')()).resolves.toBeUndefined();
