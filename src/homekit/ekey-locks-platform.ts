@@ -102,6 +102,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     });
     api.on('shutdown', () => {
       this.stopping = true;
+      this.matterLocks?.stop();
       this.stop().catch((error: unknown) => {
         this.log.error(`eKey Locks did not stop cleanly: ${describeError(error)}`);
       });
@@ -134,6 +135,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     if (!isConfigured(config)) {
       this.log.warn('eKey Locks is not configured (no locks, no clients, demo off): nothing to do. See the README to set it up.');
       this.reconcileAccessories([]);
+      await this.matterLocks?.removeCached();
       return;
     }
     const dataDir = join(this.api.user.storagePath(), 'ekey-locks');

@@ -87,16 +87,35 @@ export class MatterLocks {
     this.cached.set(accessory.UUID, accessory);
   }
 
-  /** Registers the port's locks and follows their changes; resolves once the registrations are sent. */
+  /**
+   * Registers the port's locks and follows their changes; resolves once the registrations are
+   * sent. Never rejects: a Matter fault is logged and leaves HomeKit and the service running.
+   */
   async start(port: LockPort, settings: MatterLockSettings): Promise<void> {
     this.port = port;
     this.settings = settings;
-    if (this.enabled) {
-      this.unsubscribe = port.subscribe((change) => {
-        this.onChange(change);
-      });
+    try {
+      if (this.enabled) {
+        this.unsubscribe = port.subscribe((change) => {
+          this.onChange(change);
+        });
+      }
+      await this.reconcile();
+    } catch (error) {
+      this.logger.error(`Matter: door locks could not be set up: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     }
-    await this.reconcile();
+  }
+
+  /**
+   * Removes every door lock restored from the cache, for a platform that shows no locks at all
+   * (not configured). Never rejects.
+   */
+  async removeCached(): Promise<void> {
+    const stale = [...this.cached.values()];
+    this.cached.clear();
+    if (stale.length === 0) return;
+    for (const accessory of stale) this.logger.info(`Removed Matter door lock ${accessory.displayName}: no lock is configured`);
+    await this.attempt('unregister', () => this.matter.unregisterPlatformAccessories(this.pluginName, this.platformName, stale));
   }
 
   /** Stops following changes; later command outcomes and pushes are dropped. */

@@ -50,17 +50,27 @@ async function settle(): Promise<void> {
   for (let round = 0; round < 5; round += 1) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
-async function startPlatform(options: { locks?: HomeKitLock[]; config?: Record<string, unknown>; cache?: MatterAccessory[]; port?: InMemoryLockPort } = {}): Promise<Running> {
+async function startPlatform(
+  options: {
+    locks?: HomeKitLock[];
+    config?: Record<string, unknown>;
+    cache?: MatterAccessory[];
+    port?: InMemoryLockPort;
+    /** Runs once Matter is on, before the platform exists (to make the bridge misbehave). */
+    prepare?: (harness: HomebridgeHarness) => void;
+  } = {},
+): Promise<Running> {
   const harness = await createHomebridgeHarness();
   running.push(harness);
   const bridge = await enableMatter(harness.api);
+  options.prepare?.(harness);
   const port = options.port ?? new InMemoryLockPort(options.locks ?? [FRONT, GATE], USERS);
   const log = recordingLogging();
   const config = { platform: PLATFORM_NAME, name: 'eKey Locks', demo: true, ...options.config } as PlatformConfig;
   const platform = new EKeyLocksPlatform(log, config, harness.api, {
     openService: openInMemory(new InMemoryService(port)),
     writeDemoLine: () => undefined,
-    openMatter: (api, platformConfig, logger) => openMatterLocks(api, platformConfig, logger, { readyPollMs: 1, registerRetryMs: 1 }),
+    openMatter: (api, platformConfig, logger) => openMatterLocks(api, platformConfig, logger, { readyPollMs: 1, registerRetryMs: 1, registerAttempts: 3 }),
   });
   for (const cached of options.cache ?? []) platform.configureMatterAccessory(cached);
   harness.api.signalFinished();
@@ -230,6 +240,35 @@ describe('Matter door locks', () => {
     expect(run.bridge.calls.register).toBe(0);
     expect(run.bridge.calls.unregister).toBe(1);
     expect(run.harness.published.size).toBe(2);
+  });
+});
+
+describe('Matter faults', () => {
+  it('retries a registration Homebridge refuses while its Matter server starts, then logs it; HomeKit and commands are unaffected', async () => {
+    const run = await startPlatform({
+      prepare: (harness) => {
+        (harness.api as unknown as { _matterManager: unknown })._matterManager = {
+          hasActiveMatter: () => true,
+          isBridgeServerStarting: () => true,
+          getExternalServer: () => undefined,
+        };
+      },
+    });
+    expect(run.bridge.registered.size).toBe(0);
+    expect(run.log.lines.filter((line) => line.level === 'warn' && line.message.startsWith('Matter: could not register door locks yet'))).toHaveLength(2);
+    expect(run.log.lines.filter((line) => line.level === 'error').map((line) => line.message)).toEqual([
+      expect.stringMatching(/^Matter: could not register door locks: .*still starting/),
+    ]);
+    expect(run.harness.published.size).toBe(2);
+  });
+
+  it('removes cached door locks when no lock is configured at all', async () => {
+    const first = await startPlatform();
+    const cache = [...first.bridge.registered.values()];
+    const run = await startPlatform({ config: { demo: false }, cache });
+    expect(run.bridge.calls.unregister).toBe(1);
+    expect(run.bridge.calls.register).toBe(0);
+    expect(run.log.text()).toContain('Removed Matter door lock Front Door: no lock is configured');
   });
 });
 
