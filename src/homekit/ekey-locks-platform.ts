@@ -310,7 +310,6 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     await this.starting;
     this.unsubscribe?.();
     this.unsubscribe = undefined;
-    this.matterLocks?.stop();
     for (const accessory of this.accessories.values()) accessory.dispose();
     const channel = this.controlChannel;
     this.controlChannel = undefined;

@@ -1,7 +1,7 @@
 import type { MatterAccessory, MatterAPI } from 'homebridge';
 import type { HomeKitBoltTarget, HomeKitCommandResult, HomeKitLock, LockChange, LockPort } from '../homekit/lock-port.js';
 import type { Logger } from '../logger.js';
-import { buildMatterDoorLock, doorLockState, matterLockUuid, powerSourceState, reachability, type MatterLockContext } from './matter-door-lock.js';
+import { buildMatterDoorLock, doorLockState, matterLabel, matterLockUuid, powerSourceState, reachability, type MatterLockContext } from './matter-door-lock.js';
 import { matterCommandError, matterRefusal, type MatterCommandError } from './matter-command-outcome.js';
 
 /** What the Matter view shares with the HomeKit view (the `homekit` config block). */
@@ -146,7 +146,11 @@ export class MatterLocks {
 
     const added: MatterAccessory[] = [];
     for (const lock of locks) {
-      if (this.entries.has(lock.id)) continue;
+      const known = this.entries.get(lock.id);
+      if (known) {
+        if (known.name !== lock.name) this.rename(lock.id, known, lock.name);
+        continue;
+      }
       const accessory = this.build(lock, settings);
       if (accessory === undefined) continue;
       const fromCache = this.cached.delete(accessory.UUID);
@@ -175,6 +179,14 @@ export class MatterLocks {
         void this.whenReady(lockId);
       }
     }
+  }
+
+  /** A lock renamed in the config keeps its endpoint; Matter apps see the new name (NodeLabel). */
+  private rename(lockId: string, entry: MatterLockEntry, name: string): void {
+    entry.name = name;
+    entry.accessory.displayName = matterLabel(name) || entry.accessory.displayName;
+    this.logger.info(`Matter door lock renamed to ${name}`);
+    this.push(lockId, 'bridgedDeviceBasicInformation', { nodeLabel: entry.accessory.displayName });
   }
 
   /** Runs a registry call; a refusal while Homebridge's Matter server starts is retried. Never throws. */

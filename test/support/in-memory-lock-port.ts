@@ -139,6 +139,12 @@ export class InMemoryLockPort implements LockPort {
     this.emit({ kind: 'locks_changed' });
   }
 
+  /** The lock was renamed in the config: same id, new name, and the list changed. */
+  renameLock(lockId: string, name: string): void {
+    this.update(lockId, { name });
+    this.emit({ kind: 'locks_changed' });
+  }
+
   removeLock(lockId: string): void {
     this.locks.delete(lockId);
     this.emit({ kind: 'locks_changed' });

@@ -220,6 +220,15 @@ describe('Matter door locks', () => {
     expect(run.bridge.registered.has(run.uuid(back))).toBe(true);
   });
 
+  it('shows a lock renamed in the config under its new name, on the same endpoint', async () => {
+    const run = await startPlatform();
+    const registrations = run.bridge.calls.register;
+    run.port.renameLock(FRONT.id, 'Haustür');
+    await settle();
+    expect(run.bridge.calls.register).toBe(registrations);
+    expect(run.bridge.last(run.uuid(FRONT), 'bridgedDeviceBasicInformation', 'nodeLabel')).toBe('Haustür');
+  });
+
   it('restores cached door locks and removes the cached ones whose lock is gone', async () => {
     const first = await startPlatform();
     const cache = [...first.bridge.registered.values()].map((accessory) => ({ ...accessory, handlers: undefined }));
