@@ -38,6 +38,9 @@ for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => process.exi
 
 const NAMESPACE_SETUP = [
   'ip link set lo up',
+  // IPv6 on, whatever the host's defaults (a container may turn it off for new interfaces).
+  'echo 0 > /proc/sys/net/ipv6/conf/all/disable_ipv6',
+  'echo 0 > /proc/sys/net/ipv6/conf/default/disable_ipv6',
   'ip link add veth0 type veth peer name veth1',
   // No duplicate-address detection: the addresses are usable at once (sysctl without procps).
   'echo 0 > /proc/sys/net/ipv6/conf/all/accept_dad',
