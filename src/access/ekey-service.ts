@@ -27,6 +27,7 @@ import type { EKeyRepository, StoredEKey } from '../store/ekey-repository.js';
 import type { LockRecord, LockRepository } from '../store/lock-repository.js';
 import type { UserRecord, UserRepository } from '../store/user-repository.js';
 import { EKeyChangeNotifier } from './ekey-change-notifier.js';
+import { ownEKeyView, type OwnEKeyView } from './own-ekey-view.js';
 import type { InvitationService, IssuedInvitation } from './invitation-service.js';
 
 /**
@@ -213,6 +214,29 @@ export class EKeyService {
     if (role === null) throw notFound('lock');
     const keys = role === 'guest' ? this.deps.ekeys.listByUserOnLock(callerId, lock.id) : this.deps.ekeys.listByLock(lock.id);
     return keys.map((key) => toEKeyView(key, lock.timeZone));
+  }
+
+  /**
+   * `GET /users/{user_id}/ekeys`: the caller's own keys that are not purged, each with its lock and
+   * its usability now (DESIGN §7). Only for oneself: anyone else's list is 404.
+   */
+  listOwn(callerId: string, userId: string): OwnEKeyView[] {
+    if (normalizeId(userId) !== callerId) throw notFound('user');
+    const now = this.deps.clock.now();
+    return this.deps.ekeys.listByUser(callerId).flatMap((key) => {
+      const lock = this.deps.locks.findById(key.lock_id);
+      return lock ? [ownEKeyView(key, lock, now)] : [];
+    });
+  }
+
+  /**
+   * Why the user's key on the lock does not work at `atMs` (the evaluation of
+   * {@link listOwn}), or undefined when they hold no live key there.
+   */
+  explainKey(userId: string, lockId: string, atMs: number): OwnEKeyView | undefined {
+    const lock = this.deps.locks.findById(normalizeId(lockId));
+    const key = lock ? this.deps.ekeys.findLive(normalizeId(userId), lock.id) : undefined;
+    return lock && key ? ownEKeyView(key, lock, atMs) : undefined;
   }
 
   /**
