@@ -217,6 +217,21 @@ export class EKeyService {
   }
 
   /**
+   * `GET /locks/{lock_id}/holders`: who holds the lock's keys (any status), with name and e-mail,
+   * for its owners and admins — the people they sent keys to. Anyone else: 404.
+   */
+  listHolders(callerId: string, lockId: string): { user_id: string; name: string; email: string }[] {
+    const lock = this.lockOr404(lockId);
+    const role = this.roleOnRecord(callerId, lock, this.deps.clock.now());
+    if (role !== 'owner' && role !== 'admin') throw notFound('lock');
+    const ids = [...new Set(this.deps.ekeys.listByLock(lock.id).map((key) => key.user_id))];
+    return ids.flatMap((id) => {
+      const user = this.deps.users.findById(id);
+      return user ? [{ user_id: user.id, name: user.name, email: user.email }] : [];
+    });
+  }
+
+  /**
    * `GET /users/{user_id}/ekeys`: the caller's own keys that are not purged, each with its lock and
    * its usability now (DESIGN §7). Only for oneself: anyone else's list is 404.
    */

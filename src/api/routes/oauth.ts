@@ -67,6 +67,11 @@ function answerCheck(reply: FastifyReply, check: Exclude<AuthorizationCheck | Au
   return reply.redirect(check.location, 302);
 }
 
+/** The origin the request arrived on (scheme and Host), for origin-relative redirect URIs. */
+export function requestOrigin(request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}`;
+}
+
 const oauthErrors = { 400: OAuthErrorSchema, 401: OAuthErrorSchema, 429: OAuthErrorSchema } as const;
 
 /**
@@ -99,7 +104,7 @@ export async function registerOAuthRoutes({ app, services, logger }: RouteContex
       },
     },
     (request, reply) => {
-      const check = oauth.checkAuthorizationRequest(request.query);
+      const check = oauth.checkAuthorizationRequest(request.query, requestOrigin(request));
       if (check.kind !== 'valid') return answerCheck(reply, check);
       return reply.type(HTML).send(renderLoginPage({ clientName: check.request.client.name, params: check.request.params }));
     },
@@ -122,7 +127,7 @@ export async function registerOAuthRoutes({ app, services, logger }: RouteContex
     },
     async (request, reply) => {
       const { email, password, ...params } = request.body;
-      const outcome = await oauth.authorize(params, email, password);
+      const outcome = await oauth.authorize(params, email, password, requestOrigin(request));
       if (outcome.kind !== 'login-failed') return answerCheck(reply, outcome);
       const page = renderLoginPage({
         clientName: outcome.request.client.name,
