@@ -7,6 +7,7 @@ import type { FieldError } from '../../domain/errors.js';
 import type { Logger } from '../../logger.js';
 import { WEB_APP_CLIENT_ID } from '../../auth/web-app-client.js';
 import { requestOrigin } from './oauth.js';
+import { dropOpenerPolicyOnPlainHttp } from '../web/opener-policy.js';
 import type { RouteContext } from './route-context.js';
 
 const HTML = 'text/html; charset=utf-8';
@@ -95,9 +96,10 @@ const SignUpForm = Type.Object(
 export async function registerInvitationRoutes({ app, services, logger }: RouteContext): Promise<void> {
   await app.register(fastifyFormbody);
   app.setErrorHandler(createHtmlErrorHandler(logger));
-  app.addHook('onRequest', async (_request, reply) => {
+  app.addHook('onRequest', async (request, reply) => {
     // The page is reached through a secret link: never cache it, never leak it in a Referer.
     void reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
+    dropOpenerPolicyOnPlainHttp(request, reply);
   });
   const rateLimit = { max: 30, timeWindow: 60_000 };
 

@@ -16,6 +16,7 @@ import {
   TokenRequestSchema,
   TokenResponseSchema,
 } from '../schemas/oauth.js';
+import { dropOpenerPolicyOnPlainHttp } from '../web/opener-policy.js';
 import type { RouteContext } from './route-context.js';
 
 const HTML = 'text/html; charset=utf-8';
@@ -82,8 +83,9 @@ export async function registerOAuthRoutes({ app, services, logger }: RouteContex
   await app.register(fastifyFormbody);
   app.setErrorHandler(createOAuthErrorHandler(logger));
   // RFC 6749 §5.1: token responses must not be cached; neither should a login page.
-  app.addHook('onRequest', async (_request, reply) => {
+  app.addHook('onRequest', async (request, reply) => {
     void reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+    dropOpenerPolicyOnPlainHttp(request, reply);
   });
   const rateLimit = { max: rateLimitPerMinute, timeWindow: 60_000 };
   const { oauth } = services;

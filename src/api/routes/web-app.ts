@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { dropOpenerPolicyOnPlainHttp } from '../web/opener-policy.js';
 import type { WebAsset } from '../web/web-assets.js';
 import type { TypedFastify } from './route-context.js';
 
@@ -22,6 +23,7 @@ function preferredEncoding(acceptEncoding: string | undefined, asset: WebAsset):
 }
 
 function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: WebAsset): FastifyReply {
+  dropOpenerPolicyOnPlainHttp(request, reply);
   void reply
     .header('content-security-policy', WEB_APP_CSP)
     .header('cache-control', asset.immutable ? 'public, max-age=31536000, immutable' : 'no-cache')
@@ -53,8 +55,14 @@ export function registerWebAppRoutes(app: TypedFastify, assets: ReadonlyMap<stri
     return sendAsset(request, reply, index);
   };
 
-  app.get('/', { config, schema }, (_request, reply) => reply.redirect('/app/', 302));
-  app.get('/app', { config, schema }, (_request, reply) => reply.redirect('/app/', 301));
+  app.get('/', { config, schema }, (request, reply) => {
+    dropOpenerPolicyOnPlainHttp(request, reply);
+    return reply.redirect('/app/', 302);
+  });
+  app.get('/app', { config, schema }, (request, reply) => {
+    dropOpenerPolicyOnPlainHttp(request, reply);
+    return reply.redirect('/app/', 301);
+  });
   app.get('/favicon.ico', { config, schema }, (request, reply) => {
     const icon = assets.get('favicon.svg');
     return icon ? sendAsset(request, reply, icon) : notFound(reply, 'No icon.');

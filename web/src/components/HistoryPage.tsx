@@ -71,16 +71,20 @@ export function HistoryPage({ lockId, lockName, zone }: { lockId: string; lockNa
       .catch(() => undefined);
   }, [lockId]);
 
+  // One stream per lock for as long as the page is open (not per filter: a reconnect could miss events).
+  const filterNow = useRef(filter);
+  filterNow.current = filter;
   useEffect(
     () =>
       subscribeLockEvents(lockId, (event) => {
-        if (filter === '' || filter.split(',').includes(event.type)) {
+        const shown = filterNow.current;
+        if (shown === '' || shown.split(',').includes(event.type)) {
           setEvents((current) => (current.some((known) => known.id === event.id) ? current : [event, ...current]));
           setCount((current) => (current === undefined ? current : current + 1));
         }
         if (event.type === 'battery') setBattery((current) => [...current, { at: Date.parse(event.timestamp), level: event.value ?? 0 }]);
       }),
-    [lockId, filter],
+    [lockId],
   );
 
   useEffect(() => {

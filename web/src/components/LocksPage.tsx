@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, api, get, type BoltState, type Lock, type LockCommand, type LockEvent, type OwnKey } from '../api.js';
+import { ApiError, api, get, type BoltState, type EKey, type Lock, type LockCommand, type LockEvent, type OwnKey } from '../api.js';
 import { failureText, refusalText, usabilityText, worksText } from '../explain.js';
 import type { Household } from '../hooks.js';
 import { subscribeLockEvents } from '../live.js';
@@ -44,7 +44,13 @@ function LockCard({ name, lockId, zone, lock, ownKey, reload }: { name: string; 
       setProgress(sent.status === 'completed' ? `${verb} finished.` : `${verb} failed: ${failureText(sent.failure_reason)}.`);
       await reload();
     } catch (error) {
-      if (error instanceof ApiError && (error.problem.status === 403 || error.problem.status === 404)) setProgress(refusalText(error.problem, ownKey));
+      if (error instanceof ApiError && (error.problem.status === 403 || error.problem.status === 404)) {
+        // Explain with the key as it is now (its owner may just have changed it), not as last read.
+        const keyId = error.problem.ekey_id;
+        const current = keyId === undefined ? ownKey : await get<EKey>(`/ekey/${keyId}`).catch(() => ownKey);
+        setProgress(refusalText(error.problem, current));
+        void reload();
+      }
       else setProgress(`${verb} failed: ${error instanceof Error ? error.message : 'unknown error'}`);
     } finally {
       setBusy(false);
@@ -95,7 +101,8 @@ function LockCard({ name, lockId, zone, lock, ownKey, reload }: { name: string; 
 
 /** Every lock one holds a key for; then one's keys and when each works. */
 export function LocksPage({ household, reload }: { household: Household; reload: () => Promise<void> }) {
-  const live = household.keys.filter((key) => key.status !== 'revoked').sort((a, b) => a.lock_name.localeCompare(b.lock_name));
+  // Every lock one holds a key for, a revoked or expired one too (it says so, and a refused command explains it).
+  const live = [...household.keys].sort((a, b) => a.lock_name.localeCompare(b.lock_name));
   const others = household.keys.filter((key) => key.type !== 'owner');
   return (
     <>

@@ -21,10 +21,10 @@ export function ScheduleEditor({ value, zone, onChange, idPrefix }: { value: Wee
         ))}
       </div>
       <div class="times">
-        <label for={`${idPrefix}-from`}>From</label>
-        <input id={`${idPrefix}-from`} type="time" required value={value.from} onInput={(event) => { onChange({ ...value, from: event.currentTarget.value }); }} />
-        <label for={`${idPrefix}-to`}>To</label>
-        <input id={`${idPrefix}-to`} type="time" required value={value.to} onInput={(event) => { onChange({ ...value, to: event.currentTarget.value }); }} />
+        <label for={`${idPrefix}-schedule-from`}>From</label>
+        <input id={`${idPrefix}-schedule-from`} type="time" required value={value.from} onInput={(event) => { onChange({ ...value, from: event.currentTarget.value }); }} />
+        <label for={`${idPrefix}-schedule-to`}>To</label>
+        <input id={`${idPrefix}-schedule-to`} type="time" required value={value.to} onInput={(event) => { onChange({ ...value, to: event.currentTarget.value }); }} />
       </div>
       {problems.length > 0 ? (
         <p class="error">{problems.join(' ')}</p>
