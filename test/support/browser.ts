@@ -2,11 +2,8 @@
  * Debian's Chromium driven by playwright-core (../shared/guides/custom-ui-testing.md): pages that
  * record console errors, uncaught exceptions and CSP violations, so a test can fail on any of them.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
-import { PROJECT_ROOT } from './child-process.js';
 
 /** Where Debian puts Chromium (.ci/run installs it when missing). */
 export function chromiumPath(): string {
@@ -18,11 +15,6 @@ export function chromiumPath(): string {
 
 export function launchChromium(args: string[] = []): Promise<Browser> {
   return chromium.launch({ executablePath: chromiumPath(), args });
-}
-
-/** Builds the web app into dist/web (esbuild, about a second), as `npm run build` does. */
-export function buildWebApp(): void {
-  execFileSync(process.execPath, [join(PROJECT_ROOT, 'scripts', 'build-web.mjs')], { stdio: 'pipe' });
 }
 
 export interface PageProblems {

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { buildWebApp, launchChromium, openPage, type PageProblems } from '../../support/browser.js';
+import { launchChromium, openPage, type PageProblems } from '../../support/browser.js';
 import { PROJECT_ROOT } from '../../support/child-process.js';
 import { call, startDemo, type DemoProcess } from '../../support/demo-process.js';
 
@@ -62,7 +62,6 @@ describe('the web app in Chromium against ekey-locks demo', () => {
   }
 
   beforeAll(async () => {
-    buildWebApp();
     demo = await startDemo();
     base = demo.demo.base_url;
     const front = demo.demo.locks.find((lock) => lock.name === 'Front Door');
