@@ -35,14 +35,19 @@ const app = await build({
   entryPoints: { main: join(web, 'src', 'main.tsx') },
   outdir: join(staging, 'assets'),
   entryNames: '[name]-[hash]',
+  chunkNames: '[name]-[hash]',
   assetNames: '[name]-[hash]',
+  splitting: true,
   metafile: true,
 });
 await build({ ...common, entryPoints: { invite: join(web, 'src', 'invite.ts') }, outdir: staging });
 
 const outputs = Object.keys(app.metafile.outputs).map((path) => basename(path));
-const js = outputs.find((name) => name.endsWith('.js'));
-const css = outputs.find((name) => name.endsWith('.css'));
+const entry = (extension) =>
+  Object.entries(app.metafile.outputs).find(([path, output]) => output.entryPoint !== undefined && path.endsWith(extension))?.[0] ??
+  Object.keys(app.metafile.outputs).find((path) => basename(path).startsWith('main-') && path.endsWith(extension));
+const js = entry('.js') && basename(entry('.js'));
+const css = entry('.css') && basename(entry('.css'));
 if (!js || !css) throw new Error(`web build: missing bundle among ${outputs.join(', ')}`);
 writeFileSync(join(staging, 'index.html'), readFileSync(join(web, 'index.html'), 'utf8').replace('%JS%', js).replace('%CSS%', css));
 copyFileSync(join(web, 'favicon.svg'), join(staging, 'favicon.svg'));

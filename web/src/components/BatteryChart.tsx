@@ -1,6 +1,5 @@
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
-import 'uplot/dist/uPlot.min.css';
 import { onClock } from '../time.js';
 
 export interface BatteryPoint {

@@ -3,7 +3,20 @@ import { get, type EventPage, type LockEvent } from '../api.js';
 import { errorText } from '../hooks.js';
 import { subscribeLockEvents } from '../live.js';
 import { onClock } from '../time.js';
-import { BatteryChart, type BatteryPoint } from './BatteryChart.js';
+import type { BatteryChart as BatteryChartType, BatteryPoint } from './BatteryChart.js';
+
+type ChartComponent = typeof BatteryChartType;
+
+/** The chart library is the app's largest part: loaded when a history is first opened, not with the app. */
+function useBatteryChart(): ChartComponent | undefined {
+  const [chart, setChart] = useState<{ component: ChartComponent }>();
+  useEffect(() => {
+    void import('./BatteryChart.js').then((module) => {
+      setChart({ component: module.BatteryChart });
+    });
+  }, []);
+  return chart?.component;
+}
 
 const FILTERS = [
   { value: '', label: 'All events' },
@@ -31,6 +44,7 @@ export function HistoryPage({ lockId, lockName, zone }: { lockId: string; lockNa
   const [error, setError] = useState<string>();
   const [battery, setBattery] = useState<BatteryPoint[]>([]);
   const sentinel = useRef<HTMLDivElement>(null);
+  const BatteryChart = useBatteryChart();
   const generation = useRef(0);
 
   const loadPage = useCallback(
@@ -105,7 +119,7 @@ export function HistoryPage({ lockId, lockName, zone }: { lockId: string; lockNa
         <a href="#/">← All locks</a>
       </p>
       <h1 tabIndex={-1}>History of {lockName}</h1>
-      <BatteryChart lockName={lockName} zone={zone} points={battery} />
+      {BatteryChart ? <BatteryChart lockName={lockName} zone={zone} points={battery} /> : <p role="status">Loading the battery chart…</p>}
       <div class="filter">
         <label for="history-filter">Show</label>
         <select id="history-filter" value={filter} onChange={(event) => { setFilter(event.currentTarget.value); }}>
