@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
+import { WEB_APP_CLIENT_ID } from '../../../src/auth/web-app-client.js';
 import { launchChromium, openPage, type PageProblems } from '../../support/browser.js';
 import { PROJECT_ROOT } from '../../support/child-process.js';
 import { call, startDemo, type DemoProcess } from '../../support/demo-process.js';
@@ -247,15 +248,37 @@ describe('the web app in Chromium against ekey-locks demo', () => {
     await opened.context.close();
   }, 60_000);
 
-  it('signs out by revoking, and saw no console errors and no CSP violations', async () => {
+  it('refreshes an expired access token (rotating the refresh token), and signs out by revoking', async () => {
+    const stored = async (): Promise<{ refresh_token: string; access_token: string }> =>
+      JSON.parse(String(await owner.evaluate("localStorage.getItem('ekey.tokens')"))) as { refresh_token: string; access_token: string };
     await owner.goto(`${base}/app/#/`);
+    await region(owner, 'Front Door').waitFor(WAIT);
+    const before = await stored();
+    // Let the access token look expired: the next request refreshes first.
+    await owner.evaluate("{ const t = JSON.parse(localStorage.getItem('ekey.tokens')); t.expires_at = 0; localStorage.setItem('ekey.tokens', JSON.stringify(t)); }");
+    await owner.reload();
+    await region(owner, 'Front Door').getByText(/^(Locked|Unlocked)$/).waitFor(WAIT);
+    const after = await stored();
+    expect(after.refresh_token).not.toBe(before.refresh_token);
+    expect(after.access_token).not.toBe(before.access_token);
+
     await button(owner, 'Sign out').click();
     await button(owner, 'Sign in').waitFor(WAIT);
-    // The tokens are gone from the browser and revoked at the service: a refresh is refused.
     await expect(owner.evaluate("localStorage.getItem('ekey.tokens')")).resolves.toBeNull();
+    // Revoked at the service too: neither token works any more.
+    expect((await call(base, 'GET', '/me', { token: after.access_token })).status).toBe(401);
+    const refresh = await fetch(`${base}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: after.refresh_token, client_id: WEB_APP_CLIENT_ID }).toString(),
+    });
+    expect(refresh.status).toBe(400);
+  }, 30_000);
+
+  it('saw no console errors and no CSP violations', () => {
     expect(problems.flatMap((page) => page.errors)).toEqual([]);
     // The only failed requests are the refusals the tests provoked.
     const failed = problems.flatMap((page) => page.failedRequests).map((line) => line.replace(/[0-9a-f-]{36}/g, 'ID'));
     expect([...new Set(failed)].sort()).toEqual(['POST /locks/ID/commands 400', 'POST /locks/ID/commands 403', 'POST /locks/ID/commands 404']);
-  }, 30_000);
+  });
 });
