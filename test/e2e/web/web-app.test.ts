@@ -223,6 +223,8 @@ describe('the web app in Chromium against ekey-locks demo', () => {
     await button(door, 'Unlock Front Door').click();
     const from = later.replace(/^0/, '');
     await door.getByText(new RegExp(`^Refused: Your key works every day ${from}–.*, UTC\\. It works next `)).waitFor(WAIT);
+    // After a refusal the app re-reads the key: the card now says when it works next.
+    await door.getByText(/^Outside its hours now\. Next: /).waitFor(WAIT);
     await shoot(guest, 'web-guest-refused', PHONE, 'dark');
 
     await button(owner, 'Revoke eKey of gwen@example.org').click();
