@@ -211,7 +211,7 @@ describe('the web app in Chromium against ekey-locks demo', () => {
     await shoot(guest, 'web-guest', PHONE, 'light');
   }, 90_000);
 
-  it('refuses the guest outside the window with the explanation, and at once after revocation', async () => {
+  it('refuses the guest outside the window with the explanation, and at once after revocation; delete removes the key', async () => {
     await button(owner, 'Edit eKey of gwen@example.org').click();
     const later = utcClock(120);
     await owner.getByLabel('From', { exact: true }).last().fill(later);
@@ -232,6 +232,14 @@ describe('the web app in Chromium against ekey-locks demo', () => {
     await button(door, 'Lock Front Door').click();
     await door.getByText('Refused: you no longer hold a key for this lock.').waitFor(WAIT);
     await door.getByText('This key has been revoked.').waitFor(WAIT);
+
+    // Delete removes the record: the row goes from the owner's list, the lock from the guest's.
+    await button(owner, 'Delete eKey of gwen@example.org').click();
+    await owner.getByText('Deleted the eKey of gwen@example.org.').waitFor(WAIT);
+    await button(owner, 'Revoke eKey of gwen@example.org').waitFor({ state: 'detached', ...WAIT });
+    await expect(button(owner, 'Delete eKey of gwen@example.org').count()).resolves.toBe(0);
+    await region(guest, 'Front Door').waitFor({ state: 'detached', ...WAIT });
+    await guest.getByText('You hold no keys.', { exact: false }).waitFor(WAIT);
   }, 60_000);
 
   it('signs in on a plain-HTTP address of the home network, where the browser offers no crypto.subtle', async () => {
