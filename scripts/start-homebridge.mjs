@@ -42,6 +42,7 @@ process.stdout.write(
   `\nStarting Homebridge with homebridge-ekey-locks in demo mode\n` +
     `  storage:            ${storage}\n` +
     `  HomeKit setup code: ${config.bridge.pin}   (Home app → Add Accessory → More options)\n` +
+    `  Web app:            http://127.0.0.1:${config.platforms?.[0]?.api?.port ?? 8787}/app/  (also on this machine's LAN address)\n` +
     `  REST API and demo logins: see the "EKEY_DEMO" line and "Demo login" lines below.\n\n`,
 );
 

@@ -23,6 +23,7 @@ import { TokenHousekeeping } from './auth/token-housekeeping.js';
 import { buildApiServer, type ApiServer } from './api/server.js';
 import type { ApiServices } from './api/api-services.js';
 import { syncConfig } from './config/config-sync.js';
+import { registerWebAppClient } from './auth/web-app-client.js';
 import type { PluginConfig } from './config/plugin-config.js';
 import { ensureDemoHousehold, type DemoHousehold, type DemoLockSecrets } from './demo/demo-household.js';
 import type { LockEventSink } from './events/lock-event-sink.js';
@@ -104,6 +105,7 @@ export class EKeyService {
           ? await ensureDemoHousehold({ ...repositories, clock, transaction })
           : undefined;
       syncConfig(options.config, { ...repositories, clock, logger: options.logger, transaction });
+      registerWebAppClient(repositories.clients, clock.now());
       const users = new UserService(repositories.users, clock);
       // One change hook for eKey writes and sign-up acceptances: the lock runtime pushes allow-lists from it.
       const ekeyChanges = new EKeyChangeNotifier();

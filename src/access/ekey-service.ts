@@ -27,6 +27,7 @@ import type { EKeyRepository, StoredEKey } from '../store/ekey-repository.js';
 import type { LockRecord, LockRepository } from '../store/lock-repository.js';
 import type { UserRecord, UserRepository } from '../store/user-repository.js';
 import { EKeyChangeNotifier } from './ekey-change-notifier.js';
+import { ownEKeyView, type OwnEKeyView } from './own-ekey-view.js';
 import type { InvitationService, IssuedInvitation } from './invitation-service.js';
 
 /**
@@ -213,6 +214,44 @@ export class EKeyService {
     if (role === null) throw notFound('lock');
     const keys = role === 'guest' ? this.deps.ekeys.listByUserOnLock(callerId, lock.id) : this.deps.ekeys.listByLock(lock.id);
     return keys.map((key) => toEKeyView(key, lock.timeZone));
+  }
+
+  /**
+   * `GET /locks/{lock_id}/holders`: who holds the lock's keys (any status), with name and e-mail,
+   * for its owners and admins — the people they sent keys to. Anyone else: 404.
+   */
+  listHolders(callerId: string, lockId: string): { user_id: string; name: string; email: string }[] {
+    const lock = this.lockOr404(lockId);
+    const role = this.roleOnRecord(callerId, lock, this.deps.clock.now());
+    if (role !== 'owner' && role !== 'admin') throw notFound('lock');
+    const ids = [...new Set(this.deps.ekeys.listByLock(lock.id).map((key) => key.user_id))];
+    return ids.flatMap((id) => {
+      const user = this.deps.users.findById(id);
+      return user ? [{ user_id: user.id, name: user.name, email: user.email }] : [];
+    });
+  }
+
+  /**
+   * `GET /users/{user_id}/ekeys`: the caller's own keys that are not purged, each with its lock and
+   * its usability now (DESIGN §7). Only for oneself: anyone else's list is 404.
+   */
+  listOwn(callerId: string, userId: string): OwnEKeyView[] {
+    if (normalizeId(userId) !== callerId) throw notFound('user');
+    const now = this.deps.clock.now();
+    return this.deps.ekeys.listByUser(callerId).flatMap((key) => {
+      const lock = this.deps.locks.findById(key.lock_id);
+      return lock ? [ownEKeyView(key, lock, now)] : [];
+    });
+  }
+
+  /**
+   * Why the user's key on the lock does not work at `atMs` (the evaluation of
+   * {@link listOwn}), or undefined when they hold no live key there.
+   */
+  explainKey(userId: string, lockId: string, atMs: number): OwnEKeyView | undefined {
+    const lock = this.deps.locks.findById(normalizeId(lockId));
+    const key = lock ? this.deps.ekeys.findLive(normalizeId(userId), lock.id) : undefined;
+    return lock && key ? ownEKeyView(key, lock, atMs) : undefined;
   }
 
   /**

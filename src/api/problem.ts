@@ -92,7 +92,7 @@ export function createErrorHandler(logger: Logger) {
   return (error: FastifyError | ServiceError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     let problem: Problem;
     if (error instanceof ServiceError) {
-      problem = buildProblem(error.status, error.code, error.message, error.errors);
+      problem = { ...error.extensions, ...buildProblem(error.status, error.code, error.message, error.errors) };
       if (error.headers) void reply.headers(error.headers);
     } else if ('validation' in error && error.validation) {
       problem = buildProblem(400, 'validation_failed', 'The request is invalid.', fieldErrors(error));

@@ -11,6 +11,8 @@ import { acceptsMediaType } from './content-negotiation.js';
 import { buildProblem, createErrorHandler } from './problem.js';
 import type { ApiServices } from './api-services.js';
 import { registerRoutes } from './routes/index.js';
+import { registerWebAppRoutes } from './routes/web-app.js';
+import { defaultWebRoot, loadWebAssets } from './web/web-assets.js';
 import './fastify-types.js';
 
 export type ApiServer = FastifyInstance;
@@ -24,6 +26,8 @@ export interface ApiServerOptions {
   bodyLimit?: number;
   /** Version string shown in the OpenAPI document. */
   version?: string;
+  /** Folder of the built web app (default: the package's `dist/web`). */
+  webRoot?: string;
 }
 
 /**
@@ -154,6 +158,7 @@ export async function buildApiServer(options: ApiServerOptions): Promise<ApiServ
     oauthRateLimitPerMinute: options.oauthRateLimitPerMinute ?? 60,
   });
 
+  registerWebAppRoutes(app, loadWebAssets(options.webRoot ?? defaultWebRoot()));
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
   await app.ready();
   return app;

@@ -20,8 +20,11 @@ const STYLE = `
   .error { background: #fdecea; color: #8a1c12; border: 1px solid #f5c2bd; padding: .75rem; border-radius: .4rem; }
 `;
 
-/** A complete page; `title` is plain text (escaped here), `body` is trusted HTML built by the caller. */
-export function htmlPage(title: string, body: string): string {
+/**
+ * A complete page; `title` is plain text (escaped here), `body` is trusted HTML built by the caller.
+ * `script`: the path of a same-origin script to load (never inline), for a page whose CSP allows it.
+ */
+export function htmlPage(title: string, body: string, script?: string): string {
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -30,7 +33,7 @@ export function htmlPage(title: string, body: string): string {
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(title)} — eKey Locks</title>
 <style>${STYLE}</style>
-</head>
+${script === undefined ? '' : `<script type="module" src="${escapeHtml(script)}"></script>\n`}</head>
 <body>
 <main>
 ${body}

@@ -10,6 +10,7 @@ import { OAuthError, invalidGrant, invalidRequest } from './oauth-error.js';
 import { hashPassword, verifyPassword } from './password.js';
 import { PKCE_METHOD, isValidS256Challenge, verifyPkce } from './pkce.js';
 import { constantTimeEqual, newToken, sha256Hex } from './secrets.js';
+import { WEB_APP_CLIENT_ID, isRegisteredRedirect } from './web-app-client.js';
 
 /** Authorization codes live 60 s (DESIGN §3; RFC 6749 §4.1.2 recommends at most 10 minutes). */
 export const AUTHORIZATION_CODE_TTL_MS = 60_000;
@@ -134,14 +135,15 @@ export class OAuthService {
    * Checks the parameters of `GET|POST /oauth/authorize`. The client and redirect_uri are checked
    * first: until both are trusted, nothing may be sent to the redirect_uri.
    */
-  checkAuthorizationRequest(params: AuthorizationParams): AuthorizationCheck {
+  checkAuthorizationRequest(params: AuthorizationParams, requestOrigin?: string): AuthorizationCheck {
     const client = params.client_id ? this.findClient(params.client_id) : undefined;
     if (!client) {
       return { kind: 'error-page', title: 'Unknown application', message: 'The client_id is missing or not registered with this service.' };
     }
     const redirectUri = params.redirect_uri;
     // RFC 6749 §3.1.2.3: compare with the registered URIs by simple string comparison.
-    if (redirectUri === undefined || !client.redirectUris.includes(redirectUri)) {
+    // (an origin-relative registration — the web app's — matches on the origin the request came in on).
+    if (redirectUri === undefined || !isRegisteredRedirect(client.redirectUris, redirectUri, requestOrigin)) {
       return { kind: 'error-page', title: 'Invalid redirect address', message: REGISTERED_ONLY };
     }
     const state = params.state;
@@ -189,8 +191,13 @@ export class OAuthService {
    * `POST /oauth/authorize`: re-checks the parameters (the hidden fields are not trusted),
    * verifies the user's password and issues a single-use code bound to client, redirect_uri and PKCE challenge.
    */
-  async authorize(params: AuthorizationParams, email: string | undefined, password: string | undefined): Promise<AuthorizationOutcome> {
-    const check = this.checkAuthorizationRequest(params);
+  async authorize(
+    params: AuthorizationParams,
+    email: string | undefined,
+    password: string | undefined,
+    requestOrigin?: string,
+  ): Promise<AuthorizationOutcome> {
+    const check = this.checkAuthorizationRequest(params, requestOrigin);
     if (check.kind !== 'valid') return check;
     const { request } = check;
     const user = email ? this.options.users.findByEmail(email) : undefined;
@@ -201,6 +208,26 @@ export class OAuthService {
       this.options.logger.info(`oauth: failed sign-in for client ${request.client.id}`);
       return { kind: 'login-failed', request, message: 'The e-mail address or password is not correct.' };
     }
+    return this.issueCode(request, user.id);
+  }
+
+  /**
+   * The authorization step for someone who has just proven who they are another way: signed up
+   * through an invitation link that carried an authorization request of the web app (the only
+   * client this is for — the new user never sees a consent page for it). Anything else: error page.
+   */
+  authorizeSignedUp(params: AuthorizationParams, userId: string, requestOrigin: string): AuthorizationCheck {
+    const check = this.checkAuthorizationRequest(params, requestOrigin);
+    if (check.kind !== 'valid') return check;
+    if (check.request.client.id !== WEB_APP_CLIENT_ID) {
+      return { kind: 'error-page', title: 'Unknown application', message: 'Only the web app continues signed in after sign-up.' };
+    }
+    return this.issueCode(check.request, userId);
+  }
+
+  /** Issues a single-use code bound to client, redirect_uri and PKCE challenge; the redirect carrying it. */
+  private issueCode(request: ValidAuthorizationRequest, userId: string): { kind: 'redirect'; location: string } {
+    const user = { id: userId };
     const code = newToken();
     const now = this.options.clock.now();
     this.options.tokens.insertCode({

@@ -18,6 +18,7 @@ export async function demoCommand(args: string[]): Promise<void> {
   await service.listen(parsePort(values.port) ?? 0, '127.0.0.1');
   process.stdout.write(`${JSON.stringify(service.demoInfo())}\n`);
   consoleLogger.info(`demo data in ${dataDir}`);
+  consoleLogger.info(`web app: ${service.baseUrl ?? ''}/app/`);
   stopOnSignals(() => service.close());
   const control = service.lockSubsystem.control;
   if (control) {

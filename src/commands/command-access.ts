@@ -1,5 +1,6 @@
 import type { EKeyRole } from '../domain/ekey-permissions.js';
 import { roleOfType } from '../domain/ekey-permissions.js';
+import { usabilityReport, type UsabilityReport } from '../domain/ekey-usability-report.js';
 import { isUsableAt } from '../domain/ekey-validity.js';
 import type { CommandRepository } from '../store/command-repository.js';
 import type { LockRepository } from '../store/lock-repository.js';
@@ -19,12 +20,28 @@ export interface CommandAccess {
   permissionAt(userId: string, lockId: string, atMs: number): CommandPermission;
   /** The caller's role from their keys usable at `atMs` (owner, admin, guest), or null. */
   roleAt(userId: string, lockId: string, atMs: number): EKeyRole | null;
+  /** Why the caller's live key on the lock is not usable at `atMs` (DESIGN §7), or undefined without one. */
+  explainAt?(userId: string, lockId: string, atMs: number): KeyExplanation | undefined;
+}
+
+/** The evaluation a refused command reports: the same as `GET /users/{user_id}/ekeys` gives. */
+export interface KeyExplanation {
+  ekeyId: string;
+  zone: string;
+  report: UsabilityReport;
 }
 
 /** The eKey service's answers (src/access/ekey-service.ts), as far as the engine needs them. */
 export interface UsableKeySource {
   usableKeyFor(userId: string, lockId: string, atMs: number): unknown;
   roleOn(userId: string, lockId: string, atMs: number): EKeyRole | null;
+}
+
+function explainFromStore(commands: CommandRepository, locks: Pick<LockRepository, 'findById'>, userId: string, lockId: string, atMs: number): KeyExplanation | undefined {
+  const lock = locks.findById(lockId);
+  const key = lock ? commands.liveKeysOf(userId, lock.id)[0] : undefined;
+  if (!lock || !key) return undefined;
+  return { ekeyId: key.id, zone: lock.timeZone, report: usabilityReport(key, atMs, lock.timeZone) };
 }
 
 /**
@@ -53,6 +70,7 @@ export function storeCommandAccess(commands: CommandRepository, locks: Pick<Lock
       }
       return best;
     },
+    explainAt: (userId, lockId, atMs) => explainFromStore(commands, locks, userId, lockId, atMs),
   };
 }
 
@@ -60,7 +78,7 @@ export function storeCommandAccess(commands: CommandRepository, locks: Pick<Lock
  * {@link CommandAccess} on top of the eKey service; "holds a key that is not usable" still comes
  * from the store, since that service only answers for usable keys.
  */
-export function accessFromKeyService(keys: UsableKeySource, commands: CommandRepository): CommandAccess {
+export function accessFromKeyService(keys: UsableKeySource, commands: CommandRepository, locks: Pick<LockRepository, 'findById'>): CommandAccess {
   return {
     permissionAt(userId, lockId, atMs) {
       const usable = keys.usableKeyFor(userId, lockId, atMs);
@@ -68,5 +86,6 @@ export function accessFromKeyService(keys: UsableKeySource, commands: CommandRep
       return commands.liveKeysOf(userId, lockId).length > 0 ? 'not_usable' : 'none';
     },
     roleAt: (userId, lockId, atMs) => keys.roleOn(userId, lockId, atMs),
+    explainAt: (userId, lockId, atMs) => explainFromStore(commands, locks, userId, lockId, atMs),
   };
 }

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Clock } from '../domain/clock.js';
-import { ServiceError, badRequest, forbidden, notFound, tooManyRequests } from '../domain/errors.js';
+import { ServiceError, badRequest, notFound, tooManyRequests } from '../domain/errors.js';
 import { newId, normalizeId } from '../domain/ids.js';
 import type { LockEventSink } from '../events/lock-event-sink.js';
 import type { CommandOutcome } from '../gateway/command-outcome.js';
@@ -14,6 +14,7 @@ import type {
 } from '../store/command-repository.js';
 import type { LockRecord } from '../store/lock-repository.js';
 import type { CommandAccess } from './command-access.js';
+import { keyNotUsableError } from './command-refusal.js';
 
 /** The part of the gateway the engine drives (LockGateway satisfies it). */
 export interface CommandGateway {
@@ -41,7 +42,7 @@ export interface CommandEngineOptions {
 /** What the engine needs. */
 export interface CommandEngineDependencies {
   commands: CommandRepository;
-  locks: { findById(id: string): Pick<LockRecord, 'id' | 'hasGateway'> | undefined };
+  locks: { findById(id: string): Pick<LockRecord, 'id' | 'hasGateway'> & Partial<Pick<LockRecord, 'name'>> | undefined };
   access: CommandAccess;
   gateway: CommandGateway;
   /** Told about every completed command (the requester is the event's performer). */
@@ -172,7 +173,7 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
     if (!lock) throw notFound('lock');
     const permission = this.deps.access.permissionAt(request.userId, lock.id, now);
     if (permission === 'none') throw notFound('lock');
-    if (permission === 'not_usable') throw forbidden('ekey_not_usable', 'Your eKey for this lock is not usable now.');
+    if (permission === 'not_usable') throw keyNotUsableError(lock.name ?? 'this lock', this.deps.access.explainAt?.(request.userId, lock.id, now));
     // Spec Errors: 400 when no gateway-connected lock is available to the user.
     if (!lock.hasGateway) throw badRequest('lock_unreachable', 'This lock is not connected to a Bluetooth gateway.');
     if (!this.deps.gateway.isReachable(lock.id)) throw badRequest('lock_unreachable', 'The gateway cannot reach this lock now.');

@@ -132,25 +132,48 @@ export function toFiveFieldCron(expression: string): string {
  */
 export function isInsideSchedule(start: string | null, end: string | null, instantMs: number, zone: string): boolean {
   assertValidTimeZone(zone);
+  const crons = scheduleCrons(start, end);
+  if (crons === null) return true;
+  const wallClock = wallClockAsUtc(instantMs, zone);
+  return latestOccurrenceAtOrBefore(crons.startCron, wallClock) > latestOccurrenceAtOrBefore(crons.endCron, wallClock);
+}
+
+/**
+ * The five-field crons that open and close a schedule's window (see {@link isInsideSchedule} for
+ * the unrestricted side), or null when neither side restricts.
+ *
+ * @throws RangeError for an invalid expression.
+ */
+export function scheduleCrons(start: string | null, end: string | null): { startCron: string; endCron: string } | null {
   const startSchedule = isUnrestrictedSchedule(start) || start === null ? null : parseOrThrow(start);
   const endSchedule = isUnrestrictedSchedule(end) || end === null ? null : parseOrThrow(end);
-  if (startSchedule === null && endSchedule === null) return true;
+  if (startSchedule === null && endSchedule === null) return null;
   const startCron = startSchedule
     ? toFiveFieldCron(startSchedule.expression)
     : `0 0 * * ${dayList(endSchedule?.daysOfWeek ?? [])}`;
   const endCron = endSchedule
     ? toFiveFieldCron(endSchedule.expression)
     : `0 0 * * ${dayList((startSchedule?.daysOfWeek ?? []).map((day) => (day + 1) % 7))}`;
-  const wallClock = wallClockAsUtc(instantMs, zone);
-  return latestOccurrenceAtOrBefore(startCron, wallClock) > latestOccurrenceAtOrBefore(endCron, wallClock);
+  return { startCron, endCron };
 }
 
 /**
  * The local wall-clock reading of `instantMs` in `zone`, expressed as if it were UTC. On that
  * timeline there are no daylight-saving jumps, so cron arithmetic in UTC matches the clock face.
  */
-function wallClockAsUtc(instantMs: number, zone: string): number {
+export function wallClockAsUtc(instantMs: number, zone: string): number {
   return instantMs + DateTime.fromMillis(instantMs, { zone }).offset * 60_000;
+}
+
+/**
+ * The occurrences of a five-field cron strictly after `wallClockMs` on the wall-clock timeline
+ * (see {@link wallClockAsUtc}), at most `limit` of them, in order.
+ */
+export function occurrencesAfter(fiveFieldCron: string, wallClockMs: number, limit: number): number[] {
+  const cron = CronExpressionParser.parse(fiveFieldCron, { tz: 'UTC', currentDate: new Date(wallClockMs) });
+  const found: number[] = [];
+  while (found.length < limit && cron.hasNext()) found.push(cron.next().getTime());
+  return found;
 }
 
 function latestOccurrenceAtOrBefore(fiveFieldCron: string, wallClockMs: number): number {

@@ -18,6 +18,8 @@ export class ServiceError extends Error {
     readonly errors?: FieldError[],
     /** Extra response headers, e.g. Retry-After. */
     readonly headers?: Record<string, string>,
+    /** Extra members of the problem body (RFC 9457 §3.2), e.g. why an eKey is not usable. */
+    readonly extensions?: Readonly<Record<string, unknown>>,
   ) {
     super(message);
     this.name = 'ServiceError';

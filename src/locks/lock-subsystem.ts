@@ -205,7 +205,7 @@ export function createLockSubsystem(deps: LockSubsystemDependencies): LockSubsys
     },
   );
   runtime.registerStoredLocks();
-  const access = deps.keys === undefined ? storeCommandAccess(deps.commands, deps.locks) : accessFromKeyService(deps.keys, deps.commands);
+  const access = deps.keys === undefined ? storeCommandAccess(deps.commands, deps.locks) : accessFromKeyService(deps.keys, deps.commands, deps.locks);
   const engine = new CommandEngine(
     {
       commands: deps.commands,

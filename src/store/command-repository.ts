@@ -57,6 +57,7 @@ const toRecord = (row: CommandRow): CommandRecord => ({
 
 /** The parts of an eKey that decide whether a command may be sent (read-only view for the command engine). */
 export interface CommandKeyRow {
+  id: string;
   type: 'owner' | 'admin' | 'anytime' | 'scheduled' | 'guest';
   status: 'pending' | 'accepted' | 'revoked';
   valid_from: number | null;
@@ -96,11 +97,11 @@ export class CommandRepository {
       "UPDATE commands SET status = 'failed', failure_reason = ?, completed_at = ? WHERE status IN ('created', 'processing')",
     );
     this.liveKeysStatement = db.prepare<[string, string], CommandKeyRow>(
-      `SELECT type, status, valid_from, valid_to, schedule_start, schedule_end FROM ekeys
+      `SELECT id, type, status, valid_from, valid_to, schedule_start, schedule_end FROM ekeys
        WHERE user_id = ? AND lock_id = ? AND status <> 'revoked'`,
     );
     this.keyByIdStatement = db.prepare<[string], CommandKeyRow & { lock_id: string }>(
-      'SELECT lock_id, type, status, valid_from, valid_to, schedule_start, schedule_end FROM ekeys WHERE id = ?',
+      'SELECT id, lock_id, type, status, valid_from, valid_to, schedule_start, schedule_end FROM ekeys WHERE id = ?',
     );
   }
 

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -90,8 +91,11 @@ function pruneOldBuilds(keep: string): void {
 
 /**
  * Jest global setup: transpiles src/ once per run (about a second), so the tests that spawn
- * the real `ekey-locks` CLI as a child process find it ready. Workers reuse the same build.
+ * the real `ekey-locks` CLI as a child process find it ready, and builds the web app (esbuild,
+ * about a second). Workers reuse the same builds.
  */
 export default function globalSetup(): void {
   ensureBuild();
+  // The web app's bundles (dist/web), as `npm run build` makes them: the services the tests start serve them.
+  execFileSync(process.execPath, [join(PROJECT_ROOT, 'scripts', 'build-web.mjs')], { stdio: 'pipe' });
 }

@@ -17,6 +17,8 @@ import { registerLockRoutes } from './locks.js';
 import { registerInvitationRoutes } from './invitations.js';
 import { registerCommandRoutes } from './commands.js';
 import { LockCommandSchema } from '../schemas/command.js';
+import { OwnEKeySchema } from '../schemas/own-ekey.js';
+import { registerUserEKeyRoutes } from './user-ekeys.js';
 
 export interface RouteOptions {
   services: ApiServices;
@@ -41,6 +43,7 @@ export async function registerRoutes(app: TypedFastify, options: RouteOptions): 
   app.addSchema(LockCommandSchema);
   app.addSchema(EKeySchema);
   app.addSchema(LockSchema);
+  app.addSchema(OwnEKeySchema);
 
   await app.register(async (scope) => {
     await registerOAuthRoutes({ app: scope, services, logger }, options.oauthRateLimitPerMinute);
@@ -66,6 +69,7 @@ export async function registerRoutes(app: TypedFastify, options: RouteOptions): 
     registerEKeyRoutes(context);
     registerLockRoutes(context);
     registerCommandRoutes(context);
+    registerUserEKeyRoutes(context);
     done();
   });
 }

@@ -5,6 +5,9 @@ import { escapeHtml, htmlPage, messagePage } from '../../auth/html-page.js';
 import { ServiceError } from '../../domain/errors.js';
 import type { FieldError } from '../../domain/errors.js';
 import type { Logger } from '../../logger.js';
+import { WEB_APP_CLIENT_ID } from '../../auth/web-app-client.js';
+import { requestOrigin } from './oauth.js';
+import { dropOpenerPolicyOnPlainHttp } from '../web/opener-policy.js';
 import type { RouteContext } from './route-context.js';
 
 const HTML = 'text/html; charset=utf-8';
@@ -22,6 +25,16 @@ interface SignUpFormOptions {
   name?: string;
   errors?: FieldError[];
 }
+
+/**
+ * The sign-up page may load one script of ours: the web app's `invite.js`, which — when the link
+ * carries no authorization request — adds the web app's (with a fresh PKCE challenge), so that
+ * signing up ends signed in, in the app (DESIGN §7). Without JavaScript the form works as before.
+ */
+const SIGN_UP_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; " +
+  "form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const INVITE_SCRIPT = '../app/invite.js';
 
 function signUpPage(options: SignUpFormOptions): string {
   const lockList = options.locks.length === 0 ? '' : ` for ${options.locks.map((name) => `<strong>${escapeHtml(name)}</strong>`).join(', ')}`;
@@ -43,6 +56,7 @@ ${errors}<form method="post" action="${escapeHtml(options.query)}">
   <input id="password" name="password" type="password" autocomplete="new-password" minlength="8" required${described}>
   <button type="submit">Create account and accept</button>
 </form>`,
+    INVITE_SCRIPT,
   );
 }
 
@@ -82,9 +96,10 @@ const SignUpForm = Type.Object(
 export async function registerInvitationRoutes({ app, services, logger }: RouteContext): Promise<void> {
   await app.register(fastifyFormbody);
   app.setErrorHandler(createHtmlErrorHandler(logger));
-  app.addHook('onRequest', async (_request, reply) => {
+  app.addHook('onRequest', async (request, reply) => {
     // The page is reached through a secret link: never cache it, never leak it in a Referer.
     void reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
+    dropOpenerPolicyOnPlainHttp(request, reply);
   });
   const rateLimit = { max: 30, timeWindow: 60_000 };
 
@@ -105,7 +120,10 @@ export async function registerInvitationRoutes({ app, services, logger }: RouteC
       const state = services.invitations.describe(request.params.token);
       switch (state.state) {
         case 'open':
-          return reply.type(HTML).send(signUpPage({ email: state.email, locks: state.locks, query: queryOf(request) }));
+          return reply
+            .header('content-security-policy', SIGN_UP_CSP)
+            .type(HTML)
+            .send(signUpPage({ email: state.email, locks: state.locks, query: queryOf(request) }));
         case 'accepted':
           return reply
             .type(HTML)
@@ -139,6 +157,11 @@ export async function registerInvitationRoutes({ app, services, logger }: RouteC
       const { token } = request.params;
       try {
         const result = await services.invitations.signUp(token, request.body);
+        if (request.query.client_id?.toLowerCase() === WEB_APP_CLIENT_ID) {
+          // The web app's request: the new user has just chosen a password — continue signed in.
+          const outcome = services.oauth.authorizeSignedUp(request.query, result.userId, requestOrigin(request));
+          if (outcome.kind === 'redirect') return await reply.redirect(outcome.location, 303);
+        }
         const next = continuation(request.query);
         if (next !== undefined) return await reply.redirect(next, 303);
         const keys = result.acceptedKeys === 1 ? 'Your eKey is' : `Your ${result.acceptedKeys} eKeys are`;
@@ -156,7 +179,7 @@ export async function registerInvitationRoutes({ app, services, logger }: RouteC
           ...(request.body.name === undefined ? {} : { name: request.body.name }),
           errors: error.errors ?? [],
         });
-        return await reply.status(400).type(HTML).send(form);
+        return await reply.status(400).header('content-security-policy', SIGN_UP_CSP).type(HTML).send(form);
       }
     },
   );

@@ -16,6 +16,7 @@ import {
   TokenRequestSchema,
   TokenResponseSchema,
 } from '../schemas/oauth.js';
+import { dropOpenerPolicyOnPlainHttp } from '../web/opener-policy.js';
 import type { RouteContext } from './route-context.js';
 
 const HTML = 'text/html; charset=utf-8';
@@ -67,6 +68,11 @@ function answerCheck(reply: FastifyReply, check: Exclude<AuthorizationCheck | Au
   return reply.redirect(check.location, 302);
 }
 
+/** The origin the request arrived on (scheme and Host), for origin-relative redirect URIs. */
+export function requestOrigin(request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}`;
+}
+
 const oauthErrors = { 400: OAuthErrorSchema, 401: OAuthErrorSchema, 429: OAuthErrorSchema } as const;
 
 /**
@@ -77,8 +83,9 @@ export async function registerOAuthRoutes({ app, services, logger }: RouteContex
   await app.register(fastifyFormbody);
   app.setErrorHandler(createOAuthErrorHandler(logger));
   // RFC 6749 §5.1: token responses must not be cached; neither should a login page.
-  app.addHook('onRequest', async (_request, reply) => {
+  app.addHook('onRequest', async (request, reply) => {
     void reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+    dropOpenerPolicyOnPlainHttp(request, reply);
   });
   const rateLimit = { max: rateLimitPerMinute, timeWindow: 60_000 };
   const { oauth } = services;
@@ -99,7 +106,7 @@ export async function registerOAuthRoutes({ app, services, logger }: RouteContex
       },
     },
     (request, reply) => {
-      const check = oauth.checkAuthorizationRequest(request.query);
+      const check = oauth.checkAuthorizationRequest(request.query, requestOrigin(request));
       if (check.kind !== 'valid') return answerCheck(reply, check);
       return reply.type(HTML).send(renderLoginPage({ clientName: check.request.client.name, params: check.request.params }));
     },
@@ -122,7 +129,7 @@ export async function registerOAuthRoutes({ app, services, logger }: RouteContex
     },
     async (request, reply) => {
       const { email, password, ...params } = request.body;
-      const outcome = await oauth.authorize(params, email, password);
+      const outcome = await oauth.authorize(params, email, password, requestOrigin(request));
       if (outcome.kind !== 'login-failed') return answerCheck(reply, outcome);
       const page = renderLoginPage({
         clientName: outcome.request.client.name,

@@ -16,6 +16,12 @@ export const ProblemSchema = Type.Object(
     code: Type.String({ description: 'Stable machine-readable error code' }),
     request_id: Type.Optional(Type.String()),
     errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+    // A command refused because the caller's eKey is not usable now (code `ekey_not_usable`): why, and when it works.
+    ekey_id: Type.Optional(Type.String({ description: 'ekey_not_usable: the caller\'s eKey on the lock' })),
+    lock_time_zone: Type.Optional(Type.String({ description: 'ekey_not_usable: the lock\'s IANA time zone' })),
+    not_usable_because: Type.Optional(Type.String({ description: 'ekey_not_usable: pending, revoked, not_yet_valid, expired or outside_schedule' })),
+    next_usable_at: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'ekey_not_usable: when the key works next (ISO 8601 UTC), null when never' })),
+    usable_until: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'ekey_not_usable: end of that usable stretch (ISO 8601 UTC), null when none or unbounded' })),
   },
   { $id: 'Problem', description: 'RFC 9457 problem details (application/problem+json)' },
 );

@@ -1,0 +1,118 @@
+import { useState } from 'preact/hooks';
+import type { EKey, EKeyType } from '../api.js';
+import { fromExpressions, scheduleProblems, toExpressions, type WeeklySchedule } from '../schedule-editor.js';
+import { localInputToSpec, specToLocalInput } from '../time.js';
+import { ScheduleEditor } from './ScheduleEditor.js';
+
+export const TYPES: readonly { value: EKeyType; label: string }[] = [
+  { value: 'guest', label: 'Guest (24 hours)' },
+  { value: 'scheduled', label: 'Scheduled (weekly hours)' },
+  { value: 'anytime', label: 'Anytime' },
+  { value: 'admin', label: 'Admin (manages keys)' },
+  { value: 'owner', label: 'Owner' },
+];
+
+const DEFAULT_SCHEDULE: WeeklySchedule = { days: [1, 2, 3, 4, 5], from: '09:00', to: '17:00' };
+
+/** The editable fields of an eKey as the API takes them. */
+export type KeyFields = Partial<Pick<EKey, 'type' | 'name' | 'message' | 'valid_from' | 'valid_to' | 'schedule_start' | 'schedule_end'>> & { email?: string };
+
+/** Send (with an e-mail field) or edit an eKey: type, name, validity window in the lock's zone, schedule. */
+export function KeyForm({ initial, zone, submitLabel, idPrefix, withEmail, onSubmit, onCancel }: {
+  initial: EKey | undefined;
+  zone: string;
+  submitLabel: string;
+  idPrefix: string;
+  withEmail: boolean;
+  onSubmit: (fields: KeyFields) => Promise<void>;
+  onCancel?: () => void;
+}) {
+  const [email, setEmail] = useState('');
+  const [type, setType] = useState<EKeyType>(initial?.type ?? 'guest');
+  const [name, setName] = useState(initial?.name ?? '');
+  const [message, setMessage] = useState(initial?.message ?? '');
+  const [validFrom, setValidFrom] = useState(specToLocalInput(initial?.valid_from ?? null));
+  const [validTo, setValidTo] = useState(specToLocalInput(initial?.valid_to ?? null));
+  const readBack = initial === undefined ? null : fromExpressions(initial.schedule_start, initial.schedule_end);
+  const [schedule, setSchedule] = useState<WeeklySchedule>(readBack ?? DEFAULT_SCHEDULE);
+  const [busy, setBusy] = useState(false);
+  const id = (field: string): string => `${idPrefix}-${field}`;
+
+  const submit = async (event: Event): Promise<void> => {
+    event.preventDefault();
+    if (type === 'scheduled' && scheduleProblems(schedule).length > 0) return;
+    const fields: KeyFields = {
+      type,
+      name: name.trim() === '' ? null : name.trim(),
+      valid_from: validFrom === '' ? null : localInputToSpec(validFrom),
+      ...(type === 'guest' ? {} : { valid_to: validTo === '' ? null : localInputToSpec(validTo) }),
+      ...(type === 'scheduled' ? toExpressions(schedule) : { schedule_start: null, schedule_end: null }),
+    };
+    if (withEmail) {
+      fields.email = email.trim();
+      if (message.trim() !== '') fields.message = message.trim();
+    }
+    setBusy(true);
+    try {
+      await onSubmit(fields);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form class="key-form" onSubmit={(event) => void submit(event)}>
+      {withEmail && (
+        <>
+          <label for={id('email')}>E-mail</label>
+          <input id={id('email')} type="email" autocomplete="email" required value={email} onInput={(event) => { setEmail(event.currentTarget.value); }} />
+        </>
+      )}
+      <label for={id('type')}>Type</label>
+      <select id={id('type')} value={type} onChange={(event) => { setType(event.currentTarget.value as EKeyType); }}>
+        {TYPES.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+      <label for={id('name')}>Name (optional)</label>
+      <input id={id('name')} type="text" maxLength={100} value={name} onInput={(event) => { setName(event.currentTarget.value); }} />
+      {withEmail && (
+        <>
+          <label for={id('message')}>Message (optional)</label>
+          <input id={id('message')} type="text" maxLength={500} value={message} onInput={(event) => { setMessage(event.currentTarget.value); }} />
+        </>
+      )}
+      <div class="window">
+        <div>
+          <label for={id('from')}>Valid from ({zone})</label>
+          <input id={id('from')} type="datetime-local" value={validFrom} onInput={(event) => { setValidFrom(event.currentTarget.value); }} />
+        </div>
+        {type !== 'guest' && (
+          <div>
+            <label for={id('to')}>Valid until ({zone})</label>
+            <input id={id('to')} type="datetime-local" value={validTo} onInput={(event) => { setValidTo(event.currentTarget.value); }} />
+          </div>
+        )}
+      </div>
+      {type === 'guest' && <p class="hint">A guest key works for 24 hours from its start (now, when left empty).</p>}
+      {type === 'scheduled' && <ScheduleEditor value={schedule} zone={zone} onChange={setSchedule} idPrefix={idPrefix} />}
+      {type === 'scheduled' && readBack === undefined && initial !== undefined && (
+        <p class="hint">
+          This key's schedule (<code>{initial.schedule_start}</code> to <code>{initial.schedule_end}</code>) cannot be shown as weekdays and times; saving replaces it.
+        </p>
+      )}
+      <div class="actions">
+        <button type="submit" class="primary" disabled={busy}>
+          {submitLabel}
+        </button>
+        {onCancel && (
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}

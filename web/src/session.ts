@@ -1,0 +1,126 @@
+/**
+ * Signing in and staying signed in (DESIGN §7): authorization code + PKCE through the service's
+ * own sign-in page; refresh tokens rotate on every use (one refresh at a time — a second one with
+ * the same token would revoke the family); sign-out revokes the tokens (RFC 7009).
+ */
+import { CLIENT_ID, redirectUri } from './config.js';
+import { newAuthorizationRequest, takeVerifier } from './pkce.js';
+
+interface Tokens {
+  access_token: string;
+  refresh_token: string;
+  /** Epoch ms the access token expires at. */
+  expires_at: number;
+}
+
+const STORAGE = 'ekey.tokens';
+const listeners = new Set<(signedIn: boolean) => void>();
+let refreshing: Promise<string> | undefined;
+
+export class SignedOutError extends Error {
+  constructor() {
+    super('Your session has ended; please sign in again.');
+  }
+}
+
+function load(): Tokens | undefined {
+  try {
+    const raw = localStorage.getItem(STORAGE);
+    return raw === null ? undefined : (JSON.parse(raw) as Tokens);
+  } catch {
+    return undefined;
+  }
+}
+
+function save(tokens: Tokens | undefined): void {
+  if (tokens === undefined) localStorage.removeItem(STORAGE);
+  else localStorage.setItem(STORAGE, JSON.stringify(tokens));
+  for (const listener of listeners) listener(tokens !== undefined);
+}
+
+export const isSignedIn = (): boolean => load() !== undefined;
+
+/** Called with true/false whenever the session starts or ends (also when a refresh fails). */
+export function onSessionChange(listener: (signedIn: boolean) => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+const endpoint = (path: string): string => new URL(path, location.origin).toString();
+
+async function tokenRequest(fields: Record<string, string>): Promise<Tokens> {
+  const response = await fetch(endpoint('/oauth/token'), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+    body: new URLSearchParams({ ...fields, client_id: CLIENT_ID }).toString(),
+  });
+  const body = (await response.json().catch(() => ({}))) as { access_token?: string; refresh_token?: string; expires_in?: number; error_description?: string };
+  if (!response.ok || body.access_token === undefined || body.refresh_token === undefined) {
+    throw new Error(body.error_description ?? `Sign-in failed (${response.status}).`);
+  }
+  return { access_token: body.access_token, refresh_token: body.refresh_token, expires_at: Date.now() + (body.expires_in ?? 3600) * 1000 };
+}
+
+/** Goes to the sign-in page. */
+export async function startSignIn(): Promise<void> {
+  const params = await newAuthorizationRequest(CLIENT_ID, redirectUri());
+  location.assign(endpoint(`/oauth/authorize?${params.toString()}`));
+}
+
+/** On `/app/callback`: exchanges the code, then shows the app. Resolves with an error message, if any. */
+export async function completeSignIn(): Promise<string | undefined> {
+  const query = new URLSearchParams(location.search);
+  history.replaceState(null, '', `${location.pathname.replace(/callback$/, '')}#/`);
+  const error = query.get('error');
+  if (error !== null) return query.get('error_description') ?? `Sign-in failed: ${error}.`;
+  const verifier = takeVerifier(query.get('state'));
+  const code = query.get('code');
+  if (verifier === undefined || code === null) return 'This sign-in link has expired or was already used; please sign in again.';
+  try {
+    save(await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: redirectUri(), code_verifier: verifier }));
+    return undefined;
+  } catch (failure) {
+    return failure instanceof Error ? failure.message : 'Sign-in failed.';
+  }
+}
+
+/** A fresh refresh (rotating the refresh token); concurrent callers share it. */
+export function refreshNow(): Promise<string> {
+  refreshing ??= (async () => {
+    const tokens = load();
+    if (!tokens) throw new SignedOutError();
+    try {
+      const next = await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+      save(next);
+      return next.access_token;
+    } catch {
+      save(undefined);
+      throw new SignedOutError();
+    }
+  })().finally(() => {
+    refreshing = undefined;
+  });
+  return refreshing;
+}
+
+/** An access token valid for at least the next 30 s. */
+export async function accessToken(): Promise<string> {
+  if (refreshing) return refreshing;
+  const tokens = load();
+  if (!tokens) throw new SignedOutError();
+  return tokens.expires_at - Date.now() > 30_000 ? tokens.access_token : refreshNow();
+}
+
+/** Revokes the refresh token (its whole family, access tokens included) and forgets the session. */
+export async function signOut(): Promise<void> {
+  const tokens = load();
+  save(undefined);
+  if (!tokens) return;
+  const revoke = (token: string, hint: string): Promise<Response> =>
+    fetch(endpoint('/oauth/revoke'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: new URLSearchParams({ token, token_type_hint: hint, client_id: CLIENT_ID }).toString(),
+    });
+  await Promise.allSettled([revoke(tokens.refresh_token, 'refresh_token'), revoke(tokens.access_token, 'access_token')]);
+}
