@@ -93,7 +93,7 @@ export class SetupService {
     const ownsALock = user !== undefined && this.deps.locks.list().some((lock) => lock.ownerId === user.id);
     if (!user || !ownsALock) throw notFound('lock owner');
     if (user.passwordHash !== null) {
-      throw conflict('owner_account_exists', `The account of ${user.email} already exists: sign in to the web app with it (a forgotten password is reset with "ekey-locks user add").`);
+      throw conflict('owner_account_exists', `The account of ${user.email} already exists: sign in to the web app with it.`);
     }
     const activated = await this.deps.invitations.activateInvited(user.email, { name, password: input.password });
     return { id: activated.userId, email: activated.email, name };

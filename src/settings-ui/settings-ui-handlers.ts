@@ -200,7 +200,8 @@ export class SettingsUiHandlers {
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
-      const reason = error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${Math.round(timeoutMs / 1000)} s` : describeNetworkError(error);
+      // fetch's timeout is a DOMException (not an Error of this realm): recognised by its name.
+      const reason = (error as { name?: unknown } | null)?.name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : describeNetworkError(error);
       throw new ServiceUnavailable('unreachable', `The eKey Locks service at ${status.local_url} does not answer (${reason}). It may be starting or stuck: wait a moment, then restart Homebridge if it stays so.`);
     }
     const text = await response.text().catch(() => '');
