@@ -226,7 +226,7 @@ function describeNetworkError(error: unknown): string {
 function problemSentence(body: unknown, status: number): string {
   const problem = body as { detail?: unknown; title?: unknown; code?: unknown; errors?: { field?: unknown; message?: unknown }[] } | null;
   const fields = Array.isArray(problem?.errors)
-    ? problem.errors.map((error) => `${String(error.field ?? '').replace(/^\//, '')} ${String(error.message ?? '')}`.trim()).filter((text) => text !== '')
+    ? problem.errors.map((error) => `${typeof error.field === 'string' ? error.field.replace(/^\//, '') : ''} ${typeof error.message === 'string' ? error.message : ''}`.trim()).filter((text) => text !== '')
     : [];
   if (status === 404 && problem?.code === 'not_found') return 'No lock in the service has this owner e-mail. Add the lock with this owner\'s e-mail to the config, save and restart Homebridge first.';
   const detail = typeof problem?.detail === 'string' ? problem.detail : typeof problem?.title === 'string' ? problem.title : `The service answered ${status}.`;

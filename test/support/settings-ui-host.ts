@@ -116,9 +116,11 @@ ${readFileSync(join(publicDir, 'index.html'), 'utf8')}
   const server = createServer((request, response) => {
     void (async () => {
       const url = new URL(request.url ?? '/', 'http://host');
-      const send = (status: number, type: string, body: string, headers: Record<string, string> = {}): void => {
+      /** Answers the request; true, so that a branch can `return send(…)`. */
+      const send = (status: number, type: string, body: string, headers: Record<string, string> = {}): true => {
         response.writeHead(status, { 'content-type': type, ...headers });
         response.end(body);
+        return true;
       };
       if (url.pathname === '/') return send(200, CONTENT_TYPES['.html'] ?? '', hostPage());
       if (url.pathname === '/host.js') return send(200, CONTENT_TYPES['.js'] ?? '', readFileSync(join(HOST_DIR, 'host.js'), 'utf8'));
@@ -144,8 +146,10 @@ ${readFileSync(join(publicDir, 'index.html'), 'utf8')}
         response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
         response.write(': open\n\n');
         listeners.add(response);
-        request.on('close', () => listeners.delete(response));
-        return;
+        request.on('close', () => {
+          listeners.delete(response);
+        });
+        return true;
       }
       if (url.pathname === '/api/request' && request.method === 'POST') {
         const { path, body } = JSON.parse(await readBody(request)) as { path: string; body: unknown };
@@ -170,7 +174,7 @@ ${readFileSync(join(publicDir, 'index.html'), 'utf8')}
     close: async () => {
       for (const listener of listeners) listener.end();
       child.kill('SIGTERM');
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) => server.close(() => { resolve(); }));
       rmSync(packageRoot, { recursive: true, force: true });
     },
   };
