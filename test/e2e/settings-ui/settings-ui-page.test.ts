@@ -248,7 +248,7 @@ describe('the Nuki pairing wizard', () => {
     expect(statSync(join(storage, 'ekey-locks', NUKI_CREDENTIALS_FILE)).mode & 0o777).toBe(0o600);
     expect(nuki.authorizations.map((authorization) => authorization.name)).toEqual(['ekey-locks (Homebridge)']);
 
-    await page.screenshot({ path: join(IMAGES, 'settings-page-nuki-paired.png'), fullPage: true });
+    await frame.getByRole('region', { name: 'Pair a Nuki lock' }).screenshot({ path: join(IMAGES, 'settings-page-nuki-paired.png') });
     await frame.getByRole('button', { name: 'Add the paired lock to the config' }).click();
     await eventually(async () => (await frame.locator('#ekl-nuki-result').innerText()).startsWith(`Added ${nuki.address} to the locks`), true);
     const config = await page.evaluate<{ locks: unknown[] }[]>('window.hostState.config');
