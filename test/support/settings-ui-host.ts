@@ -29,6 +29,8 @@ export interface SettingsUiHostOptions {
   config?: unknown[];
   /** Extra environment of server.js (e.g. DBUS_SYSTEM_BUS_ADDRESS of a fake BlueZ). */
   env?: Record<string, string>;
+  /** Forward no request to server.js and answer none: a UI whose server.js hangs. */
+  unanswered?: boolean;
 }
 
 const HOST_DIR = join(PROJECT_ROOT, 'test', 'support', 'settings-ui-host');
@@ -151,6 +153,7 @@ ${readFileSync(join(publicDir, 'index.html'), 'utf8')}
         });
         return true;
       }
+      if (url.pathname === '/api/request' && request.method === 'POST' && options.unanswered === true) return true;
       if (url.pathname === '/api/request' && request.method === 'POST') {
         const { path, body } = JSON.parse(await readBody(request)) as { path: string; body: unknown };
         const requestId = randomUUID();
@@ -174,6 +177,7 @@ ${readFileSync(join(publicDir, 'index.html'), 'utf8')}
     close: async () => {
       for (const listener of listeners) listener.end();
       child.kill('SIGTERM');
+      server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => { resolve(); }));
       rmSync(packageRoot, { recursive: true, force: true });
     },

@@ -260,13 +260,30 @@ describe('the Nuki pairing wizard', () => {
     await page.close();
   }, 45_000);
 
-  it('ends a scan with a message when Bluetooth is not available', async () => {
-    const storage = storageFolder();
-    const target = await host({ storagePath: storage, env: { DBUS_SYSTEM_BUS_ADDRESS: `unix:path=${join(storage, 'no-bus')}` } });
-    const { page, frame } = await open(target);
-    await frame.getByRole('button', { name: 'Scan for Nuki locks' }).click();
-    await eventually(async () => (await frame.locator('#ekl-nuki-result').innerText()).startsWith('Bluetooth is not available, so nothing could be heard'), true, 25_000);
-    expect(await frame.getByRole('button', { name: 'Scan for Nuki locks' }).isEnabled()).toBe(true);
-    await page.close();
+  it('ends with a message when Bluetooth is not available, and when the settings server never answers', async () => {
+    const noBluetooth = async (): Promise<void> => {
+      const storage = storageFolder();
+      const target = await host({ storagePath: storage, env: { DBUS_SYSTEM_BUS_ADDRESS: `unix:path=${join(storage, 'no-bus')}` } });
+      const { page, frame } = await open(target);
+      await frame.getByRole('button', { name: 'Scan for Nuki locks' }).click();
+      await eventually(async () => (await frame.locator('#ekl-nuki-result').innerText()).startsWith('Bluetooth is not available, so nothing could be heard'), true, 25_000);
+      expect(await frame.getByRole('button', { name: 'Scan for Nuki locks' }).isEnabled()).toBe(true);
+      await page.close();
+    };
+    const hangingServer = async (): Promise<void> => {
+      const target = await host({ storagePath: storageFolder(), unanswered: true });
+      const { page, frame } = await open(target);
+      expect(await statusText(frame)).toBe('Checking the service…');
+      await eventually(
+        () => statusText(frame),
+        "The settings page's server did not answer within 15 s. Close and reopen this page; if it stays so, restart the Homebridge UI.",
+        25_000,
+      );
+      await expectNoSpinner(page, frame);
+      expect(await frame.getByRole('button', { name: 'Check again' }).isEnabled()).toBe(true);
+      await page.close();
+    };
+    // Both wait on a clock (a 10 s scan, a 15 s deadline): side by side, to keep the suite short.
+    await Promise.all([noBluetooth(), hangingServer()]);
   }, 30_000);
 });
