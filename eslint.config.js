@@ -19,6 +19,18 @@ export default tseslint.config(
     },
   },
   {
+    // The settings page (plain JavaScript shipped as is): the browser script and server.js.
+    files: ['homebridge-ui/**/*.js', 'test/support/settings-ui-host/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      parserOptions: { projectService: false, project: null },
+      globals: {
+        window: 'readonly', document: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', Option: 'readonly',
+        fetch: 'readonly', EventSource: 'readonly', JSON: 'readonly', Error: 'readonly',
+      },
+    },
+  },
+  {
     files: ['scripts/**/*.mjs', 'test/support/**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {

@@ -13,6 +13,8 @@ import { DerivedCache } from './store/derived-cache.js';
 import { EKeyChangeNotifier } from './access/ekey-change-notifier.js';
 import { LockService } from './access/lock-service.js';
 import { InvitationService } from './access/invitation-service.js';
+import { SetupService } from './access/setup-service.js';
+import { SettingsUiFile } from './store/settings-ui-file.js';
 import { createInvitationMailer } from './access/invitation-mailer.js';
 import { EKeyRepository } from './store/ekey-repository.js';
 import { InvitationRepository } from './store/invitation-repository.js';
@@ -170,6 +172,12 @@ export class EKeyService {
         events: events.query,
         eventStreams: events.streams,
         commands: lockSubsystem.engine,
+        setup: new SetupService({
+          locks: repositories.locks,
+          users: repositories.users,
+          invitations,
+          onlineStatus: (lockId) => lockSubsystem.runtime.onlineStatus(lockId),
+        }),
       };
       events.retention.start();
       return new EKeyService(options, db, clock, repositories, services, demo, events, lockSubsystem);
@@ -186,13 +194,39 @@ export class EKeyService {
     const address = server.server.address();
     const boundPort = typeof address === 'object' && address ? address.port : port;
     const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-    this.url = this.options.config.api?.public_url?.replace(/\/$/, '') ?? `http://${displayHost}:${boundPort}`;
+    const localUrl = `http://${displayHost}:${boundPort}`;
+    this.url = this.options.config.api?.public_url?.replace(/\/$/, '') ?? localUrl;
     this.services.invitations.setBaseUrl(this.url);
     this.housekeeping.start();
     this.lockSubsystem.start();
     await this.lockSubsystem.ready();
+    this.publishForSettingsUi(localUrl, boundPort);
     return this.url;
   }
+
+  /**
+   * Tells the Homebridge UI settings page where the service is (docs/architecture.md "The settings
+   * page"). A failure is logged, never fatal: the page then says the service cannot be found.
+   */
+  private publishForSettingsUi(localUrl: string, port: number): void {
+    try {
+      new SettingsUiFile(this.options.dataDir).write({
+        version: 1,
+        base_url: this.url ?? localUrl,
+        local_url: localUrl,
+        port,
+        public_url: this.options.config.api?.public_url !== undefined,
+        pid: process.pid,
+        started_at: new Date(this.clock.now()).toISOString(),
+        setup_token: this.services.setup.token,
+      });
+      this.publishedForSettingsUi = true;
+    } catch (error) {
+      this.options.logger.warn(`The settings page cannot find the service: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  private publishedForSettingsUi = false;
 
   /** The generated OpenAPI document of the REST API. */
   async openApiDocument(): Promise<unknown> {
@@ -237,6 +271,8 @@ export class EKeyService {
     this.events.retention.stop();
     this.housekeeping.stop();
     this.events.streams.closeAll();
+    if (this.publishedForSettingsUi) new SettingsUiFile(this.options.dataDir).remove(this.services.setup.token);
+    this.publishedForSettingsUi = false;
     if (server) await server.close();
     await this.lockSubsystem.stop();
     if (this.db.open) this.db.close();

@@ -1,6 +1,7 @@
 import type { EKeyService } from '../access/ekey-service.js';
 import type { InvitationService } from '../access/invitation-service.js';
 import type { LockService } from '../access/lock-service.js';
+import type { SetupService } from '../access/setup-service.js';
 import type { UserService } from '../access/user-service.js';
 import type { BearerAuthenticator } from '../auth/caller.js';
 import type { OAuthService } from '../auth/oauth-service.js';
@@ -25,4 +26,6 @@ export interface ApiServices {
   events: EventQueryService;
   /** Live lock events over SSE (routes/events.ts). */
   eventStreams: EventStreamService;
+  /** The Homebridge UI settings page's view and owner sign-up (routes/setup.ts). */
+  setup: SetupService;
 }

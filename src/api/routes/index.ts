@@ -15,6 +15,7 @@ import { LockEventSchema } from '../schemas/event.js';
 import { registerEKeyRoutes } from './ekeys.js';
 import { registerLockRoutes } from './locks.js';
 import { registerInvitationRoutes } from './invitations.js';
+import { registerSetupRoutes } from './setup.js';
 import { registerCommandRoutes } from './commands.js';
 import { LockCommandSchema } from '../schemas/command.js';
 import { OwnEKeySchema } from '../schemas/own-ekey.js';
@@ -51,6 +52,11 @@ export async function registerRoutes(app: TypedFastify, options: RouteOptions): 
 
   await app.register(async (scope) => {
     await registerInvitationRoutes({ app: scope, services, logger });
+  });
+
+  await app.register((scope, _options, done) => {
+    registerSetupRoutes({ app: scope, services, logger });
+    done();
   });
 
   // Every protected resource sits behind this one bearer check (a synchronous hook: it is on the hot path).

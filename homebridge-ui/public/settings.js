@@ -1,0 +1,282 @@
+// The eKey Locks settings page (docs/architecture.md "The settings page"). It talks only to
+// window.homebridge (the Homebridge UI's iframe contract) and through it to server.js. Every wait
+// ends: each request has a deadline, after which the page says what went wrong.
+(() => {
+  'use strict';
+
+  const homebridge = window.homebridge;
+  const STATUS_TIMEOUT_MS = 15000;
+  const OWNER_TIMEOUT_MS = 20000;
+  const SCAN_SECONDS = 10;
+  const PAIR_TIMEOUT_S = 30;
+  const BOLT_TEXT = { locked: 'Locked', unlocked: 'Unlocked', jammed: 'Jammed', unknown: 'Unknown' };
+
+  const $ = (id) => document.getElementById(id);
+  let pairedLock = null;
+  let checking = false;
+
+  /** A request to server.js that ends within `ms`, with the server's message on failure. */
+  function ask(path, body, ms) {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new Error(`The settings page's server did not answer within ${Math.round(ms / 1000)} s. Close and reopen this page; if it stays so, restart the Homebridge UI.`));
+      }, ms);
+      homebridge.request(path, body).then(
+        (answer) => {
+          clearTimeout(timer);
+          resolve(answer);
+        },
+        (failure) => {
+          clearTimeout(timer);
+          const message = failure && typeof failure.message === 'string' ? failure.message : 'The request failed.';
+          reject(new Error(message));
+        },
+      );
+    });
+  }
+
+  function setText(element, text, state) {
+    element.textContent = text;
+    if (state !== undefined) element.dataset.state = state;
+  }
+
+  function webAppUrl(service) {
+    if (service.public_url) return `${service.base_url.replace(/\/$/, '')}/app/`;
+    // The browser reaches the service on the host that serves the Homebridge UI, not on its loopback.
+    const host = window.location.hostname.includes(':') ? `[${window.location.hostname}]` : window.location.hostname;
+    return `http://${host}:${service.port}/app/`;
+  }
+
+  function formatBattery(level) {
+    return level === null || level === undefined ? '—' : `${Math.round(level * 100)} %`;
+  }
+
+  function renderLocks(locks) {
+    const table = $('ekl-locks');
+    const body = table.querySelector('tbody');
+    body.replaceChildren();
+    for (const lock of locks) {
+      const row = document.createElement('tr');
+      const name = document.createElement('th');
+      name.scope = 'row';
+      name.textContent = lock.name;
+      const bolt = document.createElement('td');
+      bolt.textContent = BOLT_TEXT[lock.bolt_state] || 'Unknown';
+      bolt.className = `ekl-bolt ekl-bolt-${lock.bolt_state}`;
+      const online = document.createElement('td');
+      online.textContent = !lock.gateway ? 'No gateway' : lock.online_status === 'online' ? 'Online' : 'Offline';
+      const battery = document.createElement('td');
+      battery.textContent = formatBattery(lock.battery_level);
+      row.append(name, bolt, online, battery);
+      body.append(row);
+    }
+    table.hidden = locks.length === 0;
+    $('ekl-locks-empty').hidden = locks.length !== 0;
+    if (locks.length === 0) $('ekl-locks-empty').textContent = 'No lock is configured yet: add one in the configuration below.';
+  }
+
+  function renderOwners(owners) {
+    const waiting = owners.filter((owner) => !owner.active);
+    const active = owners.filter((owner) => owner.active);
+    const select = $('ekl-owner-email');
+    select.replaceChildren(...waiting.map((owner) => new Option(owner.email, owner.email)));
+    $('ekl-owner-form').hidden = waiting.length === 0;
+    const parts = [];
+    if (waiting.length > 0) parts.push(`Create the account of ${waiting.map((owner) => owner.email).join(', ')} to sign in to the web app and share keys.`);
+    if (active.length > 0) parts.push(`Active: ${active.map((owner) => owner.email).join(', ')} — sign in to the web app with it.`);
+    if (owners.length === 0) parts.push('No lock owner yet: add a lock with its owner\'s e-mail in the configuration below, save and restart Homebridge.');
+    $('ekl-owner-info').textContent = parts.join(' ');
+  }
+
+  function renderStopped(service) {
+    setText($('ekl-service-status'), service.message, service.state);
+    $('ekl-service-details').hidden = true;
+    $('ekl-open-app').hidden = true;
+    $('ekl-locks').hidden = true;
+    $('ekl-locks-empty').hidden = false;
+    $('ekl-locks-empty').textContent = 'The locks appear here once the service runs.';
+    $('ekl-owner-form').hidden = true;
+    $('ekl-owner-info').textContent = 'The owner\'s account can be created once the service runs.';
+  }
+
+  async function refresh() {
+    if (checking) return;
+    checking = true;
+    $('ekl-refresh').disabled = true;
+    setText($('ekl-service-status'), 'Checking the service…', 'checking');
+    try {
+      const service = await ask('/status', {}, STATUS_TIMEOUT_MS);
+      if (service.state !== 'running') {
+        renderStopped(service);
+        return;
+      }
+      setText($('ekl-service-status'), service.message, 'running');
+      $('ekl-service-address').textContent = service.base_url;
+      $('ekl-service-since').textContent = new Date(service.started_at).toLocaleString();
+      $('ekl-service-details').hidden = false;
+      const link = $('ekl-open-app');
+      link.href = webAppUrl(service);
+      link.hidden = false;
+      renderLocks(service.locks);
+      renderOwners(service.owners);
+    } catch (error) {
+      renderStopped({ state: 'error', message: error.message });
+    } finally {
+      checking = false;
+      $('ekl-refresh').disabled = false;
+    }
+  }
+
+  async function createOwner(event) {
+    event.preventDefault();
+    const result = $('ekl-owner-result');
+    const button = $('ekl-owner-create');
+    const email = $('ekl-owner-email').value;
+    const name = $('ekl-owner-name').value.trim();
+    const password = $('ekl-owner-password').value;
+    if (name === '') return setText(result, 'Enter the owner\'s name.', 'error');
+    if (password.length < 8) return setText(result, 'The password needs at least 8 characters.', 'error');
+    button.disabled = true;
+    setText(result, `Creating the account of ${email}…`, 'busy');
+    try {
+      const created = await ask('/owner', { email, name, password }, OWNER_TIMEOUT_MS);
+      $('ekl-owner-password').value = '';
+      setText(result, `The account of ${created.email} is ready: sign in to the web app with it.`, 'done');
+      homebridge.toast.success(`Account of ${created.email} created.`, 'eKey Locks');
+      await refresh();
+    } catch (error) {
+      setText(result, error.message, 'error');
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  function log(line) {
+    const element = $('ekl-nuki-log');
+    element.hidden = false;
+    element.textContent += `${line}\n`;
+  }
+
+  function setBluetoothBusy(busy) {
+    $('ekl-nuki-scan').disabled = busy;
+    $('ekl-nuki-pair').disabled = busy;
+  }
+
+  async function scan() {
+    const result = $('ekl-nuki-result');
+    $('ekl-nuki-log').textContent = '';
+    $('ekl-nuki-found').hidden = true;
+    $('ekl-nuki-add').hidden = true;
+    setBluetoothBusy(true);
+    setText(result, `Scanning for ${SCAN_SECONDS} s…`, 'busy');
+    try {
+      const answer = await ask('/nuki/scan', { seconds: SCAN_SECONDS }, (SCAN_SECONDS + 20) * 1000);
+      const choices = $('ekl-nuki-choices');
+      choices.replaceChildren();
+      answer.locks.forEach((lock, index) => {
+        const id = `ekl-nuki-choice-${index}`;
+        const wrapper = document.createElement('div');
+        wrapper.className = 'form-check';
+        const input = document.createElement('input');
+        input.type = 'radio';
+        input.name = 'ekl-nuki-address';
+        input.id = id;
+        input.value = lock.address;
+        input.className = 'form-check-input';
+        input.checked = index === 0;
+        const label = document.createElement('label');
+        label.htmlFor = id;
+        label.className = 'form-check-label';
+        label.textContent = `Nuki Smart Lock ${lock.address}${lock.rssi === null ? '' : ` (${lock.rssi} dBm)`}`;
+        wrapper.append(input, label);
+        choices.append(wrapper);
+      });
+      $('ekl-nuki-found').hidden = answer.locks.length === 0;
+      setText(
+        result,
+        answer.locks.length === 0
+          ? 'No Nuki lock heard. Is Bluetooth on, the lock in range and its batteries in?'
+          : `${answer.locks.length === 1 ? 'One Nuki lock' : `${answer.locks.length} Nuki locks`} found. Hold the lock's button for 5 s, then press “Pair the chosen lock”.`,
+        answer.locks.length === 0 ? 'error' : 'done',
+      );
+    } catch (error) {
+      setText(result, error.message, 'error');
+    } finally {
+      setBluetoothBusy(false);
+    }
+  }
+
+  async function pair() {
+    const result = $('ekl-nuki-result');
+    const chosen = document.querySelector('input[name="ekl-nuki-address"]:checked');
+    if (!chosen) return setText(result, 'Choose a lock first.', 'error');
+    $('ekl-nuki-log').textContent = '';
+    $('ekl-nuki-add').hidden = true;
+    setBluetoothBusy(true);
+    setText(result, `Pairing with ${chosen.value}… hold the lock's button for 5 s now.`, 'busy');
+    try {
+      const answer = await ask(
+        '/nuki/pair',
+        { address: chosen.value, name: $('ekl-nuki-name').value, pin: $('ekl-nuki-pin').value, timeout_s: PAIR_TIMEOUT_S },
+        (PAIR_TIMEOUT_S + 30) * 1000,
+      );
+      pairedLock = answer.lock;
+      $('ekl-nuki-pin').value = '';
+      setText(result, `Paired with ${chosen.value}. Add it to the config, set its owner's e-mail, save and restart Homebridge.`, 'done');
+      $('ekl-nuki-add').hidden = false;
+    } catch (error) {
+      setText(result, error.message, 'error');
+    } finally {
+      setBluetoothBusy(false);
+    }
+  }
+
+  async function addPairedLock() {
+    const result = $('ekl-nuki-result');
+    if (!pairedLock) return;
+    try {
+      const config = await withDeadline(homebridge.getPluginConfig(), 10000, 'The Homebridge UI did not hand over the config.');
+      const block = config[0] || { platform: 'EKeyLocks', name: 'eKey Locks' };
+      const locks = Array.isArray(block.locks) ? block.locks : [];
+      const address = String(pairedLock.address || '').toUpperCase();
+      const owners = locks.map((lock) => lock.owner_email).filter(Boolean);
+      const entry = { name: 'Nuki Smart Lock', family: 'nuki', address, owner_email: owners[0] || '' };
+      block.locks = [...locks.filter((lock) => String(lock.address || '').toUpperCase() !== address), entry];
+      await withDeadline(homebridge.updatePluginConfig([block, ...config.slice(1)]), 10000, 'The Homebridge UI did not take the config.');
+      setText(result, `Added ${address} to the locks in the configuration below: check its name and owner, then save and restart Homebridge.`, 'done');
+      $('ekl-nuki-add').hidden = true;
+    } catch (error) {
+      setText(result, error.message, 'error');
+    }
+  }
+
+  function withDeadline(promise, ms, message) {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(message)), ms);
+      promise.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (failure) => {
+          clearTimeout(timer);
+          reject(new Error(failure && failure.message ? failure.message : message));
+        },
+      );
+    });
+  }
+
+  function start() {
+    $('ekl-refresh').addEventListener('click', () => void refresh());
+    $('ekl-owner-form').addEventListener('submit', (event) => void createOwner(event));
+    $('ekl-nuki-scan').addEventListener('click', () => void scan());
+    $('ekl-nuki-pair').addEventListener('click', () => void pair());
+    $('ekl-nuki-add').addEventListener('click', () => void addPairedLock());
+    homebridge.addEventListener('nuki-progress', (event) => log(event.data.line));
+    // The config form of config.schema.json, under this page.
+    homebridge.showSchemaForm();
+    void refresh();
+  }
+
+  homebridge.addEventListener('ready', start, { once: true });
+})();

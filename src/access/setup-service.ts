@@ -1,0 +1,101 @@
+/**
+ * What the Homebridge UI settings page may ask of the running service (homebridge-ui/server.js,
+ * docs/architecture.md "The settings page"): every lock with its live state, whether each lock
+ * owner's account is active, and creating a lock owner's account while it is still only invited.
+ * The caller proves it runs as the Homebridge user with the setup token of the status file
+ * (src/store/settings-ui-file.ts); routes/setup.ts checks it before anything here runs.
+ */
+import { conflict, notFound, unauthorized, validationFailed } from '../domain/errors.js';
+import { constantTimeEqual, newToken } from '../auth/secrets.js';
+import type { LockFamily } from '../domain/lock-family.js';
+import type { BoltState, LockRepository } from '../store/lock-repository.js';
+import type { UserRepository } from '../store/user-repository.js';
+import type { InvitationService } from './invitation-service.js';
+import type { OnlineStatus } from './lock-service.js';
+
+export interface SetupLock {
+  id: string;
+  name: string;
+  family: LockFamily;
+  bolt_state: BoltState;
+  online_status: OnlineStatus;
+  battery_level: number | null;
+  last_seen_at: string | null;
+  gateway: boolean;
+  owner_email: string;
+}
+
+export interface SetupOwner {
+  email: string;
+  /** false while the account is only invited (no password yet): the settings page can create it. */
+  active: boolean;
+}
+
+export interface SetupStatus {
+  locks: SetupLock[];
+  owners: SetupOwner[];
+}
+
+export interface SetupServiceDependencies {
+  locks: LockRepository;
+  users: UserRepository;
+  invitations: InvitationService;
+  onlineStatus: (lockId: string) => OnlineStatus;
+}
+
+const MAX_NAME_LENGTH = 100;
+
+export class SetupService {
+  /** New at every start; written only to the status file (mode 0600), never logged. */
+  readonly token = newToken();
+
+  constructor(private readonly deps: SetupServiceDependencies) {}
+
+  /** Accepts `Authorization: Bearer <setup token>` (scheme case-insensitive). @throws 401 otherwise */
+  authenticate(authorization: string | undefined): void {
+    const match = /^bearer +(\S+)$/i.exec(authorization ?? '');
+    if (!match?.[1] || !constantTimeEqual(match[1], this.token)) throw unauthorized('The setup token of the settings-ui.json status file is required.');
+  }
+
+  status(): SetupStatus {
+    const owners = new Map<string, SetupOwner>();
+    const locks: SetupLock[] = [];
+    for (const lock of this.deps.locks.list()) {
+      const owner = this.deps.users.findById(lock.ownerId);
+      const email = owner?.email ?? '';
+      if (owner) owners.set(owner.email, { email: owner.email, active: owner.passwordHash !== null });
+      locks.push({
+        id: lock.id,
+        name: lock.name,
+        family: lock.family,
+        bolt_state: lock.boltState,
+        online_status: this.deps.onlineStatus(lock.id),
+        battery_level: lock.batteryLevel,
+        last_seen_at: lock.lastSeenAt === null ? null : new Date(lock.lastSeenAt).toISOString(),
+        gateway: lock.hasGateway,
+        owner_email: email,
+      });
+    }
+    locks.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+    return { locks, owners: [...owners.values()].sort((a, b) => a.email.localeCompare(b.email)) };
+  }
+
+  /**
+   * Creates the account of a lock's owner: only for an e-mail that owns a lock, and only while that
+   * account is invited (the config created it without a password). Activation goes through the
+   * invitation service, exactly as `ekey-locks user add` and an invitation link do.
+   * @throws 404 `not_a_lock_owner`, 409 `owner_account_exists`, 400 for a bad name or password
+   */
+  async createOwner(input: { email: string; name: string; password: string }): Promise<{ id: string; email: string; name: string }> {
+    const name = input.name.trim();
+    if (name === '' || name.length > MAX_NAME_LENGTH) throw validationFailed([{ field: '/name', message: `must be 1 to ${MAX_NAME_LENGTH} characters` }]);
+    const user = this.deps.users.findByEmail(input.email.trim());
+    const ownsALock = user !== undefined && this.deps.locks.list().some((lock) => lock.ownerId === user.id);
+    if (!user || !ownsALock) throw notFound('lock owner');
+    if (user.passwordHash !== null) {
+      throw conflict('owner_account_exists', `The account of ${user.email} already exists: sign in to the web app with it.`);
+    }
+    const activated = await this.deps.invitations.activateInvited(user.email, { name, password: input.password });
+    return { id: activated.userId, email: activated.email, name };
+  }
+}

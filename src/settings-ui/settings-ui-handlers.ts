@@ -1,0 +1,234 @@
+import type { SetupLock, SetupOwner } from '../access/setup-service.js';
+import type { NukiPairingIo } from '../cli/nuki-pairing-command.js';
+import { NukiPairingFailed, nukiPairCommand, nukiScanCommand } from '../cli/nuki-pairing-command.js';
+import { UsageError } from '../cli/usage-error.js';
+import type { GattTransport } from '../gateway/gatt-transport.js';
+import type { GatewayLogger } from '../gateway/gateway-logger.js';
+import { BluezTransport } from '../gateway/transports/bluez-transport.js';
+import type { SettingsUiStatus } from '../store/settings-ui-file.js';
+import { ServiceUnavailable, dataDirOf, readServiceStatus } from './service-status-reader.js';
+
+/** A failure the page shows as it is (server.js turns it into a RequestError). */
+export class SettingsUiError extends Error {}
+
+export type ServiceView =
+  | {
+      state: 'running';
+      message: string;
+      base_url: string;
+      port: number;
+      public_url: boolean;
+      started_at: string;
+      locks: SetupLock[];
+      owners: SetupOwner[];
+    }
+  | { state: 'stopped' | 'unreadable' | 'unreachable' | 'refused'; message: string };
+
+export interface SettingsUiHandlerOptions {
+  /** Homebridge's storage path (HOMEBRIDGE_STORAGE_PATH); undefined outside the Homebridge UI. */
+  storagePath: string | undefined;
+  /** Progress lines of a running scan or pairing, pushed to the page as they come. */
+  progress: (line: string) => void;
+  /** How long one call to the service may take. */
+  requestTimeoutMs?: number;
+  /** The Bluetooth transport of scan and pair (tests keep the default: BlueZ on the system bus). */
+  transport?: (adapter: string | undefined, logger: GatewayLogger) => GattTransport;
+  isAlive?: (pid: number) => boolean;
+}
+
+const ADDRESS = /^([0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}$/;
+const SCANNED_LINE = /^\s+(([0-9A-F]{2}:){5}[0-9A-F]{2})\s+Nuki Smart Lock(?:\s+(-?\d+) dBm)?$/;
+
+/**
+ * What homebridge-ui/server.js answers. It runs in a process of the Homebridge UI, not in
+ * Homebridge: it finds the service through the status file of the data folder and talks to its
+ * HTTP API with the setup token (docs/architecture.md "The settings page"); scan and pair run the
+ * same code as `ekey-locks nuki scan|pair`. Every failure is a SettingsUiError with a sentence.
+ */
+export class SettingsUiHandlers {
+  private bluetoothBusy = false;
+
+  constructor(private readonly options: SettingsUiHandlerOptions) {}
+
+  /** `/status`: never throws; a service that cannot be reached is a state with a message. */
+  async status(): Promise<ServiceView> {
+    try {
+      const status = this.serviceStatus();
+      const answer = (await this.call(status, 'GET', '/setup/status')) as { locks: SetupLock[]; owners: SetupOwner[] };
+      const count = answer.locks.length;
+      return {
+        state: 'running',
+        message: `The service is running at ${status.base_url} with ${count === 1 ? 'one lock' : `${count} locks`}.`,
+        base_url: status.base_url,
+        port: status.port,
+        public_url: status.public_url,
+        started_at: status.started_at,
+        locks: answer.locks,
+        owners: answer.owners,
+      };
+    } catch (error) {
+      if (error instanceof ServiceUnavailable) return { state: error.state, message: error.message };
+      return { state: 'refused', message: `The service could not be asked: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  }
+
+  /** `/owner`: creates a lock owner's account while it is still only invited. */
+  async createOwner(body: unknown): Promise<{ id: string; email: string; name: string }> {
+    const input = body as Partial<Record<'email' | 'name' | 'password', unknown>> | null;
+    if (typeof input?.email !== 'string' || typeof input.name !== 'string' || typeof input.password !== 'string') {
+      throw new SettingsUiError('E-mail, name and password are required.');
+    }
+    if (input.name.trim() === '') throw new SettingsUiError('Enter the owner\'s name.');
+    if (input.password.length < 8) throw new SettingsUiError('The password needs at least 8 characters.');
+    const status = this.serviceStatusOrError();
+    return (await this.callOrError(status, 'POST', '/setup/owner', { email: input.email, name: input.name, password: input.password })) as {
+      id: string;
+      email: string;
+      name: string;
+    };
+  }
+
+  /** `/nuki/scan`: `ekey-locks nuki scan` for `seconds` (1–30), with the locks it heard. */
+  async nukiScan(body: unknown): Promise<{ locks: { address: string; rssi: number | null }[]; lines: string[] }> {
+    const seconds = (body as { seconds?: unknown } | null)?.seconds ?? 10;
+    if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 1 || seconds > 30) throw new SettingsUiError('Scan for 1 to 30 seconds.');
+    const lines = await this.runBluetooth((io) => nukiScanCommand(['--seconds', String(seconds)], io));
+    const locks: { address: string; rssi: number | null }[] = [];
+    for (const line of lines) {
+      const match = SCANNED_LINE.exec(line);
+      if (match?.[1] !== undefined) locks.push({ address: match[1], rssi: match[3] === undefined ? null : Number(match[3]) });
+    }
+    return { locks, lines };
+  }
+
+  /**
+   * `/nuki/pair`: `ekey-locks nuki pair` into the plugin's data folder, as an app (never as a
+   * bridge from here). Answers the config block to add; the service reads new credentials when
+   * Homebridge restarts.
+   */
+  async nukiPair(body: unknown): Promise<{ lines: string[]; lock: Record<string, unknown> }> {
+    const input = body as Partial<Record<'address' | 'name' | 'pin' | 'timeout_s', unknown>> | null;
+    const address = input?.address;
+    if (typeof address !== 'string' || !ADDRESS.test(address)) throw new SettingsUiError('Choose a lock to pair (an address like AA:BB:CC:DD:EE:FF).');
+    const storagePath = this.storagePathOrError();
+    const args = ['--address', address, '--data', dataDirOf(storagePath)];
+    if (typeof input?.name === 'string' && input.name.trim() !== '') args.push('--name', input.name.trim());
+    if (typeof input?.pin === 'string' && input.pin.trim() !== '') args.push('--pin', input.pin.trim());
+    if (typeof input?.timeout_s === 'number') args.push('--timeout-s', String(input.timeout_s));
+    const lines = await this.runBluetooth((io) => nukiPairCommand(args, io));
+    const start = lines.indexOf('{');
+    let lock: Record<string, unknown> = {};
+    if (start !== -1) {
+      try {
+        lock = JSON.parse(lines.slice(start).join('\n')) as Record<string, unknown>;
+      } catch {
+        lock = {};
+      }
+    }
+    return { lines: start === -1 ? lines : lines.slice(0, start), lock };
+  }
+
+  /** Runs one scan or pairing at a time, collecting its lines; its failures become sentences. */
+  private async runBluetooth(run: (io: NukiPairingIo) => Promise<void>): Promise<string[]> {
+    if (this.bluetoothBusy) throw new SettingsUiError('A scan or pairing is already running; wait until it ends.');
+    this.bluetoothBusy = true;
+    const lines: string[] = [];
+    const collect = (line: string): void => {
+      // The config block is one multi-line string: keep its lines apart, like the terminal does.
+      for (const part of line.split('\n')) {
+        lines.push(part);
+        this.options.progress(part);
+      }
+    };
+    const io: NukiPairingIo = {
+      out: collect,
+      err: collect,
+      transport: this.options.transport ?? ((adapter, logger) => new BluezTransport(adapter === undefined ? { logger } : { adapter, logger })),
+    };
+    try {
+      await run(io);
+      return lines;
+    } catch (error) {
+      if (error instanceof NukiPairingFailed || error instanceof UsageError) throw new SettingsUiError(error.message);
+      throw new SettingsUiError(`Bluetooth failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      this.bluetoothBusy = false;
+    }
+  }
+
+  private storagePathOrError(): string {
+    const path = this.options.storagePath;
+    if (path === undefined || path === '') throw new SettingsUiError('Homebridge\'s storage path is unknown (HOMEBRIDGE_STORAGE_PATH is not set): open this page from the Homebridge UI.');
+    return path;
+  }
+
+  private serviceStatus(): SettingsUiStatus {
+    const path = this.options.storagePath;
+    if (path === undefined || path === '') throw new ServiceUnavailable('unreadable', 'Homebridge\'s storage path is unknown (HOMEBRIDGE_STORAGE_PATH is not set): open this page from the Homebridge UI.');
+    return readServiceStatus(dataDirOf(path), this.options.isAlive);
+  }
+
+  private serviceStatusOrError(): SettingsUiStatus {
+    try {
+      return this.serviceStatus();
+    } catch (error) {
+      throw new SettingsUiError(error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  private async callOrError(status: SettingsUiStatus, method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
+    try {
+      return await this.call(status, method, path, body);
+    } catch (error) {
+      throw new SettingsUiError(error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  /** One request to the service's API. @throws ServiceUnavailable with the reason in words */
+  private async call(status: SettingsUiStatus, method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
+    const timeoutMs = this.options.requestTimeoutMs ?? 5000;
+    let response: Response;
+    try {
+      response = await fetch(new URL(path, `${status.local_url}/`), {
+        method,
+        headers: {
+          accept: 'application/json',
+          authorization: `Bearer ${status.setup_token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (error) {
+      // fetch's timeout is a DOMException (not an Error of this realm): recognised by its name.
+      const reason = (error as { name?: unknown } | null)?.name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : describeNetworkError(error);
+      throw new ServiceUnavailable('unreachable', `The eKey Locks service at ${status.local_url} does not answer (${reason}). It may be starting or stuck: wait a moment, then restart Homebridge if it stays so.`);
+    }
+    const text = await response.text().catch(() => '');
+    let parsed: unknown;
+    try {
+      parsed = text === '' ? null : JSON.parse(text);
+    } catch {
+      parsed = null;
+    }
+    if (response.ok) return parsed;
+    if (response.status === 401) throw new ServiceUnavailable('refused', 'The service did not accept this page\'s setup token: another service may have replaced the status file. Restart Homebridge.');
+    throw new ServiceUnavailable('refused', problemSentence(parsed, response.status));
+  }
+}
+
+function describeNetworkError(error: unknown): string {
+  const cause = (error as { cause?: { code?: string } } | null)?.cause;
+  return cause?.code ?? (error instanceof Error ? error.message : String(error));
+}
+
+/** The problem+json `detail` (with its field errors), or the status. */
+function problemSentence(body: unknown, status: number): string {
+  const problem = body as { detail?: unknown; title?: unknown; code?: unknown; errors?: { field?: unknown; message?: unknown }[] } | null;
+  const fields = Array.isArray(problem?.errors)
+    ? problem.errors.map((error) => `${typeof error.field === 'string' ? error.field.replace(/^\//, '') : ''} ${typeof error.message === 'string' ? error.message : ''}`.trim()).filter((text) => text !== '')
+    : [];
+  if (status === 404 && problem?.code === 'not_found') return 'No lock in the service has this owner e-mail. Add the lock with this owner\'s e-mail to the config, save and restart Homebridge first.';
+  const detail = typeof problem?.detail === 'string' ? problem.detail : typeof problem?.title === 'string' ? problem.title : `The service answered ${status}.`;
+  return fields.length === 0 ? detail : `${detail} (${fields.join('; ')})`;
+}

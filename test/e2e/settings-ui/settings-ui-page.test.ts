@@ -1,0 +1,289 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
+import { SimulatedNuki } from '../../../src/gateway/simulator/simulated-nuki.js';
+import { NUKI_CREDENTIALS_FILE } from '../../../src/store/nuki-credential-file.js';
+import { builtCli, PROJECT_ROOT, spawnNode, type RunningChild } from '../../support/child-process.js';
+import { startDemo, type DemoProcess } from '../../support/demo-process.js';
+import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
+import { ManualClock } from '../../support/manual-clock.js';
+import { startSettingsUiHost, type SettingsUiHost, type SettingsUiHostOptions } from '../../support/settings-ui-host.js';
+
+/**
+ * The settings page in Debian's Chromium, inside a host page that plays the Homebridge UI (its
+ * iframe contract, test/support/settings-ui-host.ts) with the real server.js forked, against the
+ * real service from the built CLI (`ekey-locks demo`, `ekey-locks serve`) and the fake BlueZ.
+ */
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const IMAGES = join(PROJECT_ROOT, 'docs', 'images');
+const NEW_OWNER = 'nora@example.com';
+
+let browser: Browser;
+let bluez: FakeBluezEnvironment;
+const folders: string[] = [];
+const hosts: SettingsUiHost[] = [];
+const pageErrors: string[] = [];
+
+function storageFolder(): string {
+  const path = mkdtempSync(join(tmpdir(), 'ekey-settings-page-'));
+  folders.push(path);
+  return path;
+}
+
+async function host(options: SettingsUiHostOptions): Promise<SettingsUiHost> {
+  const started = await startSettingsUiHost(options);
+  hosts.push(started);
+  return started;
+}
+
+/** A page on the host, failing the test on console errors and CSP violations of the settings page. */
+async function open(target: SettingsUiHost, viewport = { width: 900, height: 900 }): Promise<{ page: Page; frame: FrameLocator }> {
+  const page = await browser.newPage({ viewport });
+  page.on('console', (message) => {
+    if (message.type() === 'error') pageErrors.push(message.text());
+  });
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  await page.goto(target.url);
+  return { page, frame: page.frameLocator('iframe[title="eKey Locks settings"]') };
+}
+
+/** Polls `read` until it returns `expected` (or the last value, for the failure message). */
+async function eventually<T>(read: () => Promise<T>, expected: T, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T = await read();
+  while (JSON.stringify(last) !== JSON.stringify(expected) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    last = await read();
+  }
+  expect(last).toEqual(expected);
+}
+
+const statusText = (frame: FrameLocator): Promise<string> => frame.getByRole('status').first().innerText();
+
+async function rowCells(frame: FrameLocator, lock: string): Promise<string[]> {
+  return frame.getByRole('row', { name: new RegExp(`^${lock}\\b`) }).getByRole('cell').allInnerTexts();
+}
+
+/** The host's spinner is hidden and the page shows no "Checking…" any more. */
+async function expectNoSpinner(page: Page, frame: FrameLocator): Promise<void> {
+  expect(await page.getByRole('progressbar', { name: 'Homebridge UI spinner' }).isVisible()).toBe(false);
+  expect(await statusText(frame)).not.toMatch(/Checking/);
+}
+
+beforeAll(async () => {
+  browser = await chromium.launch({ executablePath: CHROMIUM });
+  bluez = await startFakeBluezEnvironment();
+  mkdirSync(IMAGES, { recursive: true });
+}, 30_000);
+
+afterAll(async () => {
+  for (const started of hosts) await started.close();
+  await browser.close();
+  await bluez.stop();
+  for (const path of folders) rmSync(path, { recursive: true, force: true });
+  expect(pageErrors).toEqual([]);
+});
+
+describe('the settings page with the demo service', () => {
+  let demo: DemoProcess;
+  let storage: string;
+
+  beforeAll(async () => {
+    storage = storageFolder();
+    demo = await startDemo({ dataDir: join(storage, 'ekey-locks') });
+    const front = demo.demo.locks.find((lock) => lock.name === 'Front Door');
+    if (!front) throw new Error('no Front Door');
+    expect(await demo.control({ op: 'manual', lock_id: front.id, bolt: 'unlocked' })).toMatchObject({ ok: true });
+    expect(await demo.control({ op: 'battery', lock_id: front.id, level: 0.42 })).toMatchObject({ ok: true });
+  }, 30_000);
+
+  afterAll(async () => {
+    await demo.stop();
+  });
+
+  it('shows the running service, its address, every lock with its state, the config form, and no spinner', async () => {
+    const target = await host({ storagePath: storage });
+    const { page, frame } = await open(target);
+    const port = new URL(demo.demo.base_url).port;
+    await eventually(() => statusText(frame), `The service is running at ${demo.demo.base_url} with 3 locks.`);
+    expect(await frame.getByRole('region', { name: 'Service' }).innerText()).toContain(demo.demo.base_url);
+    expect(await rowCells(frame, 'Front Door')).toEqual(['Unlocked', 'Online', '42 %']);
+    expect(await rowCells(frame, 'Back Door')).toEqual(['Locked', 'Online', '100 %']);
+    expect(await rowCells(frame, 'Garden Gate')).toEqual(['Unknown', 'No gateway', '—']);
+    await expectNoSpinner(page, frame);
+    // The Homebridge UI's own form of config.schema.json, asked for by the page.
+    expect(await page.getByLabel('Config form (schema)').isVisible()).toBe(true);
+    // The owner of the demo exists already: no form to create it.
+    expect(await frame.getByRole('region', { name: "Owner's account" }).innerText()).toContain(`Active: ${demo.demo.users[0]?.email ?? '?'}`);
+    expect(await frame.getByRole('button', { name: "Create the owner's account" }).isVisible()).toBe(false);
+
+    const link = frame.getByRole('link', { name: 'Open the web app' });
+    expect(await link.getAttribute('href')).toBe(`http://127.0.0.1:${port}/app/`);
+    const [popup] = await Promise.all([page.waitForEvent('popup'), link.click()]);
+    await popup.waitForLoadState('domcontentloaded');
+    expect(popup.url()).toBe(`http://127.0.0.1:${port}/app/`);
+    await popup.close();
+
+    await page.screenshot({ path: join(IMAGES, 'settings-page-light.png'), fullPage: true });
+    await page.close();
+  }, 30_000);
+
+  it('follows the dark theme of the Homebridge UI', async () => {
+    const target = await host({ storagePath: storage, theme: 'dark' });
+    const { page, frame } = await open(target);
+    await eventually(() => statusText(frame), `The service is running at ${demo.demo.base_url} with 3 locks.`);
+    const colours = await frame.locator('body').evaluate((body: { classList: { contains: (name: string) => boolean } }) => {
+      const style = (globalThis as unknown as { getComputedStyle: (element: unknown) => { backgroundColor: string; color: string } }).getComputedStyle(body);
+      return { dark: body.classList.contains('dark-mode'), background: style.backgroundColor, text: style.color };
+    });
+    expect(colours).toEqual({ dark: true, background: 'rgb(30, 30, 30)', text: 'rgb(233, 236, 239)' });
+    await page.screenshot({ path: join(IMAGES, 'settings-page-dark.png'), fullPage: true });
+    await page.close();
+  }, 30_000);
+
+  it('says the service is not running once it stopped, without a spinner', async () => {
+    const target = await host({ storagePath: storage });
+    const { page, frame } = await open(target);
+    await eventually(() => statusText(frame), `The service is running at ${demo.demo.base_url} with 3 locks.`);
+    expect((await demo.stop()).code).toBe(0);
+    await frame.getByRole('button', { name: 'Check again' }).click();
+    await eventually(async () => (await statusText(frame)).startsWith('The eKey Locks service is not running'), true);
+    await expectNoSpinner(page, frame);
+    expect(await frame.getByRole('link', { name: 'Open the web app' }).isVisible()).toBe(false);
+    expect(await frame.getByRole('table').isVisible()).toBe(false);
+    await page.close();
+  }, 30_000);
+});
+
+describe('the owner\'s account', () => {
+  let serve: RunningChild;
+  let storage: string;
+
+  beforeAll(async () => {
+    storage = storageFolder();
+    const config = join(storage, 'ekey-locks.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        platform: 'EKeyLocks',
+        api: { port: 0, host: '127.0.0.1' },
+        locks: [{ name: 'Garage', id: '5f0c7a52-1e5b-4b8e-9d59-3c1f8f0a2b11', owner_email: NEW_OWNER, gateway: false, time_zone: 'Europe/Berlin' }],
+      }),
+    );
+    serve = spawnNode(builtCli(), ['serve', '--config', config, '--data', join(storage, 'ekey-locks')]);
+    await serve.stderrMatch(/listening on http:\/\/127\.0\.0\.1:\d+/, 20_000);
+  }, 30_000);
+
+  afterAll(() => {
+    serve.kill();
+  });
+
+  it('is created once from the page; a second page that still offers the form is refused', async () => {
+    const target = await host({ storagePath: storage });
+    const first = await open(target);
+    const second = await open(target);
+    for (const { frame } of [first, second]) {
+      await eventually(async () => frame.getByRole('button', { name: "Create the owner's account" }).isVisible(), true);
+      expect(await frame.getByLabel('E-mail').inputValue()).toBe(NEW_OWNER);
+    }
+    await first.frame.getByLabel('Name', { exact: true }).fill('Nora Owner');
+    await first.frame.getByLabel('Password (at least 8 characters)').fill('short');
+    await first.frame.getByRole('button', { name: "Create the owner's account" }).click();
+    await eventually(() => first.frame.locator('#ekl-owner-result').innerText(), 'The password needs at least 8 characters.');
+    await first.frame.getByLabel('Password (at least 8 characters)').fill('correct horse');
+    await first.frame.getByRole('button', { name: "Create the owner's account" }).click();
+    await eventually(() => first.frame.locator('#ekl-owner-result').innerText(), `The account of ${NEW_OWNER} is ready: sign in to the web app with it.`);
+    await eventually(async () => first.frame.getByRole('button', { name: "Create the owner's account" }).isVisible(), false);
+    expect(await first.page.getByLabel('Toasts').innerText()).toContain(`Account of ${NEW_OWNER} created.`);
+
+    await second.frame.getByLabel('Name', { exact: true }).fill('Mallory');
+    await second.frame.getByLabel('Password (at least 8 characters)').fill('another password');
+    await second.frame.getByRole('button', { name: "Create the owner's account" }).click();
+    await eventually(() => second.frame.locator('#ekl-owner-result').innerText(), `The account of ${NEW_OWNER} already exists: sign in to the web app with it.`);
+    await first.page.close();
+    await second.page.close();
+  }, 30_000);
+
+  it('says the service is not running after it was killed (its status file left behind)', async () => {
+    const target = await host({ storagePath: storage });
+    serve.kill('SIGKILL');
+    await serve.exited;
+    expect(existsSync(join(storage, 'ekey-locks', 'settings-ui.json'))).toBe(true);
+    const { page, frame } = await open(target);
+    await eventually(async () => /^The eKey Locks service is not running: its process has ended/.test(await statusText(frame)), true);
+    await expectNoSpinner(page, frame);
+    await page.close();
+  }, 30_000);
+});
+
+describe('the Nuki pairing wizard', () => {
+  const clock = new ManualClock();
+
+  it('scans the fake BlueZ, pairs the simulated Nuki and adds it to the config', async () => {
+    const storage = storageFolder();
+    const nuki = new SimulatedNuki({ address: 'C0:FF:EE:5E:88:01', name: 'Nuki_5E8801', clock, securityPin: 4711 });
+    bluez.bluez.addDevice(nuki);
+    const target = await host({
+      storagePath: storage,
+      env: { DBUS_SYSTEM_BUS_ADDRESS: bluez.busAddress },
+      config: [{ platform: 'EKeyLocks', name: 'eKey Locks', locks: [{ name: 'Front Door', owner_email: 'olivia@example.com', address: 'D0:E1:00:00:00:01' }] }],
+    });
+    const { page, frame } = await open(target);
+    await eventually(async () => (await statusText(frame)).startsWith('The eKey Locks service is not running'), true);
+    await frame.getByRole('button', { name: 'Scan for Nuki locks' }).click();
+    const choice = frame.getByRole('radio', { name: new RegExp(`^Nuki Smart Lock ${nuki.address}`) });
+    await choice.waitFor({ timeout: 25_000 });
+    expect(await choice.isChecked()).toBe(true);
+    expect(await frame.locator('#ekl-nuki-result').innerText()).toBe("One Nuki lock found. Hold the lock's button for 5 s, then press “Pair the chosen lock”.");
+
+    nuki.startPairingMode();
+    await frame.getByLabel('Security PIN (optional; needed to read who opened the door)').fill('4711');
+    await frame.getByRole('button', { name: 'Pair the chosen lock' }).click();
+    await eventually(() => frame.locator('#ekl-nuki-result').innerText(), `Paired with ${nuki.address}. Add it to the config, set its owner's e-mail, save and restart Homebridge.`, 20_000);
+    expect(await frame.getByLabel('Pairing progress').innerText()).toContain('3. Paired: the lock knows us as "ekey-locks (Homebridge)"');
+    expect(await frame.getByLabel('Pairing progress').innerText()).not.toContain('4711');
+    expect(statSync(join(storage, 'ekey-locks', NUKI_CREDENTIALS_FILE)).mode & 0o777).toBe(0o600);
+    expect(nuki.authorizations.map((authorization) => authorization.name)).toEqual(['ekey-locks (Homebridge)']);
+
+    await frame.getByRole('region', { name: 'Pair a Nuki lock' }).screenshot({ path: join(IMAGES, 'settings-page-nuki-paired.png') });
+    await frame.getByRole('button', { name: 'Add the paired lock to the config' }).click();
+    await eventually(async () => (await frame.locator('#ekl-nuki-result').innerText()).startsWith(`Added ${nuki.address} to the locks`), true);
+    const config = await page.evaluate<{ locks: unknown[] }[]>('window.hostState.config');
+    expect(config[0]?.locks).toEqual([
+      { name: 'Front Door', owner_email: 'olivia@example.com', address: 'D0:E1:00:00:00:01' },
+      { name: 'Nuki Smart Lock', family: 'nuki', address: nuki.address, owner_email: 'olivia@example.com' },
+    ]);
+    nuki.goOutOfRange();
+    await page.close();
+  }, 45_000);
+
+  it('ends with a message when Bluetooth is not available, and when the settings server never answers', async () => {
+    const noBluetooth = async (): Promise<void> => {
+      const storage = storageFolder();
+      const target = await host({ storagePath: storage, env: { DBUS_SYSTEM_BUS_ADDRESS: `unix:path=${join(storage, 'no-bus')}` } });
+      const { page, frame } = await open(target);
+      await frame.getByRole('button', { name: 'Scan for Nuki locks' }).click();
+      await eventually(async () => (await frame.locator('#ekl-nuki-result').innerText()).startsWith('Bluetooth is not available, so nothing could be heard'), true, 25_000);
+      expect(await frame.getByRole('button', { name: 'Scan for Nuki locks' }).isEnabled()).toBe(true);
+      await page.close();
+    };
+    const hangingServer = async (): Promise<void> => {
+      const target = await host({ storagePath: storageFolder(), unanswered: true });
+      const { page, frame } = await open(target);
+      expect(await statusText(frame)).toBe('Checking the service…');
+      await eventually(
+        () => statusText(frame),
+        "The settings page's server did not answer within 15 s. Close and reopen this page; if it stays so, restart the Homebridge UI.",
+        25_000,
+      );
+      await expectNoSpinner(page, frame);
+      expect(await frame.getByRole('button', { name: 'Check again' }).isEnabled()).toBe(true);
+      await page.close();
+    };
+    // Both wait on a clock (a 10 s scan, a 15 s deadline): side by side, to keep the suite short.
+    await Promise.all([noBluetooth(), hangingServer()]);
+  }, 30_000);
+});
