@@ -248,7 +248,7 @@ export class NukiDriver implements LockDriver {
       // The flag our own Lock Action raised (the lock flags every change, ours too): we know the
       // state it led to, so the read — state and log, which may hold someone else's turn as well —
       // waits until our actions pause (ownNewsSettleMs, at most ownNewsMaxDelayMs) instead of
-      // holding up the next command. docs/nuki.md "News".
+      // holding up the next command. docs/nuki.md "Connection policy and battery".
       if (this.actionInFlight || (this.actionEndedAt !== null && context.clock.now() - this.actionEndedAt < this.newsCooldownMs)) {
         this.ownNewsSince = context.clock.now();
         this.scheduleOwnNewsRead();
