@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { systemClock, type Clock } from './domain/clock.js';
 import type { Logger } from './logger.js';
-import { openDatabase, type SqliteDatabase } from './store/database.js';
+import { openDatabase, transactionRunner, type SqliteDatabase } from './store/database.js';
 import { UserRepository } from './store/user-repository.js';
 import { ClientRepository } from './store/client-repository.js';
 import { OAuthTokenRepository } from './store/oauth-token-repository.js';
@@ -92,7 +92,7 @@ export class EKeyService {
     const clock = options.clock ?? systemClock;
     const db = openDatabase(join(options.dataDir, DATABASE_FILE));
     try {
-      const transaction = <T>(work: () => T): T => db.transaction(work)();
+      const transaction = transactionRunner(db);
       const repositories: Repositories = {
         users: new UserRepository(db),
         clients: new ClientRepository(db),

@@ -3,7 +3,7 @@
  * log with the acceptance link, so an operator without mail can still pass the link on
  * (DESIGN §3 eKeys). The link is the only secret ever logged — logging it is the point.
  */
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { PluginConfig } from '../config/plugin-config.js';
 import type { Logger } from '../logger.js';
 
@@ -44,26 +44,40 @@ export function composeInvitation(message: InvitationMessage): { subject: string
   return { subject: `${message.senderName} sent you an eKey for ${message.lockName}`, text: `${lines.join('\n')}\n` };
 }
 
-/** Sends invitations through an SMTP server. */
+/**
+ * Sends invitations through an SMTP server. nodemailer is loaded at the first invitation, not at
+ * start-up (docs/architecture.md "Start-up"): most homes send a few a year.
+ */
 export class SmtpInvitationMailer implements InvitationMailer {
-  private readonly transport;
+  private transport: Promise<Transporter> | undefined;
 
-  constructor(private readonly settings: SmtpSettings) {
-    this.transport = nodemailer.createTransport({
-      host: settings.host,
-      port: settings.port ?? (settings.secure ? 465 : 587),
-      secure: settings.secure ?? false,
-      ...(settings.user === undefined ? {} : { auth: { user: settings.user, pass: settings.password ?? '' } }),
-      // A slow or dead mail server must not hold invitations (or shutdown) for minutes.
-      connectionTimeout: 10_000,
-      greetingTimeout: 10_000,
-      socketTimeout: 20_000,
-    });
-  }
+  constructor(private readonly settings: SmtpSettings) {}
 
   async send(message: InvitationMessage): Promise<void> {
     const { subject, text } = composeInvitation(message);
-    await this.transport.sendMail({ from: this.settings.from, to: message.to, subject, text });
+    const transport = await this.transporter();
+    await transport.sendMail({ from: this.settings.from, to: message.to, subject, text });
+  }
+
+  private transporter(): Promise<Transporter> {
+    const settings = this.settings;
+    this.transport ??= import('nodemailer').then(({ default: nodemailer }) =>
+      nodemailer.createTransport({
+        host: settings.host,
+        port: settings.port ?? (settings.secure ? 465 : 587),
+        secure: settings.secure ?? false,
+        ...(settings.user === undefined ? {} : { auth: { user: settings.user, pass: settings.password ?? '' } }),
+        // A slow or dead mail server must not hold invitations (or shutdown) for minutes.
+        connectionTimeout: 10_000,
+        greetingTimeout: 10_000,
+        socketTimeout: 20_000,
+      }),
+    );
+    // A failed load is tried again at the next invitation.
+    this.transport.catch(() => {
+      this.transport = undefined;
+    });
+    return this.transport;
   }
 }
 

@@ -2,12 +2,13 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import fastifyRateLimit from '@fastify/rate-limit';
 import fastifySwagger from '@fastify/swagger';
-import { Ajv } from 'ajv';
+import { Ajv, type AnySchema } from 'ajv';
 import addFormats from 'ajv-formats';
 import { randomUUID } from 'node:crypto';
 import { ServiceError } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 import { acceptsMediaType } from './content-negotiation.js';
+import { LazySchemaCompilers } from './lazy-schema-compilers.js';
 import { buildProblem, createErrorHandler } from './problem.js';
 import type { ApiServices } from './api-services.js';
 import { registerRoutes } from './routes/index.js';
@@ -57,6 +58,9 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
  */
 const RESPONSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({ ...SECURITY_HEADERS, 'cache-control': 'no-store' });
 
+/** Route schemas not used yet are compiled this long after the server listens (lazy-schema-compilers.ts). */
+const SCHEMA_WARM_UP_DELAY_MS = 2_000;
+
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** Honour a well-formed incoming X-Request-Id (for tracing through a proxy), else mint one. */
@@ -80,8 +84,12 @@ function createValidators(): { body: Ajv; other: Ajv } {
 
 /** Builds the HTTP API: cross-cutting rules first, then one route module per resource. */
 export async function buildApiServer(options: ApiServerOptions): Promise<ApiServer> {
+  // Schemas are compiled on first use, the rest shortly after listening: start-up is not kept
+  // waiting for ~60 validators and serializers (docs/performance.md "footprint").
+  const schemas = new LazySchemaCompilers(options.logger);
   const app = Fastify({
     logger: false,
+    schemaController: { compilersFactory: { buildSerializer: schemas.serializerFactory() } },
     bodyLimit: options.bodyLimit ?? 64 * 1024,
     genReqId: requestId,
     requestIdHeader: false,
@@ -105,9 +113,16 @@ export async function buildApiServer(options: ApiServerOptions): Promise<ApiServ
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const validators = createValidators();
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? validators.body : validators.other).compile(schema),
-  );
+  app.setValidatorCompiler(schemas.validator<AnySchema>(({ schema, httpPart }) => (httpPart === 'body' ? validators.body : validators.other).compile(schema)));
+  let stopWarmUp: (() => void) | undefined;
+  app.addHook('onListen', (done) => {
+    stopWarmUp = schemas.warmUp(SCHEMA_WARM_UP_DELAY_MS);
+    done();
+  });
+  app.addHook('onClose', (_instance, done) => {
+    stopWarmUp?.();
+    done();
+  });
   // Only JSON bodies are accepted (415 otherwise); the OAuth routes add form bodies in their scope.
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('caller', null);

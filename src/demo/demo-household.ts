@@ -90,13 +90,9 @@ export async function ensureDemoHousehold(deps: DemoDependencies): Promise<{ hou
   if (stored) return upgradeHousehold(stored, deps);
 
   const now = deps.clock.now();
-  const users: DemoHousehold['users'] = [];
-  const hashes: string[] = [];
-  for (const person of DEMO_USERS) {
-    const password = demoPassword();
-    users.push({ id: newId(), email: person.email, password, name: person.name });
-    hashes.push(await hashPassword(password));
-  }
+  const users: DemoHousehold['users'] = DEMO_USERS.map((person) => ({ id: newId(), email: person.email, password: demoPassword(), name: person.name }));
+  // scrypt runs in libuv's thread pool: the four hashes in parallel (same parameters), not in turn.
+  const hashes = await Promise.all(users.map((user) => hashPassword(user.password)));
   const owner = users[0];
   if (!owner) throw new Error('demo household has no owner');
   const client = { client_id: newId(), client_secret: newToken(), redirect_uri: DEMO_REDIRECT_URI };

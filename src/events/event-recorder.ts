@@ -97,7 +97,7 @@ export class EventRecorder implements LockEventSink {
       // better-sqlite3 transactions are synchronous: by the next microtask the outer one has
       // committed or rolled back, and only rows that still exist were committed.
       queueMicrotask(() => {
-        for (const event of published) if (this.deps.events.findById(event.id)) this.deps.publish(event);
+        for (const event of published) if (this.deps.events.exists(event.id)) this.deps.publish(event);
       });
     } else {
       for (const event of published) this.deps.publish(event);

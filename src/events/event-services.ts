@@ -1,6 +1,6 @@
 import type { Clock } from '../domain/clock.js';
 import type { Logger } from '../logger.js';
-import type { SqliteDatabase } from '../store/database.js';
+import { transactionRunner, type SqliteDatabase } from '../store/database.js';
 import { EventRepository } from '../store/event-repository.js';
 import type { EKeyFinder, LockRoles, UsableKeys, UserNames } from './event-access.js';
 import { DerivedCache, type WriteVersioned } from '../store/derived-cache.js';
@@ -41,7 +41,7 @@ export interface EventServicesDependencies {
 export function createEventServices(deps: EventServicesDependencies): EventServices {
   const repository = new EventRepository(deps.db);
   const hub = new LockEventHub();
-  const transaction = <T>(work: () => T): T => deps.db.transaction(work)();
+  const transaction = transactionRunner(deps.db);
   const recorder = new EventRecorder({
     events: repository,
     ekeys: deps.ekeys,

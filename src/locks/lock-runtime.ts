@@ -13,6 +13,7 @@ import type { GattTransport } from '../gateway/gatt-transport.js';
 import type { Logger } from '../logger.js';
 import type { BoltState, LockRecord, LockRepository } from '../store/lock-repository.js';
 import type { LockStateRepository, OnlineStatus } from '../store/lock-state-repository.js';
+import { GroupCommit } from './group-commit.js';
 
 /** A change the runtime observed, published after it was stored (so readers of the store see it). */
 export type LockRuntimeChange =
@@ -54,8 +55,9 @@ export interface LockRuntimeDependencies {
   /** Receives every activity record (live and backlog) and every battery change. */
   events: Pick<LockEventSink, 'recordActivity' | 'recordBattery'>;
   /**
-   * Runs work in one SQLite transaction (one commit, one fsync): an activity record and the stored
-   * high-water mark are written together. Default: no grouping.
+   * Runs work in one SQLite transaction (one commit, one fsync): activity records arriving
+   * together and their locks' high-water marks are written in one (group commit). Default: no
+   * grouping, each record stored as it comes.
    */
   transaction?: <T>(work: () => T) => T;
   /**
@@ -88,15 +90,31 @@ export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
   /** The gateway facade (commands go through {@link sendCommand}). */
   readonly gateway: LockGateway;
   private stopped = false;
+  /** Activity records wait here for the next commit; each is published once it is durable. */
+  private readonly activity: GroupCommit<ActivityEvent, RecordedEvent | null>;
 
   constructor(
     private readonly deps: LockRuntimeDependencies,
     gatewayOptions: Omit<LockGatewayOptions, 'lastSequence'> = {},
   ) {
     super();
+    this.activity = new GroupCommit({
+      ...(deps.transaction === undefined ? {} : { transaction: deps.transaction }),
+      store: (event) => this.storeActivity(event),
+      acknowledge: (event, recorded) => {
+        this.publish({ kind: 'activity', lockId: event.lockId, record: event.record, backlog: event.backlog, event: recorded });
+      },
+      failed: (event, error) => {
+        this.deps.logger.error(`Could not store activity record #${event.record.sequence} of lock ${event.lockId}: ${describe(error)}`);
+      },
+    });
     this.gateway = new LockGateway(deps.transport, deps.clock, deps.logger, {
       ...gatewayOptions,
-      lastSequence: (lockId) => deps.lockState.read(lockId)?.lastActivitySequence,
+      lastSequence: (lockId) => {
+        // Records still waiting for their commit count as stored once committed: commit them first.
+        this.activity.flush();
+        return deps.lockState.read(lockId)?.lastActivitySequence;
+      },
     });
     this.gateway.on('bolt', (event) => {
       this.guard('bolt', () => {
@@ -186,9 +204,10 @@ export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
     });
   }
 
-  /** Disconnects every lock; no further changes are stored. Idempotent. */
+  /** Commits the activity records still waiting, then disconnects every lock; no further changes are stored. Idempotent. */
   async stop(): Promise<void> {
     if (this.stopped) return;
+    this.activity.flush();
     this.stopped = true;
     await this.gateway.stop();
   }
@@ -256,25 +275,32 @@ export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
     this.publish({ kind: 'connectivity', lockId: event.lockId, online: event.online });
   }
 
+  /**
+   * Group commit (src/locks/group-commit.ts): records arriving together — several locks
+   * reporting, a backlog read back — share one transaction; each is published (HomeKit, the
+   * demo control, the live streams through the recorder) only after its commit. Order per lock
+   * is arrival order.
+   */
   private onActivity(event: ActivityEvent): void {
+    this.activity.submit(event);
+  }
+
+  /** One record and the lock's high-water mark, inside the batch's transaction. */
+  private storeActivity(event: ActivityEvent): RecordedEvent | null {
     const { record } = event;
-    const transaction = this.deps.transaction ?? (<T>(work: () => T): T => work());
-    const recorded = transaction(() => {
-      const actor = record.actor ?? null;
-      const result = this.deps.events.recordActivity({
-        lockId: event.lockId,
-        sequence: record.sequence,
-        action: record.action,
-        source: record.source,
-        credential: record.credential,
-        timestamp: record.timestamp,
-        ...(actor === null ? {} : { actor, linkedUserId: this.deps.linkedUser?.(event.lockId, actor) ?? null }),
-      });
-      // With the recorder's write: the read-back after a reconnect starts after what was recorded.
-      this.deps.lockState.saveActivitySequence(event.lockId, record.sequence, this.seenAt(event.lockId));
-      return result;
+    const actor = record.actor ?? null;
+    const result = this.deps.events.recordActivity({
+      lockId: event.lockId,
+      sequence: record.sequence,
+      action: record.action,
+      source: record.source,
+      credential: record.credential,
+      timestamp: record.timestamp,
+      ...(actor === null ? {} : { actor, linkedUserId: this.deps.linkedUser?.(event.lockId, actor) ?? null }),
     });
-    this.publish({ kind: 'activity', lockId: event.lockId, record, backlog: event.backlog, event: recorded });
+    // With the recorder's write: the read-back after a reconnect starts after what was recorded.
+    this.deps.lockState.saveActivitySequence(event.lockId, record.sequence, this.seenAt(event.lockId));
+    return result;
   }
 
   private onDoor(event: DoorChangedEvent): void {

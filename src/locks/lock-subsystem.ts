@@ -8,7 +8,7 @@ import { DEMO_LINKED_AUTHORIZATION, type DemoHousehold, type DemoLockSecrets } f
 import { createDemoSimulation, type DemoSimulation } from '../demo/demo-locks.js';
 import type { LockEventSink } from '../events/lock-event-sink.js';
 import type { GattTransport } from '../gateway/gatt-transport.js';
-import { BluezTransport } from '../gateway/transports/bluez-transport.js';
+import { DeferredTransport } from '../gateway/transports/deferred-transport.js';
 import type { LockPort } from '../homekit/lock-port.js';
 import type { Logger } from '../logger.js';
 import type { CommandRepository } from '../store/command-repository.js';
@@ -181,8 +181,16 @@ export function createLockSubsystem(deps: LockSubsystemDependencies): LockSubsys
     deps.transport ??
     simulation?.transport ??
     (kind === 'bluez'
-      ? // Lazy: no D-Bus connection is opened until the gateway first connects to a lock.
-        new BluezTransport({ logger: deps.logger, ...(bluetooth?.adapter === undefined ? {} : { adapter: bluetooth.adapter }) })
+      ? // Lazy twice over: the BlueZ modules load, and the D-Bus connection opens, when the gateway
+        // first scans or connects (after the API listens), not at start-up.
+        new DeferredTransport(
+          'bluez',
+          async () => {
+            const { BluezTransport } = await import('../gateway/transports/bluez-transport.js');
+            return new BluezTransport({ logger: deps.logger, ...(bluetooth?.adapter === undefined ? {} : { adapter: bluetooth.adapter }) });
+          },
+          deps.logger,
+        )
       : // `simulator` outside the demo has no simulated locks to reach.
         new UnavailableTransport('the simulator transport has no simulated locks outside the demo', deps.logger));
   const timeoutMs = (bluetooth?.command_timeout_s ?? 15) * 1000;

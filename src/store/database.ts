@@ -22,6 +22,16 @@ export function openDatabase(file: string, migrations: readonly Migration[] = al
   return db;
 }
 
+/**
+ * `work` in one transaction of `db` (a savepoint inside an open one, as better-sqlite3 nests
+ * them). The transaction function is built once: `db.transaction(work)` per call costs more than a
+ * small write (docs/performance.md "event-ingest").
+ */
+export function transactionRunner(db: SqliteDatabase): <T>(work: () => T) => T {
+  const run = db.transaction((work: () => unknown) => work());
+  return <T>(work: () => T): T => run(work) as T;
+}
+
 /** Applies every migration newer than the database's `user_version`, each in its own transaction. */
 export function applyMigrations(db: SqliteDatabase, migrations: readonly Migration[]): void {
   const current = db.pragma('user_version', { simple: true }) as number;

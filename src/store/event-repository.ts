@@ -95,6 +95,7 @@ export class EventRepository {
   private readonly insertStatement;
   private readonly byIdStatement;
   private readonly bySequenceStatement;
+  private readonly existsStatement;
   private readonly byCommandStatement;
   private readonly lastBatteryStatement;
   private readonly countStatements;
@@ -120,6 +121,7 @@ export class EventRepository {
     this.byIdStatement = db.prepare<[string], EventRow>(
       `SELECT ${SELECT_COLUMNS} FROM lock_events e LEFT JOIN users u ON u.id = e.performer_id WHERE e.id = ?`,
     );
+    this.existsStatement = db.prepare<[string], number>('SELECT 1 FROM lock_events WHERE id = ?').pluck(true);
     this.bySequenceStatement = db.prepare<[string, number], { seq: number }>(
       'SELECT seq FROM lock_events WHERE lock_id = ? AND lock_sequence = ?',
     );
@@ -197,6 +199,11 @@ export class EventRepository {
   findById(id: string): StoredEvent | undefined {
     const row = this.byIdStatement.get(id.toLowerCase());
     return row ? toStored(row) : undefined;
+  }
+
+  /** Whether an event with this id is stored (an index probe; {@link findById} also reads the row). */
+  exists(id: string): boolean {
+    return this.existsStatement.get(id.toLowerCase()) !== undefined;
   }
 
   /** Whether the lock's activity record `sequence` is already stored (dedupe of read-backs). */

@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DATABASE_FILE, EKeyService } from '../../app.js';
 import type { PluginConfig } from '../../config/plugin-config.js';
+import type { LockRuntimeChange } from '../../locks/lock-runtime.js';
 import type { Logger } from '../../logger.js';
 import { openDatabase } from '../../store/database.js';
 import { pairedRounds } from '../paired.js';
@@ -21,10 +22,12 @@ import { median, percentile, round } from '../stats.js';
  * records on the runtime's `LockGateway` (the `activity` event its drivers raise), the locks in
  * turn — several locks reporting at once — yielding to the event loop after each turn of all 8,
  * as separate Bluetooth notifications would. From there everything is production:
- * `LockRuntime.onActivity` → one transaction (recorder: dedupe, key and holder lookups, insert,
- * counters; the lock's activity high-water mark) → commit (WAL, synchronous=FULL: durable when
- * it returns) → the live-stream hub and the runtime's change listeners. An event counts once its
- * call has returned, i.e. once it is durable.
+ * `LockRuntime.onActivity` → the runtime's group commit (src/locks/group-commit.ts: the records
+ * that arrived together share a transaction) → per record: recorder (dedupe, key and holder
+ * lookups, insert, counters) and the lock's activity high-water mark → commit (WAL,
+ * synchronous=FULL: durable when it returns) → the live-stream hub and the runtime's change
+ * listeners. An event counts once the runtime has published its change, i.e. once it is durable;
+ * `events_per_transaction` says how many shared a commit.
  *
  * Baseline: raw better-sqlite3, one one-column row per transaction, same durability, same disk —
  * the device's own ceiling for one commit per event. `ram_*`: the same production path with the
@@ -81,33 +84,69 @@ interface IngestRun {
   latencies: number[];
   /** Process CPU time per event, µs. */
   cpuUsPerEvent: number;
+  /** Events acknowledged per commit (1 for the raw baseline). */
+  eventsPerTransaction: number;
 }
 
-/** Emits activity records on the runtime's gateway for `durationMs`; each call returns once durable. */
+/**
+ * Emits activity records on the runtime's gateway for `durationMs`. A record counts once the
+ * runtime acknowledges it — publishes its `activity` change, which it does only after the
+ * transaction that stored it committed — and its latency runs from the emit to that moment.
+ */
 async function ingest(target: IngestTarget, durationMs: number): Promise<IngestRun> {
-  const gateway = target.service.lockSubsystem.runtime.gateway;
+  const runtime = target.service.lockSubsystem.runtime;
+  const gateway = runtime.gateway;
   const latencies: number[] = [];
+  /** Emit times of records not acknowledged yet, by lock and sequence. */
+  const unacknowledged = new Map<string, number>();
+  let transactions = 0;
+  let inCommit = false;
+  const onChange = (change: LockRuntimeChange): void => {
+    if (change.kind !== 'activity') return;
+    const key = `${change.lockId}#${change.record.sequence}`;
+    const emittedAt = unacknowledged.get(key);
+    if (emittedAt === undefined) return;
+    unacknowledged.delete(key);
+    latencies.push(performance.now() - emittedAt);
+    // The acknowledgements of one commit arrive in one synchronous run (no microtask between them).
+    if (!inCommit) {
+      inCommit = true;
+      transactions += 1;
+      queueMicrotask(() => {
+        inCommit = false;
+      });
+    }
+  };
+  runtime.on('change', onChange);
   const cpuBefore = process.cpuUsage();
   const began = performance.now();
   const deadline = began + durationMs;
-  while (performance.now() < deadline) {
-    for (const lock of target.locks) {
-      lock.sequence += 1;
-      const start = performance.now();
-      gateway.emit('activity', {
-        lockId: lock.id,
-        record: { sequence: lock.sequence, action: lock.sequence % 2 === 0 ? 'lock' : 'unlock', source: 'tap', credential: lock.ownerKeyId, timestamp: Date.now() },
-        backlog: false,
-      });
-      latencies.push(performance.now() - start);
+  let emitted = 0;
+  try {
+    while (performance.now() < deadline) {
+      for (const lock of target.locks) {
+        lock.sequence += 1;
+        unacknowledged.set(`${lock.id}#${lock.sequence}`, performance.now());
+        gateway.emit('activity', {
+          lockId: lock.id,
+          record: { sequence: lock.sequence, action: lock.sequence % 2 === 0 ? 'lock' : 'unlock', source: 'tap', credential: lock.ownerKeyId, timestamp: Date.now() },
+          backlog: false,
+        });
+        emitted += 1;
+      }
+      await nextTurn();
     }
-    await nextTurn();
+    // What was emitted last is still being committed: the run ends when it is acknowledged.
+    for (let turns = 0; unacknowledged.size > 0 && turns < 10_000; turns += 1) await nextTurn();
+  } finally {
+    runtime.off('change', onChange);
   }
   const elapsedS = (performance.now() - began) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
-  target.emitted += latencies.length;
+  target.emitted += emitted;
   if (target.errors.length > 0) throw new Error(`event-ingest: the runtime could not store ${target.errors.length} records, e.g. ${target.errors[0] ?? ''}`);
-  return { rate: latencies.length / elapsedS, latencies, cpuUsPerEvent: (cpu.user + cpu.system) / latencies.length };
+  if (unacknowledged.size > 0) throw new Error(`event-ingest: ${unacknowledged.size} of ${emitted} records were never acknowledged`);
+  return { rate: latencies.length / elapsedS, latencies, cpuUsPerEvent: (cpu.user + cpu.system) / latencies.length, eventsPerTransaction: latencies.length / Math.max(1, transactions) };
 }
 
 /** Every emitted record is stored, as a tap event by the owner. */
@@ -143,7 +182,7 @@ async function rawInserts(file: string, durationMs: number): Promise<IngestRun> 
       await nextTurn();
     }
     const cpu = process.cpuUsage(cpuBefore);
-    return { rate: latencies.length / ((performance.now() - began) / 1000), latencies, cpuUsPerEvent: (cpu.user + cpu.system) / latencies.length };
+    return { rate: latencies.length / ((performance.now() - began) / 1000), latencies, cpuUsPerEvent: (cpu.user + cpu.system) / latencies.length, eventsPerTransaction: 1 };
   } finally {
     db.close();
   }
@@ -204,7 +243,7 @@ async function runEventIngest(options: SelfMeasuringOptions): Promise<Record<str
       round_ratios: paired.pairs.map((pair) => round(pair.ratio, 3)),
       cpu_us_per_event: round(median(services.map((run) => run.cpuUsPerEvent)), 1),
       locks: LOCKS,
-      transactions_per_event: 1,
+      events_per_transaction: round(median(services.map((run) => run.eventsPerTransaction)), 2),
       data_in_ram: false,
       ...(ram === undefined ? {} : { ram_ops_per_s: Math.round(ram.rate), ram_cpu_us_per_event: round(ram.cpuUsPerEvent, 1), ram_p99_ms: round(percentile(sortedLatencies(ram), 99), 3) }),
       target_ops_per_s: TARGET_OPS_PER_S,

@@ -47,6 +47,8 @@ describe('bench/run.js', () => {
     expect(line.ops_per_s as number).toBeGreaterThan(0);
     expect(line.data_in_ram).toBe(false);
     expect(line.locks).toBe(8);
+    // The runtime's group commit: the 8 locks' records of one turn share a transaction.
+    expect(line.events_per_transaction as number).toBeGreaterThan(1);
     expect(line.ok).toEqual(expect.any(Boolean));
     expect(result.stderr).toMatch(/event-ingest round 1: runtime path \d+ events\/s/);
   }, 90_000);

@@ -375,6 +375,49 @@ describe('Nuki driver: link and presence', () => {
     expect(r.wire.connects).toBe(2);
   });
 
+  it('news our own Lock Action raised is read once our commands pause, not between back-to-back commands', async () => {
+    const r = rig({ driver: { ownNewsSettleMs: 30 } });
+    await start(r);
+    r.clock.advance(LATER);
+    const before = r.wire.written.length;
+    // Each command raises the lock's news flag (it flags every change, ours too).
+    expect(await r.gateway.sendCommand(LOCK_ID, 'unlock')).toEqual({ status: 'completed', bolt: 'unlocked' });
+    expect(r.nuki.newStateFlagged).toBe(true);
+    expect(await r.gateway.sendCommand(LOCK_ID, 'lock')).toEqual({ status: 'completed', bolt: 'locked' });
+    expect(await r.gateway.sendCommand(LOCK_ID, 'unlock')).toEqual({ status: 'completed', bolt: 'unlocked' });
+    // Back to back: the three Lock Actions followed one another with no state or log read between
+    // (the connect before the first one reads both, as every connect does).
+    const sinceFirstAction = r.wire.commandNames.slice(before);
+    const during = sinceFirstAction.slice(sinceFirstAction.indexOf('Lock Action'));
+    expect(during.filter((name) => name === 'Lock Action')).toHaveLength(3);
+    expect(during).not.toContain('Request Data(Keyturner States)');
+    expect(during).not.toContain('Request Log Entries');
+    // Once they pause, one read of state and log: our moves come in as remote records, the flag clears.
+    await activityCount(r, 3);
+    expect(records(r)).toEqual([
+      [1, 'unlock', 'remote', undefined, false],
+      [2, 'lock', 'remote', undefined, false],
+      [3, 'unlock', 'remote', undefined, false],
+    ]);
+    const after = r.wire.commandNames.slice(before + sinceFirstAction.length);
+    expect(after.filter((name) => name === 'Request Data(Keyturner States)')).toHaveLength(1);
+    expect(r.nuki.newStateFlagged).toBe(false);
+  });
+
+  it('someone else turning the lock while our news waits is read with it: nothing is lost', async () => {
+    const r = rig({ driver: { ownNewsSettleMs: 30 } });
+    await start(r);
+    r.clock.advance(LATER);
+    expect(await r.gateway.sendCommand(LOCK_ID, 'unlock')).toEqual({ status: 'completed', bolt: 'unlocked' });
+    r.nuki.manualTurn('locked');
+    await activityCount(r, 2);
+    expect(records(r)).toEqual([
+      [1, 'unlock', 'remote', undefined, false],
+      [2, 'lock', 'manual', undefined, false],
+    ]);
+    expect(r.gateway.getSnapshot(LOCK_ID)?.bolt).toBe('locked');
+  });
+
   it('beacon news → connects, reads state and log; presence follows advertisements', async () => {
     const r = rig({ gateway: { offlineAfterS: 30 } });
     await start(r);

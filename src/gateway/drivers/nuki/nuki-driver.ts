@@ -47,6 +47,13 @@ export interface NukiDriverOptions {
   logPageSize?: number;
   /** Advertisement "news" flags within this long after a completed read are the same news, ms (default 1 000). */
   newsCooldownMs?: number;
+  /**
+   * News our own Lock Action raised is read once no action of ours has run for this long, ms
+   * (default 25): back-to-back commands are not kept waiting behind a read of what they did.
+   */
+  ownNewsSettleMs?: number;
+  /** ... but never later than this after it was raised, ms (default 1 000). */
+  ownNewsMaxDelayMs?: number;
 }
 
 /** Why an exchange ended without the message it waited for. */
@@ -57,6 +64,9 @@ type ExchangeFailure =
   | { kind: 'write_failed'; error: unknown }
   /** A reply could not be read (bad CRC, MAC or length): its content is lost. */
   | { kind: 'unreadable'; reason: string };
+
+/** How long a blocked motor's Error Report is waited for after its states, ms. */
+const MOTOR_BLOCKED_REPORT_GRACE_MS = 250;
 
 class ExchangeError extends Error {
   constructor(readonly failure: ExchangeFailure) {
@@ -95,6 +105,13 @@ export class NukiDriver implements LockDriver {
   private reportedNotAuthorized = false;
   /** The newest log index has been learnt once (history before the lock was added is not imported). */
   private logAnchored = false;
+  private readonly ownNewsSettleMs: number;
+  private readonly ownNewsMaxDelayMs: number;
+  /** When our last Lock Action ended (clock ms); news raised shortly after is ours too. */
+  private actionEndedAt: number | null = null;
+  /** Own news waiting to be read: since when (clock ms), and the timer that will ask for the read. */
+  private ownNewsSince: number | null = null;
+  private ownNewsTimer: NodeJS.Timeout | null = null;
 
   /**
    * @param pairing what pairing produced; null for a lock that was never paired (`unpairedReason` says what to do).
@@ -106,6 +123,8 @@ export class NukiDriver implements LockDriver {
     this.connectionPolicy = { kind: 'on_demand', idleDisconnectMs: options.idleDisconnectMs ?? 3_000 };
     this.logPageSize = options.logPageSize ?? 20;
     this.newsCooldownMs = options.newsCooldownMs ?? 1_000;
+    this.ownNewsSettleMs = options.ownNewsSettleMs ?? 25;
+    this.ownNewsMaxDelayMs = options.ownNewsMaxDelayMs ?? 1_000;
     this.unusableReason = pairing === null ? (options.unpairedReason ?? 'this Nuki lock is not paired; pair it with "ekey-locks nuki pair".') : null;
   }
 
@@ -180,6 +199,7 @@ export class NukiDriver implements LockDriver {
     const context = this.attached();
     const channel = this.channelFor(connection);
     this.actionInFlight = true;
+    this.holdOwnNews();
     try {
       // Two tries: the second only when the lock said our challenge was spent (K_ERROR_BAD_NONCE).
       for (let attempt = 0; attempt < 2; attempt += 1) {
@@ -198,6 +218,8 @@ export class NukiDriver implements LockDriver {
       return failed('delivery_failed');
     } finally {
       this.actionInFlight = false;
+      this.actionEndedAt = context.clock.now();
+      if (this.ownNewsSince !== null) this.scheduleOwnNewsRead();
     }
   }
 
@@ -219,12 +241,52 @@ export class NukiDriver implements LockDriver {
     const raised = beacon.newState && this.advertisedNews === false;
     this.advertisedNews = beacon.newState;
     if (!beacon.newState) return false;
-    // A flag seen going up is news whenever it comes (e.g. the move of a tap ending just after a
-    // read that saw it start). A flag that stayed up may be an advertisement sent before our read
-    // cleared it: old news for a short while, then news again (the lock was not read after all).
-    if (raised) return true;
     const context = this.attached();
+    // A read of own news is scheduled: it reads whatever else happened too.
+    if (this.ownNewsSince !== null) return false;
+    if (raised) {
+      // The flag our own Lock Action raised (the lock flags every change, ours too): we know the
+      // state it led to, so the read — state and log, which may hold someone else's turn as well —
+      // waits until our actions pause (ownNewsSettleMs, at most ownNewsMaxDelayMs) instead of
+      // holding up the next command. docs/nuki.md "Connection policy and battery".
+      if (this.actionInFlight || (this.actionEndedAt !== null && context.clock.now() - this.actionEndedAt < this.newsCooldownMs)) {
+        this.ownNewsSince = context.clock.now();
+        this.scheduleOwnNewsRead();
+        return false;
+      }
+      // A flag seen going up is news whenever it comes (e.g. the move of a tap ending just after a
+      // read that saw it start).
+      return true;
+    }
+    // A flag that stayed up may be an advertisement sent before our read cleared it: old news for
+    // a short while, then news again (the lock was not read after all).
     return this.lastReadAt === null || context.clock.now() - this.lastReadAt >= this.newsCooldownMs;
+  }
+
+  /** An action of ours starts: a pending read of own news waits for it, unless it waited long enough. */
+  private holdOwnNews(): void {
+    if (this.ownNewsTimer === null || this.ownNewsSince === null) return;
+    if (this.attached().clock.now() - this.ownNewsSince >= this.ownNewsMaxDelayMs) return;
+    clearTimeout(this.ownNewsTimer);
+    this.ownNewsTimer = null;
+  }
+
+  /** Asks the core for a read once our actions have paused for ownNewsSettleMs (none while one runs). */
+  private scheduleOwnNewsRead(): void {
+    if (this.ownNewsTimer !== null) clearTimeout(this.ownNewsTimer);
+    this.ownNewsTimer = null;
+    if (this.actionInFlight || this.ownNewsSince === null) return;
+    const context = this.attached();
+    const left = this.ownNewsMaxDelayMs - (context.clock.now() - this.ownNewsSince);
+    this.ownNewsTimer = setTimeout(
+      () => {
+        this.ownNewsTimer = null;
+        this.ownNewsSince = null;
+        context.requestRefresh();
+      },
+      Math.max(0, Math.min(this.ownNewsSettleMs, left)),
+    );
+    this.ownNewsTimer.unref();
   }
 
   /** Challenge, Lock Action, ACCEPTED, states, COMPLETE; the outcome from the final state. */
@@ -241,7 +303,10 @@ export class NukiDriver implements LockDriver {
       const message = await this.receive(channel, deadline);
       if (message.command === NukiCommand.keyturnerStates) {
         last = decodeKeyturnerStates(message.payload);
-        if (last.lockState === NukiLockState.motorBlocked) return failed('jammed');
+        if (last.lockState === NukiLockState.motorBlocked) {
+          await this.awaitMotorBlockedReport(channel, deadline);
+          return failed('jammed');
+        }
         continue;
       }
       if (message.command !== NukiCommand.status) continue;
@@ -257,6 +322,24 @@ export class NukiDriver implements LockDriver {
       if (reachedTarget(last.lockState, action)) return { status: 'completed', bolt: action === 'lock' ? 'locked' : 'unlocked' };
       this.attached().logger.warn(`Lock ${this.attached().name} completed the ${action} but reports lock state ${last.lockState}.`);
       return failed('delivery_failed');
+    }
+  }
+
+  /**
+   * A blocked motor is reported as states (0xFE) and then an Error Report K_ERROR_MOTOR_BLOCKED:
+   * the report is part of this exchange, so it is awaited (briefly: a lock may not send it) and
+   * never taken for the answer to the next request.
+   */
+  private async awaitMotorBlockedReport(channel: NukiKeyturnerChannel, deadline: Deadline): Promise<void> {
+    const grace = new Deadline(Math.min(MOTOR_BLOCKED_REPORT_GRACE_MS, deadline.remaining()));
+    try {
+      for (;;) {
+        const message = await channel.receive(grace);
+        if (message === 'expired' || message === 'link_lost' || 'unreadable' in message) return;
+        if (message.command === NukiCommand.errorReport) return;
+      }
+    } finally {
+      grace.cancel();
     }
   }
 
