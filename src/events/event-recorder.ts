@@ -55,8 +55,8 @@ const toRecorded = (event: NewEvent | StoredEvent): RecordedEvent => ({
 /**
  * Turns what the lock runtime reports into LockEvents (spec §Events rules 1–3, DESIGN §3 Events),
  * durably: each call is one SQLite transaction (WAL, synchronous=FULL) and returns only after it
- * committed; {@link recordBatch} commits many reports in one transaction (read-back backlogs,
- * {@link GroupCommitter}). Committed events are then published to the live streams.
+ * committed; {@link recordBatch} commits many reports in one transaction (read-back backlogs and
+ * the runtime's group commit, src/locks/group-commit.ts). Committed events are then published to the live streams.
  */
 export class EventRecorder implements LockEventSink {
   constructor(private readonly deps: EventRecorderDependencies) {}
@@ -221,60 +221,5 @@ export class EventRecorder implements LockEventSink {
     };
     const seq = this.deps.events.insert(event);
     return { event: { ...event, seq }, fresh: true };
-  }
-}
-
-/**
- * Group commit: reports submitted in the same turn of the event loop share one transaction and
- * one fsync, and each promise resolves once its report is durable. Throughput under load goes
- * from one fsync per event to one per batch (docs/performance.md "event-ingest").
- */
-export class GroupCommitter {
-  private queue: { report: SinkReport; resolve: (value: RecordedEvent | null) => void; reject: (error: unknown) => void }[] = [];
-  private scheduled = false;
-
-  constructor(
-    private readonly recorder: EventRecorder,
-    private readonly maxBatch = 1000,
-  ) {}
-
-  /** Queues a report; resolves with what it produced once committed. */
-  submit(report: SinkReport): Promise<RecordedEvent | null> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ report, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => {
-          this.flush();
-        });
-      }
-    });
-  }
-
-  /** Commits everything queued now, in batches of at most `maxBatch`. */
-  flush(): void {
-    this.scheduled = false;
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.maxBatch);
-      try {
-        const results = this.recorder.recordBatch(batch.map((entry) => entry.report));
-        batch.forEach((entry, index) => {
-          entry.resolve(results[index] ?? null);
-        });
-      } catch (error) {
-        if (batch.length === 1) {
-          batch[0]?.reject(error);
-          continue;
-        }
-        // One bad report (say, an unknown lock) must not fail its neighbours: retry one by one.
-        for (const entry of batch) {
-          try {
-            entry.resolve(this.recorder.recordBatch([entry.report])[0] ?? null);
-          } catch (single) {
-            entry.reject(single);
-          }
-        }
-      }
-    }
   }
 }

@@ -219,21 +219,6 @@ describe('EventRecorder.recordBattery', () => {
   });
 });
 
-describe('GroupCommitter', () => {
-  it('commits the reports of one turn together and resolves each with its own outcome', async () => {
-    const { GroupCommitter } = await import('../../../src/events/event-recorder.js');
-    const committer = new GroupCommitter(fixture.events.recorder);
-    const outcomes = await Promise.all([
-      committer.submit({ kind: 'activity', lockId: LOCK, sequence: 1, action: 'lock', source: 'tap', credential: OWNER_KEY, timestamp: START }),
-      committer.submit({ kind: 'activity', lockId: LOCK, sequence: 2, action: 'lock', source: 'manual', credential: null, timestamp: START }),
-      committer.submit({ kind: 'battery', lockId: LOCK, level: 0.5, timestamp: START }),
-      committer.submit({ kind: 'activity', lockId: 'deadbeef-0000-4000-8000-000000000000', sequence: 1, action: 'lock', source: 'tap', credential: null, timestamp: START }).catch(() => 'failed'),
-    ]);
-    expect(outcomes.map((outcome) => (outcome === null || typeof outcome === 'string' ? outcome : outcome.type))).toEqual(['lock', null, 'battery', 'failed']);
-    expect(all()).toHaveLength(2);
-  });
-});
-
 describe('EventRecorder inside a caller’s transaction', () => {
   it('publishes an event recorded in an outer transaction only after that transaction committed', async () => {
     const input = { lockId: LOCK, commandId: 'c0000000-0000-4000-8000-000000000009', action: 'unlock' as const, performerId: OWNER.id, timestamp: START };
