@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import { onClock } from '../time.js';
 
@@ -9,54 +9,64 @@ export interface BatteryPoint {
   level: number;
 }
 
+const DARK = '(prefers-color-scheme: dark)';
+
+/** The colour scheme in use, followed live: the chart's colours are drawn into its canvas. */
+function useColourScheme(): 'dark' | 'light' {
+  const [scheme, setScheme] = useState<'dark' | 'light'>(() => (matchMedia(DARK).matches ? 'dark' : 'light'));
+  useEffect(() => {
+    const query = matchMedia(DARK);
+    const changed = (): void => {
+      setScheme(query.matches ? 'dark' : 'light');
+    };
+    query.addEventListener('change', changed);
+    return () => {
+      query.removeEventListener('change', changed);
+    };
+  }, []);
+  return scheme;
+}
+
 const cssVar = (name: string, fallback: string): string => getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
 
 /** The battery level over time (uPlot on a canvas), with the readings as a table for screen readers. */
 export function BatteryChart({ lockName, zone, points }: { lockName: string; zone: string; points: BatteryPoint[] }) {
   const host = useRef<HTMLDivElement>(null);
-  const plot = useRef<uPlot>();
+  const scheme = useColourScheme();
 
+  // Drawn anew when the readings, the zone or the colour scheme change (its colours are painted
+  // into the canvas; battery reports come a few a day); it follows its box's width.
   useEffect(() => {
     const element = host.current;
     if (!element || points.length === 0) return undefined;
     const data: uPlot.AlignedData = [points.map((point) => point.at / 1000), points.map((point) => Math.round(point.level * 100))];
-    if (plot.current) {
-      plot.current.setData(data);
-      return undefined;
-    }
     const text = cssVar('--text', '#1d1d1f');
     const grid = cssVar('--line', '#d0d0d5');
     const axis = { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
-    plot.current = new uPlot(
+    const width = (): number => Math.max(240, element.clientWidth);
+    const plot = new uPlot(
       {
-        width: Math.max(240, element.clientWidth),
+        width: width(),
         height: 200,
         tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), zone),
         scales: { y: { range: [0, 100] } },
         legend: { show: false },
         cursor: { show: false },
         series: [{}, { label: 'Battery %', stroke: cssVar('--accent', '#0a58ca'), width: 2, points: { show: true, size: 6 } }],
-        axes: [axis, { ...axis, values: (_chart, ticks) => ticks.map((tick) => `${tick} %`) }],
+        axes: [axis, { ...axis, size: 60, values: (_chart, ticks) => ticks.map((tick) => `${tick} %`) }],
       },
       data,
       element,
     );
-    const resize = (): void => {
-      plot.current?.setSize({ width: Math.max(240, element.clientWidth), height: 200 });
-    };
-    addEventListener('resize', resize);
+    const resized = new ResizeObserver(() => {
+      if (plot.width !== width()) plot.setSize({ width: width(), height: 200 });
+    });
+    resized.observe(element);
     return () => {
-      removeEventListener('resize', resize);
+      resized.disconnect();
+      plot.destroy();
     };
-  }, [points, zone]);
-
-  useEffect(
-    () => () => {
-      plot.current?.destroy();
-      plot.current = undefined;
-    },
-    [],
-  );
+  }, [points, zone, scheme]);
 
   return (
     <figure class="chart card" aria-labelledby="battery-caption">
