@@ -217,7 +217,9 @@ export class LockLink {
       this.logger.debug(`Lock ${this.settings.name}: released after ${policy.idleDisconnectMs} ms idle.`);
       this.hooks.ended();
       this.hooks.changed();
-      void connection.disconnect();
+      connection.disconnect().catch((error: unknown) => {
+        this.logger.debug(`Lock ${this.settings.name}: releasing the link failed: ${describe(error)}`);
+      });
     }, policy.idleDisconnectMs);
   }
 

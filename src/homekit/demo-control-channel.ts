@@ -52,6 +52,10 @@ export async function openDemoControlChannel(path: string, handle: DemoControlHa
       resolve();
     });
   });
+  // A listening server must keep an error listener: an 'error' event with none would end the process.
+  server.on('error', (error) => {
+    logger.warn(`demo control socket ${path}: ${error.message}`);
+  });
   logger.info(`Demo control lines accepted on ${path}`);
   return {
     close: async () => {

@@ -93,7 +93,14 @@ export class LockCredentialSync {
           this.deps.logger.error(`Could not push the credentials of lock ${lockId}: ${error instanceof Error ? error.message : String(error)}`);
         });
       }) ?? null;
-    void this.reevaluate();
+    this.reevaluateSafely();
+  }
+
+  /** {@link reevaluate} from a timer or start(): a store fault is logged; the next run tries again. */
+  private reevaluateSafely(): void {
+    this.reevaluate().catch((error: unknown) => {
+      this.deps.logger.error(`Could not re-evaluate the locks' credentials: ${error instanceof Error ? error.message : String(error)}`);
+    });
   }
 
   /** Stops listening and clears the timer. Idempotent. */
@@ -117,7 +124,14 @@ export class LockCredentialSync {
     nextRun = Math.min(nextRun, now + this.intervalMs);
     const pushes: Promise<void>[] = [];
     for (const lockId of this.deps.gateway.lockIds()) {
-      const computed = this.compute(lockId, now);
+      let computed: ReturnType<typeof this.compute>;
+      try {
+        computed = this.compute(lockId, now);
+      } catch (error) {
+        // A store fault for one lock must neither stop the others nor the timer: the next run retries.
+        this.deps.logger.error(`Could not compute the credentials of lock ${lockId}: ${error instanceof Error ? error.message : String(error)}`);
+        continue;
+      }
       if (computed === undefined) continue;
       if (computed.nextValidFrom !== undefined) nextRun = Math.min(nextRun, computed.nextValidFrom);
       pushes.push(this.deps.gateway.setCredentials(lockId, computed.entries));
@@ -125,7 +139,7 @@ export class LockCredentialSync {
     if (this.running) {
       this.timer = setTimeout(
         () => {
-          void this.reevaluate();
+          this.reevaluateSafely();
         },
         Math.max(1, nextRun - now),
       );
