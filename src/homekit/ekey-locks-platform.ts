@@ -83,7 +83,8 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     this.writeDemoLine = dependencies.writeDemoLine ?? ((line) => process.stdout.write(line));
     api.on('didFinishLaunching', () => {
       this.starting = this.start().catch(async (error: unknown) => {
-        this.log.error(`eKey Locks could not start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        this.log.error(`eKey Locks could not start: ${describeError(error)}`);
+        if (error instanceof Error && error.stack !== undefined) this.log.debug(error.stack);
         // A service opened before the failure (its worker thread, its port) is closed; the bridge runs on.
         const service = this.service;
         this.service = undefined;

@@ -178,6 +178,21 @@ export class HomebridgeSupervisor {
 
   /** Writes config.json and starts Homebridge; resolves when the bridge is published and the demo line is out. */
   async start(setup: HomebridgeSetup, timeoutMs = 60_000): Promise<RunningHomebridge> {
+    const { demo, ...running } = await this.launch(setup, timeoutMs, true);
+    if (demo === undefined) throw new Error('no EKEY_DEMO line');
+    return { ...running, demo };
+  }
+
+  /**
+   * Starts Homebridge and resolves once the bridge is published, whatever became of the plugin
+   * (for tests where the plugin is expected not to start).
+   */
+  async startBridge(setup: HomebridgeSetup, timeoutMs = 60_000): Promise<Omit<RunningHomebridge, 'demo'>> {
+    const { demo: _demo, ...running } = await this.launch(setup, timeoutMs, false);
+    return running;
+  }
+
+  private async launch(setup: HomebridgeSetup, timeoutMs: number, waitForDemo: boolean): Promise<Omit<RunningHomebridge, 'demo'> & { demo: DemoLine | undefined }> {
     if (!this.relaysUp) {
       await this.hapRelay.listen();
       await this.apiRelay.listen();
@@ -226,7 +241,7 @@ export class HomebridgeSupervisor {
     for (;;) {
       const demoLine = /^EKEY_DEMO (.+)$/m.exec(output);
       if (demoLine?.[1] !== undefined) demo ??= JSON.parse(demoLine[1]) as DemoLine;
-      if (demo && /is running on port \d+/.test(output)) break;
+      if ((demo !== undefined || !waitForDemo) && /is running on port \d+/.test(output)) break;
       if (state.exited) throw new Error(`Homebridge exited during start-up:\n${output}`);
       if (Date.now() > deadline) {
         killGroup(child, 'SIGKILL');
