@@ -282,7 +282,10 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
   /** Hands a command to the gateway; its outcome arrives asynchronously and never rejects. */
   private start(queue: LockQueue, command: CommandRecord): void {
     queue.active = { command, endsAt: performance.now() + this.timeoutMs };
-    void this.run(queue, command);
+    this.run(queue, command).catch((error: unknown) => {
+      // run() guards the gateway and the store itself; this is the last line, never an unhandled rejection.
+      this.deps.logger.error(`Command ${command.id}: ${describe(error)}`);
+    });
   }
 
   private async run(queue: LockQueue, command: CommandRecord): Promise<void> {

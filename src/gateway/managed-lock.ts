@@ -204,19 +204,23 @@ export class ManagedLock {
   refresh(): void {
     if (this.stopped || this.refreshQueued || this.driver.unusableReason !== null) return;
     this.refreshQueued = true;
-    void this.queue.enqueue(async () => {
-      this.refreshQueued = false;
-      this.link.hold();
-      try {
-        const current = this.link.current();
-        if (current !== null) await this.synchronise(current);
-        else await this.link.connect(this.context.settings.connectTimeoutMs);
-      } catch (error) {
+    this.queue
+      .enqueue(async () => {
+        this.refreshQueued = false;
+        this.link.hold();
+        try {
+          const current = this.link.current();
+          if (current !== null) await this.synchronise(current);
+          else await this.link.connect(this.context.settings.connectTimeoutMs);
+        } catch (error) {
+          this.context.logger.warn(`Lock ${this.name}: refreshing its state failed: ${describe(error)}`);
+        } finally {
+          this.link.release();
+        }
+      })
+      .catch((error: unknown) => {
         this.context.logger.warn(`Lock ${this.name}: refreshing its state failed: ${describe(error)}`);
-      } finally {
-        this.link.release();
-      }
-    });
+      });
   }
 
   /**

@@ -124,14 +124,7 @@ export class LockCredentialSync {
     nextRun = Math.min(nextRun, now + this.intervalMs);
     const pushes: Promise<void>[] = [];
     for (const lockId of this.deps.gateway.lockIds()) {
-      let computed: ReturnType<typeof this.compute>;
-      try {
-        computed = this.compute(lockId, now);
-      } catch (error) {
-        // A store fault for one lock must neither stop the others nor the timer: the next run retries.
-        this.deps.logger.error(`Could not compute the credentials of lock ${lockId}: ${error instanceof Error ? error.message : String(error)}`);
-        continue;
-      }
+      const computed = this.compute(lockId, now);
       if (computed === undefined) continue;
       if (computed.nextValidFrom !== undefined) nextRun = Math.min(nextRun, computed.nextValidFrom);
       pushes.push(this.deps.gateway.setCredentials(lockId, computed.entries));
