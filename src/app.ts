@@ -46,6 +46,12 @@ export interface ServiceOptions {
   demo?: boolean;
   /** Receives lock activity, battery changes and completed commands (default: the event recorder). */
   eventSink?: LockEventSink;
+  /**
+   * Whether `config` is the configuration to run with (default true): clients, locks and user
+   * policies are synced into the store, and locks it no longer names are retired. The CLI's
+   * administration commands open the store with no config and pass false.
+   */
+  applyConfig?: boolean;
 }
 
 export interface Repositories {
@@ -103,7 +109,17 @@ export class EKeyService {
         (options.demo ?? options.config.demo ?? false)
           ? await ensureDemoHousehold({ ...repositories, clock, transaction })
           : undefined;
-      syncConfig(options.config, { ...repositories, clock, logger: options.logger, transaction });
+      // The config as it runs: lock entries that cannot run are left out, each lock with its id.
+      const config: PluginConfig =
+        options.applyConfig === false
+          ? options.config
+          : syncConfig(options.config, {
+              ...repositories,
+              clock,
+              logger: options.logger,
+              transaction,
+              keepLockIds: demo?.household.locks.map((lock) => lock.id) ?? [],
+            });
       const users = new UserService(repositories.users, clock);
       // One change hook for eKey writes and sign-up acceptances: the lock runtime pushes allow-lists from it.
       const ekeyChanges = new EKeyChangeNotifier();
@@ -133,7 +149,7 @@ export class EKeyService {
       });
       const locks = new LockService({ ...repositories, clock, offlineAfterS: options.config.bluetooth?.offline_after_s ?? 120 });
       const lockSubsystem = createLockSubsystem({
-        config: options.config,
+        config,
         clock,
         logger: options.logger,
         locks: repositories.locks,

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { API, Categories, DynamicPlatformPlugin, Logging, PlatformAccessory, PlatformConfig } from 'homebridge';
 import type { ServiceOptions } from '../app.js';
-import { validatePluginConfig, type PluginConfig } from '../config/plugin-config.js';
+import { checkPluginConfig, type PluginConfig } from '../config/plugin-config.js';
 import type { Logger } from '../logger.js';
 import { describeError } from './characteristic-binding.js';
 import { DEMO_CONTROL_ENV, openDemoControlChannel, type DemoControlChannel } from './demo-control-channel.js';
@@ -69,6 +69,8 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
   private starting: Promise<void> | undefined;
   /** Set once Homebridge shuts down: a start-up still under way stops at its next step. */
   private stopping = false;
+  /** Set while a lock entry of the config is left out: its cached accessory must survive the typo. */
+  private keepStaleAccessories = false;
 
   constructor(
     private readonly log: Logging,
@@ -112,13 +114,17 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
   }
 
   private async start(): Promise<void> {
-    const config = (this.platformConfig ?? {}) as PluginConfig;
-    const errors = validatePluginConfig(config);
-    if (errors.length > 0) {
+    const check = checkPluginConfig(this.platformConfig ?? {});
+    // DESIGN §9: a bad lock entry is left out with one line naming it and the field; the others run.
+    for (const line of check.skippedLocks) this.log.error(line);
+    if (check.config === undefined) {
       // Cached accessories stay: a typo in the config must not delete the user's automations.
-      this.log.error(`Configuration is invalid; eKey Locks is not started:\n${errors.map((e) => `  ${e.field}: ${e.message}`).join('\n')}`);
+      this.log.error(`Configuration is invalid; eKey Locks is not started:\n${check.errors.map((e) => `  ${e.field}: ${e.message}`).join('\n')}`);
       return;
     }
+    const config = check.config;
+    // Nor does a typo in one lock entry: while any entry is left out, no cached accessory is removed.
+    this.keepStaleAccessories = check.skippedLocks.length > 0;
     if (!isConfigured(config)) {
       this.log.warn('eKey Locks is not configured (no locks, no clients, demo off): nothing to do. See the README to set it up.');
       this.reconcileAccessories([]);
@@ -221,7 +227,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
       }
     }
 
-    const stale: LockPlatformAccessory[] = [...this.cachedAccessories.values()].filter((accessory) => !wanted.has(accessory.UUID));
+    const stale: LockPlatformAccessory[] = this.keepStaleAccessories ? [] : [...this.cachedAccessories.values()].filter((accessory) => !wanted.has(accessory.UUID));
     for (const [lockId, live] of this.accessories) {
       if (wanted.has(live.accessory.UUID)) continue;
       live.dispose();

@@ -482,6 +482,19 @@ describe('EKeyLocksPlatform cache and lifecycle', () => {
     expect(broken.log.text()).toContain('Configuration is invalid');
   });
 
+  it('logs one line for a lock entry it leaves out, runs the rest, and keeps that lock’s cached accessory until the entry is fixed', async () => {
+    const first = await startPlatform();
+    const cache = first.harness.serializeCache();
+    first.harness.api.signalShutdown();
+    // The gate's entry got a typo: the service (here in memory) runs without it.
+    const typo = { name: 'Garden Gate', address: 'D0:E1:00:00:00:02', key: 'a'.repeat(64), owner_email: 'olivia@example.com', time_zone: 'Europe/Berln' };
+    const restarted = await startPlatform({ locks: [FRONT], cache, config: { locks: [typo] } });
+    const errors = restarted.log.lines.filter((line) => line.level === 'error').map((line) => line.message);
+    expect(errors).toEqual(['Lock "Garden Gate" (locks[0]) is left out: time_zone: "Europe/Berln" is not an IANA time zone (e.g. "Europe/Berlin"). The other locks run.']);
+    expect(restarted.harness.calls).toEqual({ register: 0, update: 1, unregister: 0 });
+    expect(restarted.log.text()).toContain('Restored HomeKit accessory Front Door');
+  });
+
   it('stops a start-up that Homebridge shuts down half-way, registering nothing', async () => {
     const harness = await createHomebridgeHarness();
     const service = new InMemoryService(new InMemoryLockPort([FRONT], USERS));
