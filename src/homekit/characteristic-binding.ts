@@ -10,10 +10,10 @@ export interface CharacteristicBindingOptions<Value extends CharacteristicValue>
   logger: Logger;
   /**
    * Handles a controller's write. Must return at once (start work, do not await it); the value
-   * written becomes the remembered value. A throw is logged and answered as a communication
-   * failure for this one write; it never reaches Homebridge.
+   * written becomes the remembered value, `previous` is the one it replaced. A throw is logged and
+   * answered as a communication failure for this one write; it never reaches Homebridge.
    */
-  onWrite?: (value: CharacteristicValue) => void;
+  onWrite?: (value: CharacteristicValue, previous: Value) => void;
 }
 
 /**
@@ -35,9 +35,10 @@ export class CharacteristicBinding<Value extends CharacteristicValue> {
     const onWrite = options.onWrite;
     if (onWrite) {
       characteristic.onSet((value) => {
+        const previous = this.remembered;
         this.remembered = value as Value;
         try {
-          onWrite(value);
+          onWrite(value, previous);
         } catch (error) {
           this.options.logger.error(`${this.options.label}: write failed: ${describeError(error)}`);
         }

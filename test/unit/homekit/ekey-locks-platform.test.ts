@@ -221,6 +221,33 @@ describe('EKeyLocksPlatform commands from HomeKit', () => {
     expect(run.log.text()).toContain(`Front Door: HomeKit unlock command ${logged}`);
   });
 
+  it.each([
+    [{ status: 'failed', reason: 'timeout', commandId: 'c1' } as const],
+    [{ status: 'rejected', reason: 'lock_unreachable' } as const],
+  ])('puts the target back to where it was before the write when the bolt is unknown and the command ends %o', async (result) => {
+    const run = await startPlatform();
+    const { Service, Characteristic } = hap(run);
+    run.port.answerCommandsWith({ kind: 'answer', result });
+    const target = run.characteristic(GATE, Service.LockMechanism, Characteristic.LockTargetState);
+    expect(run.characteristic(GATE, Service.LockMechanism, Characteristic.LockCurrentState).value).toBe(Characteristic.LockCurrentState.UNKNOWN);
+    const before = target.value;
+    expect(before).toBe(Characteristic.LockTargetState.SECURED);
+    await target.handleSetRequest(Characteristic.LockTargetState.UNSECURED);
+    await settle();
+    expect(target.value).toBe(before);
+    expect(run.pushes(GATE, Service.LockMechanism, Characteristic.LockTargetState)).toEqual([before]);
+
+    // And from the other side: a target of UNSECURED before the write comes back as UNSECURED.
+    run.port.answerCommandsWith({ kind: 'complete' });
+    await target.handleSetRequest(Characteristic.LockTargetState.UNSECURED);
+    await settle();
+    run.port.moveBolt(GATE.id, 'unknown', null);
+    run.port.answerCommandsWith({ kind: 'answer', result });
+    await target.handleSetRequest(Characteristic.LockTargetState.SECURED);
+    await settle();
+    expect(target.value).toBe(Characteristic.LockTargetState.UNSECURED);
+  });
+
   it('shows JAMMED when the command jams the bolt', async () => {
     const run = await startPlatform();
     const { Service, Characteristic } = hap(run);
