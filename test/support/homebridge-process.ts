@@ -54,6 +54,8 @@ export interface HomebridgeSetup {
   wrapper?: string[];
   /** Extra arguments for Homebridge's node, before homebridge.js (e.g. `--import` a probe). */
   nodeArgs?: string[];
+  /** Homebridge's bin/homebridge.js (default: the repository's devDependency). */
+  homebridge?: string;
 }
 
 /** A running Homebridge in its own network namespace, reachable through loopback relays. */
@@ -205,7 +207,7 @@ export class HomebridgeSupervisor {
       platforms: [{ platform: 'EKeyLocks', name: 'eKey Locks', ...setup.platform, api: { ...(setup.platform.api as object | undefined), host: '127.0.0.1', port: API_PORT_INSIDE } }],
     };
     writeFileSync(join(setup.storage, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
-    const homebridge = join(REPO_ROOT, 'node_modules', 'homebridge', 'bin', 'homebridge.js');
+    const homebridge = setup.homebridge ?? join(REPO_ROOT, 'node_modules', 'homebridge', 'bin', 'homebridge.js');
     const args = [...(setup.nodeArgs ?? []), homebridge, '-D', '-U', setup.storage, '-P', setup.pluginFolder, '--strict-plugin-resolution', '--no-timestamp'];
     const child = spawn(
       'unshare',
