@@ -1,4 +1,4 @@
-import { accessFromKeyService, storeCommandAccess, type CommandAccess, type UsableKeySource } from '../commands/command-access.js';
+import { accessFromKeyService, type CommandAccess, type UsableKeySource } from '../commands/command-access.js';
 import { CommandEngine } from '../commands/command-engine.js';
 import type { PluginConfig } from '../config/plugin-config.js';
 import type { Clock } from '../domain/clock.js';
@@ -38,8 +38,8 @@ export interface LockSubsystemDependencies {
   commands: CommandRepository;
   users: Pick<UserRepository, 'findByEmail' | 'findById'>;
   events: LockEventSink;
-  /** The eKey service's usable-key answers; without it the store is asked directly (same rule). */
-  keys?: UsableKeySource;
+  /** The eKey service's usable-key answers: who may send commands. */
+  keys: UsableKeySource;
   /** The demo household: its locks become simulated locks on the `simulator` transport. */
   demo?: { household: DemoHousehold; lockSecrets: DemoLockSecrets[] };
   /** Overrides the transport (tests); otherwise chosen from config `bluetooth.transport`. */
@@ -205,7 +205,7 @@ export function createLockSubsystem(deps: LockSubsystemDependencies): LockSubsys
     },
   );
   runtime.registerStoredLocks();
-  const access = deps.keys === undefined ? storeCommandAccess(deps.commands, deps.locks) : accessFromKeyService(deps.keys, deps.commands);
+  const access = accessFromKeyService(deps.keys, deps.commands);
   const engine = new CommandEngine(
     {
       commands: deps.commands,
