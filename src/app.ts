@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { systemClock, type Clock } from './domain/clock.js';
-import type { Logger } from './logger.js';
+import type { ServiceOptions } from './service-options.js';
 import { openDatabase, type SqliteDatabase } from './store/database.js';
 import { UserRepository } from './store/user-repository.js';
 import { ClientRepository } from './store/client-repository.js';
@@ -25,7 +25,6 @@ import type { ApiServices } from './api/api-services.js';
 import { syncConfig } from './config/config-sync.js';
 import type { PluginConfig } from './config/plugin-config.js';
 import { ensureDemoHousehold, type DemoHousehold, type DemoLockSecrets } from './demo/demo-household.js';
-import type { LockEventSink } from './events/lock-event-sink.js';
 import type { LockPort } from './homekit/lock-port.js';
 import { createLockSubsystem, type LockSubsystem } from './locks/lock-subsystem.js';
 import { CommandRepository } from './store/command-repository.js';
@@ -36,23 +35,8 @@ export const DATABASE_FILE = 'ekey-locks.sqlite';
 const HOLDINGS_CACHE_LIMIT = 10_000;
 export const PACKAGE_VERSION = '0.1.0';
 
-export interface ServiceOptions {
-  config: PluginConfig;
-  /** Folder for the database; Homebridge's storage path + `/ekey-locks` inside Homebridge. */
-  dataDir: string;
-  logger: Logger;
-  clock?: Clock;
-  /** Seed (or reopen) the demo household with simulated locks. Defaults to `config.demo`. */
-  demo?: boolean;
-  /** Receives lock activity, battery changes and completed commands (default: the event recorder). */
-  eventSink?: LockEventSink;
-  /**
-   * Whether `config` is the configuration to run with (default true): clients, locks and user
-   * policies are synced into the store, and locks it no longer names are retired. The CLI's
-   * administration commands open the store with no config and pass false.
-   */
-  applyConfig?: boolean;
-}
+export type { ServiceOptions } from './service-options.js';
+
 
 export interface Repositories {
   users: UserRepository;

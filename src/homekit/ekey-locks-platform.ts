@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { API, Categories, DynamicPlatformPlugin, Logging, PlatformAccessory, PlatformConfig } from 'homebridge';
-import type { ServiceOptions } from '../app.js';
+import type { ServiceOptions } from '../service-options.js';
 import { checkPluginConfig, type PluginConfig } from '../config/plugin-config.js';
 import type { Logger } from '../logger.js';
 import { describeError } from './characteristic-binding.js';

@@ -1,7 +1,7 @@
 import type { EmbeddedService } from '../homekit/embedded-service.js';
 import type { LockChange, LockPort } from '../homekit/lock-port.js';
 import type { Logger } from '../logger.js';
-import type { ServiceOptions } from '../app.js';
+import type { ServiceOptions } from '../service-options.js';
 import {
   normalizeWatchedEmail,
   watchedEmails,
