@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Clock } from '../domain/clock.js';
-import { ServiceError, badRequest, forbidden, notFound, tooManyRequests } from '../domain/errors.js';
+import { ServiceError, badRequest, forbidden, notFound, tooManyRequests, describeError } from '../domain/errors.js';
 import { newId, normalizeId } from '../domain/ids.js';
 import type { LockEventSink } from '../events/lock-event-sink.js';
 import type { CommandOutcome } from '../gateway/command-outcome.js';
@@ -284,7 +284,7 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
     queue.active = { command, endsAt: performance.now() + this.timeoutMs };
     this.run(queue, command).catch((error: unknown) => {
       // run() guards the gateway and the store itself; this is the last line, never an unhandled rejection.
-      this.deps.logger.error(`Command ${command.id}: ${describe(error)}`);
+      this.deps.logger.error(`Command ${command.id}: ${describeError(error)}`);
     });
   }
 
@@ -293,7 +293,7 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
     try {
       outcome = await this.guarded(this.deps.gateway.sendCommand(command.lockId, command.type, { timeoutMs: this.timeoutMs }));
     } catch (error) {
-      this.deps.logger.error(`Command ${command.id}: the gateway failed unexpectedly: ${describe(error)}`);
+      this.deps.logger.error(`Command ${command.id}: the gateway failed unexpectedly: ${describeError(error)}`);
       outcome = { status: 'failed', reason: 'delivery_failed' };
     }
     // stop() already ended it as interrupted.
@@ -380,7 +380,7 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
     try {
       work();
     } catch (error) {
-      this.deps.logger.error(`Command ${commandId}: could not record its state: ${describe(error)}`);
+      this.deps.logger.error(`Command ${commandId}: could not record its state: ${describeError(error)}`);
     }
   }
 
@@ -390,7 +390,7 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
       try {
         listener(command);
       } catch (error) {
-        this.deps.logger.error(`A command listener failed: ${describe(error)}`);
+        this.deps.logger.error(`A command listener failed: ${describeError(error)}`);
       }
     }
   }
@@ -406,8 +406,4 @@ function partition<T>(items: readonly T[], predicate: (item: T) => boolean): [T[
   const no: T[] = [];
   for (const item of items) (predicate(item) ? yes : no).push(item);
   return [yes, no];
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -12,6 +12,7 @@ import { LockPresence } from './lock-presence.js';
 import type { LockAction } from './lock-profile.js';
 import type { LockSnapshot } from './lock-snapshot.js';
 import type { BackoffPolicy } from './reconnect-backoff.js';
+import { describeError } from '../domain/errors.js';
 
 /** Settings a managed lock needs (already defaulted by the gateway). */
 export interface ManagedLockSettings {
@@ -213,13 +214,13 @@ export class ManagedLock {
           if (current !== null) await this.synchronise(current);
           else await this.link.connect(this.context.settings.connectTimeoutMs);
         } catch (error) {
-          this.context.logger.warn(`Lock ${this.name}: refreshing its state failed: ${describe(error)}`);
+          this.context.logger.warn(`Lock ${this.name}: refreshing its state failed: ${describeError(error)}`);
         } finally {
           this.link.release();
         }
       })
       .catch((error: unknown) => {
-        this.context.logger.warn(`Lock ${this.name}: refreshing its state failed: ${describe(error)}`);
+        this.context.logger.warn(`Lock ${this.name}: refreshing its state failed: ${describeError(error)}`);
       });
   }
 
@@ -240,7 +241,7 @@ export class ManagedLock {
         if (this.stopped || connection === null) return;
         await capability.push(connection);
       } catch (error) {
-        this.context.logger.warn(`Lock ${this.name}: updating its credentials failed: ${describe(error)}`);
+        this.context.logger.warn(`Lock ${this.name}: updating its credentials failed: ${describeError(error)}`);
       }
     });
     return this.credentialWork;
@@ -323,7 +324,7 @@ export class ManagedLock {
     try {
       return this.driver.interpretAdvertisement(advertisement);
     } catch (error) {
-      this.context.logger.error(`Lock ${this.name}: the ${this.driver.family} driver failed on an advertisement: ${describe(error)}`);
+      this.context.logger.error(`Lock ${this.name}: the ${this.driver.family} driver failed on an advertisement: ${describeError(error)}`);
       return false;
     }
   }
@@ -333,11 +334,7 @@ export class ManagedLock {
     try {
       work();
     } catch (error) {
-      this.context.logger.error(`Lock ${this.name}: the ${this.driver.family} driver failed on a ${what}: ${describe(error)}`);
+      this.context.logger.error(`Lock ${this.name}: the ${this.driver.family} driver failed on a ${what}: ${describeError(error)}`);
     }
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,4 +1,5 @@
 import type { Characteristic, CharacteristicValue, Service, WithUUID } from 'homebridge';
+import { describeError } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 
 /** How one characteristic is wired. */
@@ -69,7 +70,4 @@ export function bindCharacteristic<Value extends CharacteristicValue>(
   return new CharacteristicBinding(service.getCharacteristic(type), options);
 }
 
-/** A short, single-line description of anything thrown. */
-export function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+export { describeError } from '../domain/errors.js';
