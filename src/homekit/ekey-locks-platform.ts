@@ -4,7 +4,7 @@ import type { ServiceOptions } from '../service-options.js';
 import { checkPluginConfig, type PluginConfig } from '../config/plugin-config.js';
 import type { Logger } from '../logger.js';
 import { describeError } from './characteristic-binding.js';
-import { DEMO_CONTROL_ENV, openDemoControlChannel, type DemoControlChannel } from './demo-control-channel.js';
+import { openDemoControlFromEnvironment, type DemoControlChannel } from './demo-control-channel.js';
 import type { EmbeddedService } from './embedded-service.js';
 import { openServiceInWorker } from '../worker/open-service-worker.js';
 import { LockAccessory, type LockAccessorySettings, type LockContext, type LockPlatformAccessory } from './lock-accessory.js';
@@ -275,20 +275,9 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     }
   }
 
-  /** Opens the test-only demo control socket when `EKEY_DEMO_CONTROL` names a path. */
+  /** The demo control socket (DESIGN §6), when `EKEY_DEMO_CONTROL` names a path. */
   private async openDemoControl(): Promise<void> {
-    const path = process.env[DEMO_CONTROL_ENV];
-    if (path === undefined || path === '') return;
-    const handler = this.service?.demoControl?.();
-    if (!handler) {
-      this.log.warn(`${DEMO_CONTROL_ENV} is set but this service offers no demo control; ignored.`);
-      return;
-    }
-    try {
-      this.controlChannel = await openDemoControlChannel(path, handler, this.logger);
-    } catch (error) {
-      this.log.error(`Could not open the demo control socket ${path}: ${describeError(error)}`);
-    }
+    this.controlChannel = await openDemoControlFromEnvironment(this.service, this.logger);
   }
 
   private async stop(): Promise<void> {
