@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { systemClock, type Clock } from './domain/clock.js';
-import type { Logger } from './logger.js';
+import type { ServiceOptions } from './service-options.js';
 import { openDatabase, transactionRunner, type SqliteDatabase } from './store/database.js';
 import { UserRepository } from './store/user-repository.js';
 import { ClientRepository } from './store/client-repository.js';
@@ -28,7 +28,6 @@ import { syncConfig } from './config/config-sync.js';
 import { registerWebAppClient } from './auth/web-app-client.js';
 import type { PluginConfig } from './config/plugin-config.js';
 import { ensureDemoHousehold, type DemoHousehold, type DemoLockSecrets } from './demo/demo-household.js';
-import type { LockEventSink } from './events/lock-event-sink.js';
 import type { LockPort } from './homekit/lock-port.js';
 import { createLockSubsystem, type LockSubsystem } from './locks/lock-subsystem.js';
 import { CommandRepository } from './store/command-repository.js';
@@ -39,17 +38,8 @@ export const DATABASE_FILE = 'ekey-locks.sqlite';
 const HOLDINGS_CACHE_LIMIT = 10_000;
 export const PACKAGE_VERSION = '0.1.0';
 
-export interface ServiceOptions {
-  config: PluginConfig;
-  /** Folder for the database; Homebridge's storage path + `/ekey-locks` inside Homebridge. */
-  dataDir: string;
-  logger: Logger;
-  clock?: Clock;
-  /** Seed (or reopen) the demo household with simulated locks. Defaults to `config.demo`. */
-  demo?: boolean;
-  /** Receives lock activity, battery changes and completed commands (default: the event recorder). */
-  eventSink?: LockEventSink;
-}
+export type { ServiceOptions } from './service-options.js';
+
 
 export interface Repositories {
   users: UserRepository;
@@ -106,7 +96,17 @@ export class EKeyService {
         (options.demo ?? options.config.demo ?? false)
           ? await ensureDemoHousehold({ ...repositories, clock, transaction })
           : undefined;
-      syncConfig(options.config, { ...repositories, clock, logger: options.logger, transaction });
+      // The config as it runs: lock entries that cannot run are left out, each lock with its id.
+      const config: PluginConfig =
+        options.applyConfig === false
+          ? options.config
+          : syncConfig(options.config, {
+              ...repositories,
+              clock,
+              logger: options.logger,
+              transaction,
+              keepLockIds: demo?.household.locks.map((lock) => lock.id) ?? [],
+            });
       registerWebAppClient(repositories.clients, clock.now());
       const users = new UserService(repositories.users, clock);
       // One change hook for eKey writes and sign-up acceptances: the lock runtime pushes allow-lists from it.
@@ -137,7 +137,7 @@ export class EKeyService {
       });
       const locks = new LockService({ ...repositories, clock, offlineAfterS: options.config.bluetooth?.offline_after_s ?? 120 });
       const lockSubsystem = createLockSubsystem({
-        config: options.config,
+        config,
         clock,
         logger: options.logger,
         locks: repositories.locks,

@@ -13,7 +13,7 @@ import { USAGE, UsageError } from './cli/usage-error.js';
 
 async function openapiCommand(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ekey-openapi-'));
-  const service = await EKeyService.open({ config: {}, dataDir, logger: silentLogger, demo: false });
+  const service = await EKeyService.open({ config: {}, applyConfig: false, dataDir, logger: silentLogger, demo: false });
   try {
     process.stdout.write(`${JSON.stringify(await service.openApiDocument(), null, 2)}\n`);
   } finally {

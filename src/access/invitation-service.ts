@@ -116,8 +116,11 @@ export class InvitationService {
       },
       (error: unknown) => {
         const reason = error instanceof Error ? error.message : String(error);
+        // The link is a secret: it is logged only when no SMTP is configured at all (the documented
+        // exception, docs/architecture.md "Cross-cutting rules"), never because sending failed.
         this.deps.logger.warn(
-          `Could not e-mail the eKey invitation to ${full.to} (${reason}); pass on this acceptance link instead: ${full.link}`,
+          `Could not e-mail the eKey invitation to ${full.to} (${reason}); its acceptance link is not logged while SMTP is configured. ` +
+            'Once e-mail works, revoke that eKey and send it again.',
         );
       },
     );

@@ -102,6 +102,11 @@ export function createErrorHandler(logger: Logger) {
     } else if ('statusCode' in error && typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
       const status = error.statusCode;
       problem = buildProblem(status, status === 429 ? 'rate_limited' : 'bad_request', safeClientMessage(error));
+    } else if (isStorageFault(error)) {
+      // The disk, not the request: nothing was written (each change is one transaction); try later.
+      logger.error(`request ${request.id} ${request.method} ${request.routeOptions.url ?? request.url}: storage: ${error.message}`);
+      problem = buildProblem(503, 'storage_unavailable', 'The service cannot write its data right now; nothing was changed. Try again later.');
+      void reply.header('retry-after', '30');
     } else {
       logger.error(`request ${request.id} ${request.method} ${request.routeOptions.url ?? request.url}: ${error.stack ?? error.message}`);
       problem = buildProblem(500, 'internal_error', 'An unexpected error occurred. It has been logged.');
@@ -109,6 +114,14 @@ export function createErrorHandler(logger: Logger) {
     problem.request_id = request.id;
     return reply.status(problem.status).type('application/problem+json').send(problem);
   };
+}
+
+/** SQLite failures of the storage itself (read-only, full, I/O, locked), as opposed to our own bugs. */
+const STORAGE_FAULTS = /^SQLITE_(READONLY|FULL|IOERR|BUSY|LOCKED|CANTOPEN|PERM|CORRUPT|NOTADB)/;
+
+function isStorageFault(error: Error): boolean {
+  const code = (error as { code?: unknown }).code;
+  return error.name === 'SqliteError' && typeof code === 'string' && STORAGE_FAULTS.test(code);
 }
 
 /** Fastify client errors carry safe messages; strip anything that looks like an internal path. */

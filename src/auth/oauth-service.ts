@@ -8,6 +8,7 @@ import type { UserRepository } from '../store/user-repository.js';
 import { BASIC_CHALLENGE, type ClientCredentials } from './client-authentication.js';
 import { OAuthError, invalidGrant, invalidRequest } from './oauth-error.js';
 import { hashPassword, verifyPassword } from './password.js';
+import { SignInThrottle, type SignInThrottleOptions } from './sign-in-throttle.js';
 import { PKCE_METHOD, isValidS256Challenge, verifyPkce } from './pkce.js';
 import { constantTimeEqual, newToken, sha256Hex } from './secrets.js';
 import { WEB_APP_CLIENT_ID, isRegisteredRedirect } from './web-app-client.js';
@@ -91,6 +92,8 @@ export interface OAuthServiceOptions {
   accessTokenTtlS?: number | undefined;
   /** Refresh-token lifetime in seconds, renewed on each rotation (default 30 days). */
   refreshTokenTtlS?: number | undefined;
+  /** Failed sign-ins allowed per account (default 10 in 15 minutes). */
+  signInThrottle?: SignInThrottleOptions | undefined;
 }
 
 /** The outcome of the transactional part of an exchange: errors are returned so the transaction still commits. */
@@ -108,12 +111,27 @@ export class OAuthService {
   private readonly accessTokenTtlS: number;
   private readonly refreshTokenTtlS: number;
   /** Verified against when the user is unknown, so both cases take one scrypt (no user enumeration by timing). */
-  private readonly dummyPasswordHash: Promise<string>;
+  private dummyPasswordHash: Promise<string> | undefined;
+
+  private readonly throttle: SignInThrottle;
 
   constructor(private readonly options: OAuthServiceOptions) {
+    this.throttle = new SignInThrottle(options.signInThrottle);
     this.accessTokenTtlS = options.accessTokenTtlS ?? DEFAULT_ACCESS_TOKEN_TTL_S;
     this.refreshTokenTtlS = options.refreshTokenTtlS ?? DEFAULT_REFRESH_TOKEN_TTL_S;
-    this.dummyPasswordHash = hashPassword(newToken());
+  }
+
+  /**
+   * Made on the first sign-in that needs it, and awaited there: a promise made in the constructor
+   * and observed only later would be an unhandled rejection if hashing failed before anyone asked.
+   * A failed attempt is forgotten, so the next sign-in tries again.
+   */
+  private dummyHash(): Promise<string> {
+    const hash = (this.dummyPasswordHash ??= hashPassword(newToken()));
+    hash.catch(() => {
+      if (this.dummyPasswordHash === hash) this.dummyPasswordHash = undefined;
+    });
+    return hash;
   }
 
   /** Lifetime of issued access tokens, in seconds (`expires_in`). */
@@ -200,14 +218,22 @@ export class OAuthService {
     const check = this.checkAuthorizationRequest(params, requestOrigin);
     if (check.kind !== 'valid') return check;
     const { request } = check;
+    // Checked before any password work: a throttled account costs no scrypt.
+    const retryAfterS = email ? await this.throttle.retryAfterS(email) : 0;
+    if (retryAfterS > 0) {
+      this.options.logger.warn(`oauth: sign-in throttled for client ${request.client.id}: too many failed attempts for one account`);
+      throw new OAuthError('rate_limited', 'Too many failed sign-ins for this account. Try again later.', 429, { 'retry-after': String(retryAfterS) });
+    }
     const user = email ? this.options.users.findByEmail(email) : undefined;
     // Unknown and invited-only users cost one scrypt too, so timing does not reveal who has an account.
-    const storedHash = user?.passwordHash ?? (await this.dummyPasswordHash);
+    const storedHash = user?.passwordHash ?? (await this.dummyHash());
     const matches = await verifyPassword(password ?? '', storedHash);
     if (!user || user.passwordHash === null || !matches) {
+      if (email) await this.throttle.failed(email);
       this.options.logger.info(`oauth: failed sign-in for client ${request.client.id}`);
       return { kind: 'login-failed', request, message: 'The e-mail address or password is not correct.' };
     }
+    await this.throttle.succeeded(user.email);
     return this.issueCode(request, user.id);
   }
 

@@ -1,25 +1,31 @@
 import { readFileSync } from 'node:fs';
 import { EKeyService } from '../app.js';
-import { validatePluginConfig, type PluginConfig } from '../config/plugin-config.js';
-import { consoleLogger } from '../logger.js';
+import { checkPluginConfig, type PluginConfig } from '../config/plugin-config.js';
+import { consoleLogger, type Logger } from '../logger.js';
 import { defaultDataDir } from './data-dir.js';
 import { parseOptions, parsePort } from './parse-options.js';
 import { UsageError } from './usage-error.js';
 import { stopOnSignals } from './stop-on-signals.js';
 
-/** Reads and validates a config file holding the same object as the Homebridge platform block. */
-export function readConfigFile(file: string): PluginConfig {
+/**
+ * Reads and checks a config file holding the same object as the Homebridge platform block. A lock
+ * entry that cannot run is left out with one error line (DESIGN §9); anything else wrong is a
+ * usage error listing every field.
+ */
+export function readConfigFile(file: string, logger: Logger = consoleLogger): PluginConfig {
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
     throw new UsageError(`Cannot read config file ${file}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const errors = validatePluginConfig(parsed);
-  if (errors.length > 0) {
-    throw new UsageError(`Config file ${file} is invalid:\n${errors.map((e) => `  ${e.field}: ${e.message}`).join('\n')}`);
+  const check = checkPluginConfig(parsed);
+  if (check.config === undefined) {
+    const lines = [...check.errors.map((e) => `  ${e.field}: ${e.message}`), ...check.skippedLocks.map((line) => `  ${line}`)];
+    throw new UsageError(`Config file ${file} is invalid:\n${lines.join('\n')}`);
   }
-  return parsed as PluginConfig;
+  for (const line of check.skippedLocks) logger.error(line);
+  return check.config;
 }
 
 /** `ekey-locks serve --config FILE [--data DIR] [--port N] [--host H]` */

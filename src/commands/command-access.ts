@@ -1,7 +1,5 @@
 import type { EKeyRole } from '../domain/ekey-permissions.js';
-import { roleOfType } from '../domain/ekey-permissions.js';
 import { usabilityReport, type UsabilityReport } from '../domain/ekey-usability-report.js';
-import { isUsableAt } from '../domain/ekey-validity.js';
 import type { CommandRepository } from '../store/command-repository.js';
 import type { LockRepository } from '../store/lock-repository.js';
 
@@ -42,36 +40,6 @@ function explainFromStore(commands: CommandRepository, locks: Pick<LockRepositor
   const key = lock ? commands.liveKeysOf(userId, lock.id)[0] : undefined;
   if (!lock || !key) return undefined;
   return { ekeyId: key.id, zone: lock.timeZone, report: usabilityReport(key, atMs, lock.timeZone) };
-}
-
-/**
- * Answers {@link CommandAccess} straight from the store with the domain's usability rule. The
- * eKey service may be plugged in instead (see {@link accessFromKeyService}); both apply the same
- * rule, `usabilityAt` of src/domain/ekey-validity.ts.
- */
-export function storeCommandAccess(commands: CommandRepository, locks: Pick<LockRepository, 'findById'>): CommandAccess {
-  return {
-    permissionAt(userId, lockId, atMs) {
-      const lock = locks.findById(lockId);
-      if (!lock) return 'none';
-      const keys = commands.liveKeysOf(userId, lock.id);
-      if (keys.length === 0) return 'none';
-      return keys.some((key) => isUsableAt(key, atMs, lock.timeZone)) ? 'usable' : 'not_usable';
-    },
-    roleAt(userId, lockId, atMs) {
-      const lock = locks.findById(lockId);
-      if (!lock) return null;
-      let best: EKeyRole | null = null;
-      for (const key of commands.liveKeysOf(userId, lock.id)) {
-        if (!isUsableAt(key, atMs, lock.timeZone)) continue;
-        const role = roleOfType(key.type);
-        if (role === 'owner') return role;
-        if (role === 'admin' || best === null) best = role;
-      }
-      return best;
-    },
-    explainAt: (userId, lockId, atMs) => explainFromStore(commands, locks, userId, lockId, atMs),
-  };
 }
 
 /**

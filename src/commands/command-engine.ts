@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Clock } from '../domain/clock.js';
-import { ServiceError, badRequest, notFound, tooManyRequests } from '../domain/errors.js';
+import { ServiceError, badRequest, notFound, tooManyRequests, describeError } from '../domain/errors.js';
 import { newId, normalizeId } from '../domain/ids.js';
 import type { LockEventSink } from '../events/lock-event-sink.js';
 import type { CommandOutcome } from '../gateway/command-outcome.js';
@@ -283,7 +283,10 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
   /** Hands a command to the gateway; its outcome arrives asynchronously and never rejects. */
   private start(queue: LockQueue, command: CommandRecord): void {
     queue.active = { command, endsAt: performance.now() + this.timeoutMs };
-    void this.run(queue, command);
+    this.run(queue, command).catch((error: unknown) => {
+      // run() guards the gateway and the store itself; this is the last line, never an unhandled rejection.
+      this.deps.logger.error(`Command ${command.id}: ${describeError(error)}`);
+    });
   }
 
   private async run(queue: LockQueue, command: CommandRecord): Promise<void> {
@@ -291,7 +294,7 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
     try {
       outcome = await this.guarded(this.deps.gateway.sendCommand(command.lockId, command.type, { timeoutMs: this.timeoutMs }));
     } catch (error) {
-      this.deps.logger.error(`Command ${command.id}: the gateway failed unexpectedly: ${describe(error)}`);
+      this.deps.logger.error(`Command ${command.id}: the gateway failed unexpectedly: ${describeError(error)}`);
       outcome = { status: 'failed', reason: 'delivery_failed' };
     }
     // stop() already ended it as interrupted.
@@ -378,7 +381,7 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
     try {
       work();
     } catch (error) {
-      this.deps.logger.error(`Command ${commandId}: could not record its state: ${describe(error)}`);
+      this.deps.logger.error(`Command ${commandId}: could not record its state: ${describeError(error)}`);
     }
   }
 
@@ -388,7 +391,7 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
       try {
         listener(command);
       } catch (error) {
-        this.deps.logger.error(`A command listener failed: ${describe(error)}`);
+        this.deps.logger.error(`A command listener failed: ${describeError(error)}`);
       }
     }
   }
@@ -404,8 +407,4 @@ function partition<T>(items: readonly T[], predicate: (item: T) => boolean): [T[
   const no: T[] = [];
   for (const item of items) (predicate(item) ? yes : no).push(item);
   return [yes, no];
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

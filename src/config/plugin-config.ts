@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FieldError } from '../domain/errors.js';
+import { hostTimeZone, isValidTimeZone } from './time-zone.js';
 
 const Uuid = Type.String({ format: 'uuid' });
 
@@ -125,13 +126,73 @@ export type ClientConfig = Static<typeof ClientConfigSchema>;
 const ajv = new Ajv({ allErrors: true, strict: false });
 addFormats.default(ajv);
 const validate = ajv.compile(PluginConfigSchema);
+const validateLock = ajv.compile(LockConfigSchema);
 
-/** Validates a config object; returns per-field errors (empty when valid). */
-export function validatePluginConfig(config: unknown): FieldError[] {
-  if (validate(config)) return [];
-  return (validate.errors ?? []).map((issue) => {
+function fieldErrors(errors: typeof validate.errors): FieldError[] {
+  return (errors ?? []).map((issue) => {
     const params = issue.params as Record<string, unknown>;
-    const extra = typeof params.additionalProperty === 'string' ? `/${params.additionalProperty}` : '';
+    const extra =
+      typeof params.additionalProperty === 'string' ? `/${params.additionalProperty}` : typeof params.missingProperty === 'string' ? `/${params.missingProperty}` : '';
     return { field: `${issue.instancePath}${extra}` || '/', message: issue.message ?? 'is invalid' };
   });
+}
+
+/** Validates a whole config object, locks included; returns per-field errors (empty when valid). */
+export function validatePluginConfig(config: unknown): FieldError[] {
+  return validate(config) ? [] : fieldErrors(validate.errors);
+}
+
+/** What {@link checkPluginConfig} decided. */
+export interface ConfigCheck {
+  /** The config to run with, bad lock entries left out; undefined when `errors` is not empty. */
+  config: PluginConfig | undefined;
+  /** Errors outside `locks[]`: the plugin cannot start with them. */
+  errors: FieldError[];
+  /** One line per lock entry left out, naming the lock and every field at fault (DESIGN §9). */
+  skippedLocks: string[];
+}
+
+/**
+ * Checks a config the way the service runs it (DESIGN §9): a lock entry that fails validation
+ * (time zone, address, key, family, …) is left out with one line naming the lock and the field,
+ * and the other locks run; anything wrong outside `locks[]` stops the plugin.
+ */
+export function checkPluginConfig(raw: unknown): ConfigCheck {
+  const isObject = typeof raw === 'object' && raw !== null && !Array.isArray(raw);
+  const locks: unknown = isObject ? (raw as Record<string, unknown>).locks : undefined;
+  if (!isObject || !Array.isArray(locks)) {
+    const errors = validatePluginConfig(raw);
+    return { config: errors.length === 0 ? (raw as PluginConfig) : undefined, errors, skippedLocks: [] };
+  }
+  const errors = validatePluginConfig({ ...raw, locks: [] });
+  const kept: LockConfig[] = [];
+  const skippedLocks: string[] = [];
+  locks.forEach((entry, index) => {
+    const problems = lockEntryProblems(entry);
+    if (problems.length === 0) {
+      kept.push(entry as LockConfig);
+      return;
+    }
+    const given = (entry as { name?: unknown } | null)?.name;
+    const name = typeof given === 'string' && given.trim() !== '' ? `"${given}"` : `#${index + 1}`;
+    const fields = problems.map((problem) => `${problem.field.replace(/^\//, '') || 'entry'}: ${problem.message}`).join('; ');
+    skippedLocks.push(`Lock ${name} (locks[${index}]) is left out: ${fields}. The other locks run.`);
+  });
+  return { config: errors.length === 0 ? { ...raw, locks: kept } : undefined, errors, skippedLocks };
+}
+
+/** What is wrong with one `locks[]` entry: the schema, then what the schema cannot say. */
+export function lockEntryProblems(entry: unknown): FieldError[] {
+  if (!validateLock(entry)) return fieldErrors(validateLock.errors);
+  const lock = entry as LockConfig;
+  const problems: FieldError[] = [];
+  const zone = lock.time_zone ?? hostTimeZone();
+  if (!isValidTimeZone(zone)) problems.push({ field: '/time_zone', message: `"${zone}" is not an IANA time zone (e.g. "Europe/Berlin")` });
+  const family = lock.family ?? 'ekey';
+  if (family === 'ekey' && lock.address !== undefined && lock.gateway !== false && lock.key === undefined) {
+    problems.push({ field: '/key', message: 'is required for a lock of our profile reached over Bluetooth (64 hex characters shared with the lock)' });
+  }
+  if (family === 'nuki' && lock.key !== undefined) problems.push({ field: '/key', message: 'is not used by a Nuki lock (it is paired: ekey-locks nuki pair)' });
+  if (family === 'nuki' && lock.address === undefined) problems.push({ field: '/address', message: 'is required for a Nuki lock' });
+  return problems;
 }

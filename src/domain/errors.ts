@@ -53,3 +53,8 @@ export const unprocessable = (code: string, message: string): ServiceError =>
 
 export const tooManyRequests = (code: string, message: string, retryAfterSeconds: number): ServiceError =>
   new ServiceError(429, code, message, undefined, { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+
+/** A short, single-line description of anything thrown, for a log line (never a stack). */
+export function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,3 +1,4 @@
+import { ServiceError } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 import type { EventSummary } from '../store/event-repository.js';
 import type { EventAudience, EventQueryService } from './event-query-service.js';
@@ -35,7 +36,21 @@ export interface EventStreamServiceDependencies {
   timer?: IntervalTimer;
   /** A client this far behind is dropped rather than buffered without bound (default 1 MiB). */
   maxPendingBytes?: number;
+  /** Open streams per user (DESIGN §9: 10) and in all (500); past that, 429. */
+  limits?: Partial<StreamLimits>;
 }
+
+/** How many streams may be open (DESIGN §9 Limits). */
+export interface StreamLimits {
+  perUser: number;
+  total: number;
+  /** Live events held back while a `Last-Event-ID` replay runs; past this the client is dropped. */
+  heldEvents: number;
+}
+
+export const DEFAULT_STREAM_LIMITS: StreamLimits = { perUser: 10, total: 500, heldEvents: 1000 };
+/** What a refused stream is told to wait before it tries again (seconds). */
+export const STREAM_RETRY_AFTER_S = 30;
 
 /** One open stream; {@link close} is idempotent and releases its listener and timer. */
 export interface EventStream {
@@ -54,21 +69,41 @@ export class EventStreamService {
   private readonly heartbeatMs: number;
   private readonly timer: IntervalTimer;
   private readonly maxPendingBytes: number;
+  private readonly limits: StreamLimits;
+  /** Open streams per caller id. */
+  private readonly perUser = new Map<string, number>();
 
   constructor(private readonly deps: EventStreamServiceDependencies) {
     this.heartbeatMs = deps.heartbeatMs ?? 15_000;
     this.timer = deps.timer ?? hostIntervalTimer;
     this.maxPendingBytes = deps.maxPendingBytes ?? 1024 * 1024;
+    this.limits = { ...DEFAULT_STREAM_LIMITS, ...deps.limits };
   }
 
-  /** Checks the caller may see the lock's events (404 otherwise) before anything is written. */
+  /**
+   * Checks, before anything is written, that the caller may see the lock's events (404 otherwise)
+   * and that a stream is free for them (429 with Retry-After otherwise, DESIGN §9).
+   */
   authorize(callerId: string, lockId: string): EventAudience {
-    return this.deps.query.audience(callerId, lockId);
+    const audience = this.deps.query.audience(callerId, lockId);
+    this.admit(callerId);
+    return audience;
+  }
+
+  private admit(callerId: string): void {
+    const retry = { 'retry-after': String(STREAM_RETRY_AFTER_S) };
+    if ((this.perUser.get(callerId) ?? 0) >= this.limits.perUser) {
+      throw new ServiceError(429, 'too_many_streams', `At most ${this.limits.perUser} event streams may be open per user; close one first.`, undefined, retry);
+    }
+    if (this.open.size >= this.limits.total) {
+      throw new ServiceError(429, 'too_many_streams', 'The service has as many event streams open as it serves; try again later.', undefined, retry);
+    }
   }
 
   /** Starts streaming to `connection`; the caller must call `close()` when the client goes away. */
   start(audience: EventAudience, connection: StreamConnection, lastEventId?: string): EventStream {
     const { query, hub } = this.deps;
+    this.admit(audience.callerId);
     let closed = false;
     let replaying = lastEventId !== undefined;
     let lastSeq = 0;
@@ -85,8 +120,16 @@ export class EventStreamService {
     };
 
     const unsubscribe = hub.subscribe(audience.lockId, (event) => {
-      if (replaying) held.push(event);
-      else send(event);
+      if (!replaying) {
+        send(event);
+        return;
+      }
+      held.push(event);
+      if (held.length > this.limits.heldEvents) {
+        // Bounded like the socket buffer: the client resumes from its last id with a new request.
+        this.deps.logger.warn(`event stream for lock ${audience.lockId}: too many live events during the replay, closing`);
+        stream.close();
+      }
     });
     const stopHeartbeat = this.timer(this.heartbeatMs, () => {
       // The caller's key may have been revoked or expired since the stream opened.
@@ -104,18 +147,32 @@ export class EventStreamService {
       close: () => {
         if (closed) return;
         closed = true;
+        held.length = 0;
         unsubscribe();
         stopHeartbeat();
         this.open.delete(stream);
+        const count = (this.perUser.get(audience.callerId) ?? 1) - 1;
+        if (count > 0) this.perUser.set(audience.callerId, count);
+        else this.perUser.delete(audience.callerId);
         connection.end();
       },
     };
     this.open.add(stream);
+    this.perUser.set(audience.callerId, (this.perUser.get(audience.callerId) ?? 0) + 1);
     connection.write(': connected\n\n');
 
     const replayStep = (): void => {
       if (closed || lastEventId === undefined) return;
-      const batch = query.replayAfter(audience, lastEventId, lastSeq === 0 ? undefined : lastSeq);
+      let batch: ReturnType<typeof query.replayAfter>;
+      try {
+        batch = query.replayAfter(audience, lastEventId, lastSeq === 0 ? undefined : lastSeq);
+      } catch (error) {
+        // Runs from setImmediate too, where a throw would be an uncaught exception in Homebridge.
+        // The client reconnects with its Last-Event-ID and the replay starts over from there.
+        this.deps.logger.error(`event stream for lock ${audience.lockId}: replay failed, closing: ${error instanceof Error ? error.message : String(error)}`);
+        stream.close();
+        return;
+      }
       for (const event of batch?.events ?? []) send(event);
       if (batch && !batch.done) {
         // Yield between batches so a long replay never holds the event loop.

@@ -1,5 +1,5 @@
 import type { EventSummary } from '../store/event-repository.js';
-import type { LockEventType } from './lock-event-sink.js';
+import type { LockEventType } from '../domain/lock-event-type.js';
 
 /** A LockEvent as the API sends it (spec: Resources › LockEvent). */
 export interface LockEventJson {

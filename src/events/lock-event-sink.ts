@@ -1,7 +1,7 @@
+import type { LockEventType } from '../domain/lock-event-type.js';
 import type { ActivitySource, LockAction } from '../gateway/lock-profile.js';
 
-/** A LockEvent type (spec: lock, unlock or battery). */
-export type LockEventType = 'lock' | 'unlock' | 'battery';
+export type { LockEventType } from '../domain/lock-event-type.js';
 
 /** What a recorder call produced: the stored event's id, or null when nothing was recorded. */
 export interface RecordedEvent {

@@ -2,6 +2,7 @@ import type { ConnectionPolicy } from './drivers/lock-driver.js';
 import type { GattConnection, GattProfile, GattTransport } from './gatt-transport.js';
 import type { GatewayLogger } from './gateway-logger.js';
 import { backoffDelay, type BackoffPolicy } from './reconnect-backoff.js';
+import { describeError } from '../domain/errors.js';
 
 /** What the link needs from the lock that owns it. */
 export interface LockLinkHooks {
@@ -97,7 +98,7 @@ export class LockLink {
     this.clearReconnectTimer();
     const connecting = this.establish(timeoutMs)
       .catch((error: unknown) => {
-        this.logger.error(`Lock ${this.settings.name}: connecting failed unexpectedly: ${describe(error)}`);
+        this.logger.error(`Lock ${this.settings.name}: connecting failed unexpectedly: ${describeError(error)}`);
         return null;
       })
       .finally(() => {
@@ -129,7 +130,7 @@ export class LockLink {
     try {
       connection = await this.transport.connect(this.settings.address, this.settings.profile, { timeoutMs });
     } catch (error) {
-      this.logger.debug(`Lock ${this.settings.name}: connect failed: ${describe(error)}`);
+      this.logger.debug(`Lock ${this.settings.name}: connect failed: ${describeError(error)}`);
       this.afterFailedConnect();
       return null;
     }
@@ -150,7 +151,7 @@ export class LockLink {
     try {
       await this.hooks.synchronise(connection);
     } catch (error) {
-      this.logger.warn(`Lock ${this.settings.name}: reading its state after connecting failed: ${describe(error)}`);
+      this.logger.warn(`Lock ${this.settings.name}: reading its state after connecting failed: ${describeError(error)}`);
       if (this.connection === connection) {
         this.connection = null;
         this.hooks.ended();
@@ -217,7 +218,9 @@ export class LockLink {
       this.logger.debug(`Lock ${this.settings.name}: released after ${policy.idleDisconnectMs} ms idle.`);
       this.hooks.ended();
       this.hooks.changed();
-      void connection.disconnect();
+      connection.disconnect().catch((error: unknown) => {
+        this.logger.debug(`Lock ${this.settings.name}: releasing the link failed: ${describeError(error)}`);
+      });
     }, policy.idleDisconnectMs);
   }
 
@@ -239,8 +242,4 @@ export class LockLink {
   private isStopped(): boolean {
     return this.stopped;
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

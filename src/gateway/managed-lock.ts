@@ -12,6 +12,7 @@ import { LockPresence } from './lock-presence.js';
 import type { LockAction } from './lock-profile.js';
 import type { LockSnapshot } from './lock-snapshot.js';
 import type { BackoffPolicy } from './reconnect-backoff.js';
+import { describeError } from '../domain/errors.js';
 
 /** Settings a managed lock needs (already defaulted by the gateway). */
 export interface ManagedLockSettings {
@@ -204,19 +205,23 @@ export class ManagedLock {
   refresh(): void {
     if (this.stopped || this.refreshQueued || this.driver.unusableReason !== null) return;
     this.refreshQueued = true;
-    void this.queue.enqueue(async () => {
-      this.refreshQueued = false;
-      this.link.hold();
-      try {
-        const current = this.link.current();
-        if (current !== null) await this.synchronise(current);
-        else await this.link.connect(this.context.settings.connectTimeoutMs);
-      } catch (error) {
-        this.context.logger.warn(`Lock ${this.name}: refreshing its state failed: ${describe(error)}`);
-      } finally {
-        this.link.release();
-      }
-    });
+    this.queue
+      .enqueue(async () => {
+        this.refreshQueued = false;
+        this.link.hold();
+        try {
+          const current = this.link.current();
+          if (current !== null) await this.synchronise(current);
+          else await this.link.connect(this.context.settings.connectTimeoutMs);
+        } catch (error) {
+          this.context.logger.warn(`Lock ${this.name}: refreshing its state failed: ${describeError(error)}`);
+        } finally {
+          this.link.release();
+        }
+      })
+      .catch((error: unknown) => {
+        this.context.logger.warn(`Lock ${this.name}: refreshing its state failed: ${describeError(error)}`);
+      });
   }
 
   /**
@@ -236,7 +241,7 @@ export class ManagedLock {
         if (this.stopped || connection === null) return;
         await capability.push(connection);
       } catch (error) {
-        this.context.logger.warn(`Lock ${this.name}: updating its credentials failed: ${describe(error)}`);
+        this.context.logger.warn(`Lock ${this.name}: updating its credentials failed: ${describeError(error)}`);
       }
     });
     return this.credentialWork;
@@ -319,7 +324,7 @@ export class ManagedLock {
     try {
       return this.driver.interpretAdvertisement(advertisement);
     } catch (error) {
-      this.context.logger.error(`Lock ${this.name}: the ${this.driver.family} driver failed on an advertisement: ${describe(error)}`);
+      this.context.logger.error(`Lock ${this.name}: the ${this.driver.family} driver failed on an advertisement: ${describeError(error)}`);
       return false;
     }
   }
@@ -329,11 +334,7 @@ export class ManagedLock {
     try {
       work();
     } catch (error) {
-      this.context.logger.error(`Lock ${this.name}: the ${this.driver.family} driver failed on a ${what}: ${describe(error)}`);
+      this.context.logger.error(`Lock ${this.name}: the ${this.driver.family} driver failed on a ${what}: ${describeError(error)}`);
     }
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

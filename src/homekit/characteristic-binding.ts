@@ -1,4 +1,5 @@
 import type { Characteristic, CharacteristicValue, Service, WithUUID } from 'homebridge';
+import { describeError } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 
 /** How one characteristic is wired. */
@@ -10,10 +11,10 @@ export interface CharacteristicBindingOptions<Value extends CharacteristicValue>
   logger: Logger;
   /**
    * Handles a controller's write. Must return at once (start work, do not await it); the value
-   * written becomes the remembered value. A throw is logged and answered as a communication
-   * failure for this one write; it never reaches Homebridge.
+   * written becomes the remembered value, `previous` is the one it replaced. A throw is logged and
+   * answered as a communication failure for this one write; it never reaches Homebridge.
    */
-  onWrite?: (value: CharacteristicValue) => void;
+  onWrite?: (value: CharacteristicValue, previous: Value) => void;
 }
 
 /**
@@ -35,9 +36,10 @@ export class CharacteristicBinding<Value extends CharacteristicValue> {
     const onWrite = options.onWrite;
     if (onWrite) {
       characteristic.onSet((value) => {
+        const previous = this.remembered;
         this.remembered = value as Value;
         try {
-          onWrite(value);
+          onWrite(value, previous);
         } catch (error) {
           this.options.logger.error(`${this.options.label}: write failed: ${describeError(error)}`);
         }
@@ -68,7 +70,4 @@ export function bindCharacteristic<Value extends CharacteristicValue>(
   return new CharacteristicBinding(service.getCharacteristic(type), options);
 }
 
-/** A short, single-line description of anything thrown. */
-export function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+export { describeError } from '../domain/errors.js';

@@ -27,9 +27,31 @@ export interface DemoControlChannel {
 }
 
 /**
+ * The socket of {@link DEMO_CONTROL_ENV} for a service in demo mode: undefined when the variable
+ * is not set; a service without demo control, or a socket that cannot be opened, is logged and
+ * answered with undefined too — the plugin runs on without it.
+ */
+export async function openDemoControlFromEnvironment(service: Partial<DemoControlProvider> | undefined, logger: Logger): Promise<DemoControlChannel | undefined> {
+  const path = process.env[DEMO_CONTROL_ENV];
+  if (path === undefined || path === '') return undefined;
+  const handler = service?.demoControl?.();
+  if (!handler) {
+    logger.warn(`${DEMO_CONTROL_ENV} is set but this service offers no demo control; ignored.`);
+    return undefined;
+  }
+  try {
+    return await openDemoControlChannel(path, handler, logger);
+  } catch (error) {
+    logger.error(`Could not open the demo control socket ${path}: ${describeError(error)}`);
+    return undefined;
+  }
+}
+
+/**
  * Homebridge gives a plugin no stdin, so in demo mode the control lines of `ekey-locks demo`
  * arrive on a Unix socket instead: one JSON line in, one JSON line out, in order per connection.
- * Test-only by design: it is opened only when {@link DEMO_CONTROL_ENV} names a path.
+ * A supported way to drive the demo inside Homebridge (DESIGN §6, docs/homekit.md "Demo control
+ * inside Homebridge"), opened only when {@link DEMO_CONTROL_ENV} names a path.
  */
 export async function openDemoControlChannel(path: string, handle: DemoControlHandler, logger: Logger): Promise<DemoControlChannel> {
   rmSync(path, { force: true });
@@ -51,6 +73,10 @@ export async function openDemoControlChannel(path: string, handle: DemoControlHa
       server.off('error', reject);
       resolve();
     });
+  });
+  // A listening server must keep an error listener: an 'error' event with none would end the process.
+  server.on('error', (error) => {
+    logger.warn(`demo control socket ${path}: ${error.message}`);
   });
   logger.info(`Demo control lines accepted on ${path}`);
   return {

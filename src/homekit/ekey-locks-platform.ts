@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import type { API, Categories, DynamicPlatformPlugin, Logging, MatterAccessory, PlatformAccessory, PlatformConfig } from 'homebridge';
-import type { ServiceOptions } from '../app.js';
-import { validatePluginConfig, type PluginConfig } from '../config/plugin-config.js';
+import type { ServiceOptions } from '../service-options.js';
+import { checkPluginConfig, type PluginConfig } from '../config/plugin-config.js';
 import type { Logger } from '../logger.js';
 import { actingUserResolver } from './acting-user.js';
 import { describeError } from './characteristic-binding.js';
-import { DEMO_CONTROL_ENV, openDemoControlChannel, type DemoControlChannel } from './demo-control-channel.js';
+import { openDemoControlFromEnvironment, type DemoControlChannel } from './demo-control-channel.js';
 import type { EmbeddedService } from './embedded-service.js';
 import { openServiceInWorker } from '../worker/open-service-worker.js';
 import type { MatterLocks } from '../matter/matter-locks.js';
@@ -76,6 +76,8 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
   private starting: Promise<void> | undefined;
   /** Set once Homebridge shuts down: a start-up still under way stops at its next step. */
   private stopping = false;
+  /** Set while a lock entry of the config is left out: its cached accessory must survive the typo. */
+  private keepStaleAccessories = false;
 
   constructor(
     private readonly log: Logging,
@@ -91,7 +93,8 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     this.matterLocks = (dependencies.openMatter ?? openMatterLocks)(api, platformConfig, this.logger);
     api.on('didFinishLaunching', () => {
       this.starting = this.start().catch(async (error: unknown) => {
-        this.log.error(`eKey Locks could not start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        this.log.error(`eKey Locks could not start: ${describeError(error)}`);
+        if (error instanceof Error && error.stack !== undefined) this.log.debug(error.stack);
         // A service opened before the failure (its worker thread, its port) is closed; the bridge runs on.
         const service = this.service;
         this.service = undefined;
@@ -125,13 +128,17 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
   }
 
   private async start(): Promise<void> {
-    const config = (this.platformConfig ?? {}) as PluginConfig;
-    const errors = validatePluginConfig(config);
-    if (errors.length > 0) {
+    const check = checkPluginConfig(this.platformConfig ?? {});
+    // DESIGN §9: a bad lock entry is left out with one line naming it and the field; the others run.
+    for (const line of check.skippedLocks) this.log.error(line);
+    if (check.config === undefined) {
       // Cached accessories stay: a typo in the config must not delete the user's automations.
-      this.log.error(`Configuration is invalid; eKey Locks is not started:\n${errors.map((e) => `  ${e.field}: ${e.message}`).join('\n')}`);
+      this.log.error(`Configuration is invalid; eKey Locks is not started:\n${check.errors.map((e) => `  ${e.field}: ${e.message}`).join('\n')}`);
       return;
     }
+    const config = check.config;
+    // Nor does a typo in one lock entry: while any entry is left out, no cached accessory is removed.
+    this.keepStaleAccessories = check.skippedLocks.length > 0;
     if (!isConfigured(config)) {
       this.log.warn('eKey Locks is not configured (no locks, no clients, demo off): nothing to do. See the README to set it up.');
       this.reconcileAccessories([]);
@@ -243,7 +250,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
       }
     }
 
-    const stale: LockPlatformAccessory[] = [...this.cachedAccessories.values()].filter((accessory) => !wanted.has(accessory.UUID));
+    const stale: LockPlatformAccessory[] = this.keepStaleAccessories ? [] : [...this.cachedAccessories.values()].filter((accessory) => !wanted.has(accessory.UUID));
     for (const [lockId, live] of this.accessories) {
       if (wanted.has(live.accessory.UUID)) continue;
       live.dispose();
@@ -291,20 +298,9 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     }
   }
 
-  /** Opens the test-only demo control socket when `EKEY_DEMO_CONTROL` names a path. */
+  /** The demo control socket (DESIGN §6), when `EKEY_DEMO_CONTROL` names a path. */
   private async openDemoControl(): Promise<void> {
-    const path = process.env[DEMO_CONTROL_ENV];
-    if (path === undefined || path === '') return;
-    const handler = this.service?.demoControl?.();
-    if (!handler) {
-      this.log.warn(`${DEMO_CONTROL_ENV} is set but this service offers no demo control; ignored.`);
-      return;
-    }
-    try {
-      this.controlChannel = await openDemoControlChannel(path, handler, this.logger);
-    } catch (error) {
-      this.log.error(`Could not open the demo control socket ${path}: ${describeError(error)}`);
-    }
+    this.controlChannel = await openDemoControlFromEnvironment(this.service, this.logger);
   }
 
   private async stop(): Promise<void> {

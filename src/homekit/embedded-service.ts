@@ -1,11 +1,10 @@
-import { EKeyService, type ServiceOptions } from '../app.js';
 import type { DemoHousehold } from '../demo/demo-household.js';
 import type { DemoControlHandler } from './demo-control-channel.js';
 import type { LockPort } from './lock-port.js';
 
 /**
- * The embedded service as the platform sees it, and the one way to build it in-process: the
- * worker thread (src/worker/service-host.ts) runs exactly this.
+ * The embedded service as the platform sees it. The worker thread builds it from the real service
+ * (src/worker/open-embedded-service.ts); the platform never imports the service itself.
  */
 
 /** The part of the embedded service the platform uses; `EKeyService` satisfies it. */
@@ -20,27 +19,4 @@ export interface EmbeddedService {
   demoControl?: () => DemoControlHandler | undefined;
   /** Stops the service. */
   close(): Promise<void>;
-}
-
-/**
- * The platform's view of the real service. Demo control comes from the lock subsystem's demo
- * control (the same handler as `ekey-locks demo`'s stdin).
- */
-export function embedEKeyService(service: EKeyService): EmbeddedService {
-  return {
-    listen: (port, host) => service.listen(port, host),
-    demoInfo: () => service.demoInfo(),
-    homekitPort: () => service.homekitPort(),
-    demoControl: () => {
-      const control = service.lockSubsystem.control;
-      return control === undefined ? undefined : (line) => control.handleLine(line);
-    },
-    close: () => service.close(),
-  };
-}
-
-
-/** Opens the real service in this thread (the composition root, src/app.ts). */
-export async function openEmbeddedService(options: ServiceOptions): Promise<EmbeddedService> {
-  return embedEKeyService(await EKeyService.open(options));
 }

@@ -94,14 +94,14 @@ export class LockAccessory {
       label: `${name} LockCurrentState`,
       logger,
     });
-    this.targetState = bindCharacteristic(mechanism, Characteristic.LockTargetState, {
-      initial: toLockTargetState(lock.bolt) ?? cached(mechanism, Characteristic.LockTargetState) ?? LockTargetStateValue.SECURED,
+    this.targetState = bindCharacteristic<LockTargetStateValue>(mechanism, Characteristic.LockTargetState, {
+      initial: toLockTargetState(lock.bolt) ?? parseLockTargetState(cached(mechanism, Characteristic.LockTargetState) ?? null) ?? LockTargetStateValue.SECURED,
       label: `${name} LockTargetState`,
       logger,
-      onWrite: (value) => {
-        this.onTargetWritten(value);
+      onWrite: (value, previous) => {
+        this.onTargetWritten(value, previous);
       },
-    }) as CharacteristicBinding<LockTargetStateValue>;
+    });
     this.fault = bindCharacteristic(mechanism, Characteristic.StatusFault, {
       initial: toStatusFault(lock.online),
       label: `${name} StatusFault`,
@@ -256,12 +256,12 @@ export class LockAccessory {
   }
 
   /** A controller wrote LockTargetState: queue the command and return (outcome arrives later). */
-  private onTargetWritten(value: CharacteristicValue): void {
+  private onTargetWritten(value: CharacteristicValue, previous: LockTargetStateValue): void {
     const target = parseLockTargetState(value);
     if (target === null) {
       this.logger.warn(`${this.lock.name}: ignored LockTargetState ${JSON.stringify(value)} from HomeKit`);
       this.afterWrite(() => {
-        this.restoreTarget();
+        this.restoreTarget(previous);
       });
       return;
     }
@@ -270,7 +270,7 @@ export class LockAccessory {
     if (userId === null) {
       this.logger.warn(`${this.lock.name}: HomeKit command refused: the configured HomeKit user (homekit.user_email) does not exist`);
       this.afterWrite(() => {
-        this.restoreTarget();
+        this.restoreTarget(previous);
       });
       return;
     }
@@ -284,7 +284,7 @@ export class LockAccessory {
       })
       .then((result) => {
         this.afterWrite(() => {
-          this.showOutcome(bolt, result);
+          this.showOutcome(bolt, result, previous);
         });
       })
       .catch((error: unknown) => {
@@ -307,7 +307,7 @@ export class LockAccessory {
     });
   }
 
-  private showOutcome(requested: 'locked' | 'unlocked', result: HomeKitCommandResult): void {
+  private showOutcome(requested: 'locked' | 'unlocked', result: HomeKitCommandResult, previousTarget: LockTargetStateValue): void {
     const verb = requested === 'locked' ? 'lock' : 'unlock';
     switch (result.status) {
       case 'completed':
@@ -323,19 +323,22 @@ export class LockAccessory {
           this.lock.moving = false;
           this.currentState.push(LockCurrentStateValue.JAMMED);
         }
-        this.restoreTarget();
+        this.restoreTarget(previousTarget);
         return;
       case 'rejected':
         this.logger.warn(`${this.lock.name}: HomeKit ${verb} command refused: ${result.reason}`);
-        this.restoreTarget();
+        this.restoreTarget(previousTarget);
         return;
     }
   }
 
-  /** Target back to the current bolt, so the Home app does not stay on "Unlocking…". */
-  private restoreTarget(): void {
-    const target = toLockTargetState(this.lock.bolt);
-    if (target !== null) this.targetState.push(target);
+  /**
+   * After a refused or failed write: target back to the current bolt, so the Home app does not
+   * stay on "Unlocking…"; when the bolt is not known (unknown, jammed), back to the target as it
+   * was before the write.
+   */
+  private restoreTarget(previous: LockTargetStateValue): void {
+    this.targetState.push(toLockTargetState(this.lock.bolt) ?? previous);
   }
 
   private fireArrival(userId: string): void {

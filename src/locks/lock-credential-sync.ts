@@ -93,7 +93,14 @@ export class LockCredentialSync {
           this.deps.logger.error(`Could not push the credentials of lock ${lockId}: ${error instanceof Error ? error.message : String(error)}`);
         });
       }) ?? null;
-    void this.reevaluate();
+    this.reevaluateSafely();
+  }
+
+  /** {@link reevaluate} from a timer or start(): a store fault is logged; the next run tries again. */
+  private reevaluateSafely(): void {
+    this.reevaluate().catch((error: unknown) => {
+      this.deps.logger.error(`Could not re-evaluate the locks' credentials: ${error instanceof Error ? error.message : String(error)}`);
+    });
   }
 
   /** Stops listening and clears the timer. Idempotent. */
@@ -125,7 +132,7 @@ export class LockCredentialSync {
     if (this.running) {
       this.timer = setTimeout(
         () => {
-          void this.reevaluate();
+          this.reevaluateSafely();
         },
         Math.max(1, nextRun - now),
       );

@@ -1,11 +1,11 @@
-import { accessFromKeyService, storeCommandAccess, type CommandAccess, type UsableKeySource } from '../commands/command-access.js';
+import { accessFromKeyService, type CommandAccess, type UsableKeySource } from '../commands/command-access.js';
 import { CommandEngine } from '../commands/command-engine.js';
 import type { PluginConfig } from '../config/plugin-config.js';
 import type { Clock } from '../domain/clock.js';
-import { usabilityAt } from '../domain/ekey-validity.js';
 import { DemoControl } from '../demo/demo-control.js';
 import { DEMO_LINKED_AUTHORIZATION, type DemoHousehold, type DemoLockSecrets } from '../demo/demo-household.js';
 import { createDemoSimulation, type DemoSimulation } from '../demo/demo-locks.js';
+import { demoTapRefusal } from '../demo/demo-tap-refusal.js';
 import type { LockEventSink } from '../events/lock-event-sink.js';
 import type { GattTransport } from '../gateway/gatt-transport.js';
 import { DeferredTransport } from '../gateway/transports/deferred-transport.js';
@@ -38,8 +38,8 @@ export interface LockSubsystemDependencies {
   commands: CommandRepository;
   users: Pick<UserRepository, 'findByEmail' | 'findById'>;
   events: LockEventSink;
-  /** The eKey service's usable-key answers; without it the store is asked directly (same rule). */
-  keys?: UsableKeySource;
+  /** The eKey service's usable-key answers: who may send commands. */
+  keys: UsableKeySource;
   /** The demo household: its locks become simulated locks on the `simulator` transport. */
   demo?: { household: DemoHousehold; lockSecrets: DemoLockSecrets[] };
   /** Overrides the transport (tests); otherwise chosen from config `bluetooth.transport`. */
@@ -120,21 +120,6 @@ export class LockSubsystem {
   }
 }
 
-/**
- * Why a simulated lock without a gateway connection refuses a tap by `ekeyId` now (DESIGN §3: taps
- * are checked when they happen), or null. Locks the gateway reaches decide by themselves, from the
- * allow-list it keeps in sync (also while out of reach, with their last list); only a lock the
- * gateway never reaches gets no list, so the demo checks for it here.
- */
-function tapRefusal(deps: LockSubsystemDependencies, lockId: string, ekeyId: string): string | null {
-  const lock = deps.locks.findById(lockId);
-  if (lock?.hasGateway) return null;
-  const key = deps.commands.keyById(ekeyId);
-  if (key === undefined || lock === undefined || key.lock_id !== lock.id) return 'unknown eKey for this lock';
-  const usability = usabilityAt(key, deps.clock.now(), lock.timeZone);
-  return usability === 'usable' ? null : usability;
-}
-
 /** `locks[].nuki_users` of the config; in the demo, also Back Door's "Olivia's iPhone" → the owner (DESIGN §4b). */
 function nukiUserLinks(deps: LockSubsystemDependencies): Map<string, Map<string, string>> {
   const table = nukiUserLinksOfConfig(deps.config);
@@ -213,7 +198,7 @@ export function createLockSubsystem(deps: LockSubsystemDependencies): LockSubsys
     },
   );
   runtime.registerStoredLocks();
-  const access = deps.keys === undefined ? storeCommandAccess(deps.commands, deps.locks) : accessFromKeyService(deps.keys, deps.commands, deps.locks);
+  const access = accessFromKeyService(deps.keys, deps.commands, deps.locks);
   const engine = new CommandEngine(
     {
       commands: deps.commands,
@@ -235,7 +220,7 @@ export function createLockSubsystem(deps: LockSubsystemDependencies): LockSubsys
           locks: simulation.locks,
           runtime,
           lockState: deps.lockState,
-          tapRefusal: (lockId, ekeyId) => tapRefusal(deps, lockId, ekeyId),
+          tapRefusal: (lockId, ekeyId) => demoTapRefusal(deps, lockId, ekeyId),
           credentialsSettled: (lockId) => runtime.gateway.credentialsSettled(lockId),
         });
   const credentialSync =

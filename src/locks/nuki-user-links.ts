@@ -9,8 +9,9 @@ export type NukiUserLinkTable = ReadonlyMap<string, ReadonlyMap<string, string>>
 export function nukiUserLinksOfConfig(config: PluginConfig): Map<string, Map<string, string>> {
   const table = new Map<string, Map<string, string>>();
   for (const lock of config.locks ?? []) {
-    if (lock.nuki_users === undefined) continue;
-    table.set(configuredLockId(lock), new Map(Object.entries(lock.nuki_users)));
+    const id = configuredLockId(lock);
+    if (lock.nuki_users === undefined || id === undefined) continue;
+    table.set(id, new Map(Object.entries(lock.nuki_users)));
   }
   return table;
 }

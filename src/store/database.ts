@@ -12,14 +12,47 @@ export type SqliteDatabase = Database.Database;
  * or a power cut.
  */
 export function openDatabase(file: string, migrations: readonly Migration[] = allMigrations): SqliteDatabase {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  applyMigrations(db, migrations);
-  return db;
+  let db: SqliteDatabase | undefined;
+  try {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    applyMigrations(db, migrations);
+    return db;
+  } catch (error) {
+    if (db?.open === true) db.close();
+    throw explainOpenFailure(file, error);
+  }
+}
+
+/** SQLite and file-system codes that mean "the file is not a usable database". */
+const DAMAGED = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT']);
+/** …and those that mean "the folder or file cannot be written". */
+const NOT_WRITABLE = new Set(['SQLITE_READONLY', 'SQLITE_CANTOPEN', 'SQLITE_PERM', 'SQLITE_IOERR', 'EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EEXIST']);
+
+/**
+ * One clear sentence for a database that cannot be opened, naming the file and what to do
+ * (docs/architecture.md "Limits and resilience"); other errors pass through unchanged.
+ */
+function explainOpenFailure(file: string, error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  const code = (error as { code?: unknown }).code;
+  const family = typeof code === 'string' ? code.replace(/^(SQLITE_[A-Z]+)_.*$/, '$1') : '';
+  if (DAMAGED.has(family)) {
+    return new Error(
+      `the database ${file} is damaged or not a database (${error.message}); move it aside to start with an empty one, or restore a backup`,
+      { cause: error },
+    );
+  }
+  if (NOT_WRITABLE.has(family)) {
+    return new Error(`the data folder ${dirname(file)} cannot be written (${error.message}); make it writable by the user that runs Homebridge`, {
+      cause: error,
+    });
+  }
+  return error;
 }
 
 /**

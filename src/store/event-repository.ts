@@ -1,6 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
-import type { LockEventType } from '../events/lock-event-sink.js';
+import type { LockEventType } from '../domain/lock-event-type.js';
 
 /** Where a stored event came from: a tap on the lock, a completed remote command, a battery report. */
 export type EventSource = 'tap' | 'command' | 'battery';

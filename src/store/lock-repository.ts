@@ -57,14 +57,23 @@ const toRecord = (row: LockRow): LockRecord => ({
 export class LockRepository {
   private readonly byId;
   private readonly all;
+  private readonly storedById;
+  private readonly retiredNotIn;
+  private readonly retireStatement;
   private readonly upsertStatement;
   private readonly stateStatement;
   private readonly ownerKeyStatement;
   private writes = 0;
 
   constructor(db: SqliteDatabase) {
-    this.byId = db.prepare<[string], LockRow>('SELECT * FROM locks WHERE id = ?');
-    this.all = db.prepare<[], LockRow>('SELECT * FROM locks ORDER BY created_at, name');
+    // A retired lock (removed from the config) is not a lock the service knows until it returns.
+    this.byId = db.prepare<[string], LockRow>('SELECT * FROM locks WHERE id = ? AND retired_at IS NULL');
+    this.all = db.prepare<[], LockRow>('SELECT * FROM locks WHERE retired_at IS NULL ORDER BY created_at, name');
+    this.storedById = db.prepare<[string], LockRow & { retired_at: number | null }>('SELECT * FROM locks WHERE id = ?');
+    this.retiredNotIn = db.prepare<[string], { id: string; name: string }>(
+      `SELECT id, name FROM locks WHERE retired_at IS NULL AND id NOT IN (SELECT value FROM json_each(?)) ORDER BY created_at, name`,
+    );
+    this.retireStatement = db.prepare<[number, string]>('UPDATE locks SET retired_at = ? WHERE id = ? AND retired_at IS NULL');
     this.upsertStatement = db.prepare(
       `INSERT INTO locks (id, name, family, ble_address, lock_key, time_zone, owner_id, has_gateway, bolt_state,
          battery_level, last_seen_at, last_activity_sequence, created_at)
@@ -72,7 +81,7 @@ export class LockRepository {
          @battery_level, @last_seen_at, @last_activity_sequence, @created_at)
        ON CONFLICT(id) DO UPDATE SET name = excluded.name, family = excluded.family, ble_address = excluded.ble_address,
          lock_key = excluded.lock_key, time_zone = excluded.time_zone, owner_id = excluded.owner_id,
-         has_gateway = excluded.has_gateway`,
+         has_gateway = excluded.has_gateway, retired_at = NULL`,
     );
     this.stateStatement = db.prepare(
       `UPDATE locks SET bolt_state = @bolt_state, battery_level = @battery_level, last_seen_at = @last_seen_at,
@@ -113,7 +122,25 @@ export class LockRepository {
     return this.all.all().map(toRecord);
   }
 
-  /** Inserts a lock, or updates its configuration (not its observed state) when it exists. */
+  /** A lock as stored, retired or not (the config sync decides what returns). */
+  findStored(id: string): (LockRecord & { retired: boolean }) | undefined {
+    const row = this.storedById.get(id.toLowerCase());
+    return row ? { ...toRecord(row), retired: row.retired_at !== null } : undefined;
+  }
+
+  /**
+   * Retires every lock not in `keep` (ids, lower case): it leaves every list and lookup, its eKeys
+   * and events stay. Returns the locks retired now. {@link upsert} brings a lock back.
+   */
+  retireAllExcept(keep: readonly string[], now: number): { id: string; name: string }[] {
+    const retired = this.retiredNotIn.all(JSON.stringify(keep.map((id) => id.toLowerCase())));
+    if (retired.length === 0) return [];
+    this.writes += 1;
+    for (const lock of retired) this.retireStatement.run(now, lock.id);
+    return retired;
+  }
+
+  /** Inserts a lock, or updates its configuration (not its observed state) when it exists; a retired lock returns. */
   upsert(lock: LockRecord): void {
     this.writes += 1;
     this.upsertStatement.run({

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { ServiceOptions } from '../app.js';
+import type { ServiceOptions } from '../service-options.js';
 import type { EmbeddedService } from '../homekit/embedded-service.js';
 import { ServiceClient } from './service-client.js';
 import type { WorkerServiceOptions } from './service-protocol.js';

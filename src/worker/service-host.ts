@@ -1,7 +1,8 @@
+import { describeError } from '../domain/errors.js';
 import type { EmbeddedService } from '../homekit/embedded-service.js';
 import type { LockChange, LockPort } from '../homekit/lock-port.js';
 import type { Logger } from '../logger.js';
-import type { ServiceOptions } from '../app.js';
+import type { ServiceOptions } from '../service-options.js';
 import {
   normalizeWatchedEmail,
   watchedEmails,
@@ -19,7 +20,6 @@ export const WATCHED_USERS_REFRESH_MS = 1000;
 /** Opens the service in this thread; the worker passes openEmbeddedService (src/homekit/embedded-service.ts). */
 export type HostedServiceOpener = (options: ServiceOptions) => Promise<EmbeddedService>;
 
-const describe = (error: unknown): string => (error instanceof Error ? (error.stack ?? error.message) : String(error));
 
 /**
  * The worker thread's side of the embedded service: opens it with the options from the main
@@ -50,7 +50,9 @@ export async function hostService(endpoint: MessageEndpoint, options: WorkerServ
   try {
     service = await open({ config: options.config, dataDir: options.dataDir, logger, demo: options.demo });
   } catch (error) {
-    post({ type: 'failed', error: describe(error) });
+    // The reason is one line for the user; where it came from is for -D (debug) only.
+    if (error instanceof Error && error.stack !== undefined) logger.debug(error.stack);
+    post({ type: 'failed', error: describeError(error) });
     return;
   }
   state.host = new HostedService(service, options, post, logger);

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { openEmbeddedService } from '../homekit/embedded-service.js';
+import { openEmbeddedService } from './open-embedded-service.js';
 import { hostService } from './service-host.js';
 import type { WorkerServiceOptions } from './service-protocol.js';
 

@@ -54,6 +54,8 @@ export interface HomebridgeSetup {
   wrapper?: string[];
   /** Extra arguments for Homebridge's node, before homebridge.js (e.g. `--import` a probe). */
   nodeArgs?: string[];
+  /** Homebridge's bin/homebridge.js (default: the repository's devDependency). */
+  homebridge?: string;
 }
 
 /** A running Homebridge in its own network namespace, reachable through loopback relays. */
@@ -178,6 +180,21 @@ export class HomebridgeSupervisor {
 
   /** Writes config.json and starts Homebridge; resolves when the bridge is published and the demo line is out. */
   async start(setup: HomebridgeSetup, timeoutMs = 60_000): Promise<RunningHomebridge> {
+    const { demo, ...running } = await this.launch(setup, timeoutMs, true);
+    if (demo === undefined) throw new Error('no EKEY_DEMO line');
+    return { ...running, demo };
+  }
+
+  /**
+   * Starts Homebridge and resolves once the bridge is published, whatever became of the plugin
+   * (for tests where the plugin is expected not to start).
+   */
+  async startBridge(setup: HomebridgeSetup, timeoutMs = 60_000): Promise<Omit<RunningHomebridge, 'demo'>> {
+    const { demo: _demo, ...running } = await this.launch(setup, timeoutMs, false);
+    return running;
+  }
+
+  private async launch(setup: HomebridgeSetup, timeoutMs: number, waitForDemo: boolean): Promise<Omit<RunningHomebridge, 'demo'> & { demo: DemoLine | undefined }> {
     if (!this.relaysUp) {
       await this.hapRelay.listen();
       await this.apiRelay.listen();
@@ -190,7 +207,7 @@ export class HomebridgeSupervisor {
       platforms: [{ platform: 'EKeyLocks', name: 'eKey Locks', ...setup.platform, api: { ...(setup.platform.api as object | undefined), host: '127.0.0.1', port: API_PORT_INSIDE } }],
     };
     writeFileSync(join(setup.storage, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
-    const homebridge = join(REPO_ROOT, 'node_modules', 'homebridge', 'bin', 'homebridge.js');
+    const homebridge = setup.homebridge ?? join(REPO_ROOT, 'node_modules', 'homebridge', 'bin', 'homebridge.js');
     const args = [...(setup.nodeArgs ?? []), homebridge, '-D', '-U', setup.storage, '-P', setup.pluginFolder, '--strict-plugin-resolution', '--no-timestamp'];
     const child = spawn(
       'unshare',
@@ -226,7 +243,7 @@ export class HomebridgeSupervisor {
     for (;;) {
       const demoLine = /^EKEY_DEMO (.+)$/m.exec(output);
       if (demoLine?.[1] !== undefined) demo ??= JSON.parse(demoLine[1]) as DemoLine;
-      if (demo && /is running on port \d+/.test(output)) break;
+      if ((demo !== undefined || !waitForDemo) && /is running on port \d+/.test(output)) break;
       if (state.exited) throw new Error(`Homebridge exited during start-up:\n${output}`);
       if (Date.now() > deadline) {
         killGroup(child, 'SIGKILL');

@@ -1,5 +1,4 @@
 import { Type, type Static } from 'typebox';
-import type { CommandRecord } from '../../store/command-repository.js';
 import { Uuid } from './common.js';
 
 /** Spec: LockCommand — the spec's five fields, then ours (DESIGN §3 Commands). */
@@ -47,8 +46,23 @@ export const CommandParamsSchema = Type.Object({ lock_id: Uuid, command_id: Uuid
 /** Spec timestamps: ISO 8601 UTC with milliseconds and a trailing Z. */
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-/** A stored command as the API shows it. */
-export function toLockCommandBody(command: CommandRecord): LockCommandBody {
+/**
+ * What the API needs of a command, in the service's words (the command engine hands its
+ * commands over in this shape; the API does not know how they are stored).
+ */
+export interface CommandFields {
+  id: string;
+  lockId: string;
+  type: LockCommandBody['type'];
+  status: LockCommandBody['status'];
+  createdAt: number;
+  completedAt: number | null;
+  failureReason: LockCommandBody['failure_reason'];
+  requestedBy: string;
+}
+
+/** A command as the API shows it. */
+export function toLockCommandBody(command: CommandFields): LockCommandBody {
   return {
     id: command.id,
     lock_id: command.lockId,

@@ -110,6 +110,8 @@ export class BluezTransport implements GattTransport {
   private readonly scanRetryMs: number;
   /** Set once a bus failure was logged as an error; later failures are debug lines until it works again. */
   private busFailureReported = false;
+  /** Set once "Bluetooth is unavailable" (no BlueZ, no adapter) was logged; cleared by a connect that works. */
+  private unavailableReported = false;
   private readonly watchers = new Set<AdvertisementListener>();
   private scan: Scan | null = null;
   /** Token of the scan start under way; replaced or cleared to call it off. */
@@ -153,6 +155,8 @@ export class BluezTransport implements GattTransport {
         await connection.disconnect();
         throw toTransportError(error, 'gatt_unavailable');
       }
+      if (this.unavailableReported) this.logger.info('Bluetooth works again.');
+      this.unavailableReported = false;
       return connection;
     } catch (error) {
       if (handle !== undefined && session !== undefined) {
@@ -160,10 +164,28 @@ export class BluezTransport implements GattTransport {
         forgetDevice(session, upper, handle);
         disconnectQuietly(handle.device, this.operationTimeoutMs);
       }
-      throw toTransportError(error, 'connect_failed');
+      const failure = toTransportError(error, 'connect_failed');
+      this.reportUnavailable(failure);
+      throw failure;
     } finally {
       deadline.cancel();
     }
+  }
+
+  /**
+   * One actionable error line per outage when Bluetooth itself is missing (no BlueZ on the bus,
+   * no adapter) — not for a lock out of range — and quiet debug lines while it stays missing.
+   * A bus that cannot be reached is said once by the session (see openSession).
+   */
+  private reportUnavailable(error: TransportError): void {
+    const hint = bluetoothHint(error);
+    if (hint === undefined) return;
+    if (this.unavailableReported || this.busFailureReported) {
+      this.logger.debug(`Bluetooth: ${error.message}`);
+      return;
+    }
+    this.unavailableReported = true;
+    this.logger.error(`Bluetooth is unavailable (${error.message}): ${hint}`);
   }
 
   watchAdvertisements(listener: AdvertisementListener): () => void {
@@ -234,7 +256,8 @@ export class BluezTransport implements GattTransport {
           // Already said (by the scan or by the bus it runs on): retry quietly.
           this.logger.debug(`Bluetooth LE scanning: ${message}`);
         } else {
-          this.logger.error(`Bluetooth LE scanning is unavailable (${message}); retrying in the background.`);
+          const hint = bluetoothHint(error);
+          this.logger.error(`Bluetooth LE scanning is unavailable (${message}); retrying in the background.${hint === undefined ? '' : ` ${hint}`}`);
           this.scanFailureReported = true;
         }
         this.scheduleScanRetry();
@@ -369,7 +392,7 @@ export class BluezTransport implements GattTransport {
       // ends the process. With it, the session is marked broken and the next connect starts over.
       bus.on('error', (error: unknown) => {
         const message = error instanceof Error ? error.message : String(error);
-        failed(`D-Bus connection failed: ${message}`);
+        failed(`D-Bus connection failed: ${message}. ${bluetoothHint(error) ?? BUS_HINT}`);
         reject(new TransportError('bus_unavailable', `D-Bus: ${message}`));
       });
     });
@@ -738,6 +761,26 @@ async function raceOrFail<T>(deadline: Deadline, operation: Promise<T>, failure:
   const result = await deadline.race(operation);
   if (result === EXPIRED) throw new TransportError(failure, message);
   return result;
+}
+
+const SETUP_DOCS = 'see the README, "Bluetooth on the host"';
+const RETRYING = 'the locks stay offline and the service retries quietly';
+const BUS_HINT = `No D-Bus system bus here: ${RETRYING}. Install and start D-Bus and BlueZ (${SETUP_DOCS}).`;
+
+/**
+ * What to tell the user when Bluetooth itself is missing: the bus, BlueZ on it, or an adapter.
+ * Undefined for the failures of one lock (out of range, refused pairing): those are not the host's.
+ */
+export function bluetoothHint(error: unknown): string | undefined {
+  const text = `${dbusErrorName(error) ?? ''} ${error instanceof Error ? error.message : String(error)}`;
+  if (/\b(ENOENT|ECONNREFUSED|EACCES)\b/.test(text)) return BUS_HINT;
+  if (/ServiceUnknown|org\.bluez was not provided/.test(text)) {
+    return `BlueZ is not running on the system bus: ${RETRYING}. Install BlueZ and start bluetoothd (${SETUP_DOCS}).`;
+  }
+  if (/No available adapters found|Adapter not found/.test(text)) {
+    return `No Bluetooth adapter: ${RETRYING}. Check \`bluetoothctl list\` and the config's bluetooth.adapter (${SETUP_DOCS}).`;
+  }
+  return undefined;
 }
 
 /** The BlueZ/D-Bus error name a dbus-next DBusError carries in `type`. */

@@ -4,9 +4,10 @@ import { locksAndEkeys } from './002-locks-and-ekeys.js';
 import { commands } from './003-commands.js';
 import { lockEvents } from './004-events.js';
 import { lockFamily } from './005-lock-family.js';
+import { lockRetirement } from './006-lock-retirement.js';
 
 /**
  * Every schema step, in order. Append new steps; never edit one that has shipped.
- * Reserved: 3 = commands, 4 = lock events, 5 = lock family.
+ * Reserved: 3 = commands, 4 = lock events, 5 = lock family, 6 = lock retirement.
  */
-export const migrations: readonly Migration[] = [usersAndOauth, locksAndEkeys, commands, lockEvents, lockFamily];
+export const migrations: readonly Migration[] = [usersAndOauth, locksAndEkeys, commands, lockEvents, lockFamily, lockRetirement];

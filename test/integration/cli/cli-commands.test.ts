@@ -139,9 +139,13 @@ describe('ekey-locks serve --config', () => {
     const result = await run(['serve', '--config', configFile, '--data', dataDir]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`Config file ${configFile} is invalid:`);
-    for (const field of ['/api/port', '/locks/0/owner_email', '/locks/0/key', '/clients/0/client_id', '/clients/0/redirect_uris']) {
+    for (const field of ['/api/port', '/clients/0/client_id', '/clients/0/redirect_uris']) {
       expect(result.stderr).toMatch(new RegExp(`^  ${field}: .+$`, 'm'));
     }
+    // The lock entry on one line naming each field at fault (DESIGN §9).
+    const lockLine = result.stderr.split('\n').find((line) => line.startsWith('  Lock "Front Door" (locks[0]) is left out: '));
+    expect(lockLine).toMatch(/ owner_email: .+[;.]/);
+    expect(lockLine).toMatch(/ key: .+[;.]/);
   });
 
   it('exits 2 for a config file that is not JSON', async () => {

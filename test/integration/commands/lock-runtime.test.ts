@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { storeCommandAccess } from '../../../src/commands/command-access.js';
 import { CommandEngine } from '../../../src/commands/command-engine.js';
 import type { LockEventSink, RecordedEvent } from '../../../src/events/lock-event-sink.js';
 import { parseLockKey } from '../../../src/gateway/frame-authentication.js';
@@ -10,6 +9,7 @@ import { LockRuntime } from '../../../src/locks/lock-runtime.js';
 import { CommandRepository } from '../../../src/store/command-repository.js';
 import { LockStateRepository } from '../../../src/store/lock-state-repository.js';
 import { createWorld, type World } from '../../unit/commands/command-world.js';
+import { commandAccessOver } from '../../support/command-access.js';
 
 /** Records what the runtime reports, as the event recorder would receive it. */
 class RecordingSink implements LockEventSink {
@@ -138,7 +138,7 @@ describe('lock runtime: gateway observations become stored lock state and record
         {
           commands: new CommandRepository(w.db),
           locks: w.locks,
-          access: storeCommandAccess(new CommandRepository(w.db), w.locks),
+          access: commandAccessOver(w.db, w.clock),
           gateway: runtime,
           events: sink,
           clock: w.clock,

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SMTPServer } from 'smtp-server';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { loginOverHttp } from '../../support/oauth-login.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
 import { call } from '../ekeys/household.js';
@@ -171,6 +171,33 @@ describe('eKey invitations without SMTP', () => {
       expect(line?.message).toMatch(/\/invitations\/[A-Za-z0-9_-]{43}$/);
       expect(test.logger.text()).not.toContain(token);
       expect(test.logger.text()).not.toContain(owner.password);
+    } finally {
+      await test.close();
+    }
+  }, SETUP_TIMEOUT_MS);
+});
+
+describe('eKey invitations with SMTP configured but failing', () => {
+  it('logs that the e-mail failed, naming the recipient, without the acceptance link', async () => {
+    // A port nobody listens on: the SMTP connection is refused.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', () => { resolve(); }));
+    const address = closed.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    await new Promise<void>((resolve) => closed.close(() => { resolve(); }));
+    const test = await startTestService({ config: { smtp: { host: '127.0.0.1', port, secure: false, from: 'locks@example.com' } } });
+    try {
+      const owner = test.demo.users[0];
+      const client = test.demo.clients[0];
+      const lock = test.demo.locks[0];
+      if (!owner || !client || !lock) throw new Error('demo household incomplete');
+      const token = (await loginOverHttp({ baseUrl: test.baseUrl, client, email: owner.email, password: owner.password })).access_token;
+      expect((await call(test.baseUrl, token, 'POST', '/ekey', { email: 'unlucky@example.org', lock_id: lock.id, type: 'guest' })).status).toBe(201);
+      await test.service.services.invitations.whenIdle();
+      const line = test.logger.lines.find((entry) => entry.message.includes('unlucky@example.org'));
+      expect(line?.level).toBe('warn');
+      expect(line?.message).toMatch(/^Could not e-mail the eKey invitation to unlucky@example\.org \(.+\); its acceptance link is not logged/);
+      expect(test.logger.text()).not.toMatch(/\/invitations\/[A-Za-z0-9_-]{43}/);
     } finally {
       await test.close();
     }

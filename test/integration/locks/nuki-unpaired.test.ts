@@ -15,7 +15,11 @@ import { startCommandFixture, untilOnline, type CommandFixture } from '../comman
 
 const OWNER_EMAIL = 'olivia@example.com'; // the demo household's owner
 const CELLAR: LockConfig = { name: 'Cellar Door', address: '54:d2:72:ab:cd:ef', family: 'nuki', owner_email: OWNER_EMAIL };
-const CELLAR_ID = configuredLockId(CELLAR);
+const CELLAR_ID = ((): string => {
+  const id = configuredLockId(CELLAR);
+  if (id === undefined) throw new Error('the Cellar Door has an address: it has an id');
+  return id;
+})();
 const SHARED_KEY = Buffer.alloc(32, 0x5a);
 
 function cellarLines(fx: CommandFixture): { level: string; message: string }[] {

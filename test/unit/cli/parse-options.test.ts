@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { parseOptions, parsePort } from '../../../src/cli/parse-options.js';
 import { readConfigFile } from '../../../src/cli/serve-command.js';
 import { USAGE, UsageError } from '../../../src/cli/usage-error.js';
+import { silentLogger } from '../../../src/logger.js';
 
 describe('parseOptions', () => {
   const spec = { name: { type: 'string' }, 'redirect-uri': { type: 'string', multiple: true }, public: { type: 'boolean' } } as const;
@@ -71,8 +72,20 @@ describe('readConfigFile', () => {
       expect(message).toContain(`Config file ${file} is invalid:`);
       expect(message).toMatch(/\/api\/port: must be <= 65535/);
       expect(message).toMatch(/\/api\/colour: /);
-      expect(message).toMatch(/\/locks\/0\/name: /);
-      expect(message).toMatch(/\/locks\/0: must have required property 'owner_email'/);
+      // The lock entry is named in the same report, on one line (DESIGN §9).
+      const lockLine = message.split('\n').find((line) => line.startsWith('  Lock #1 (locks[0]) is left out: '));
+      expect(lockLine).toMatch(/ name: must NOT have fewer than 1 characters[;.]/);
+      expect(lockLine).toMatch(/ owner_email: must have required property 'owner_email'[;.]/);
+    });
+  });
+
+  it('leaves out a lock entry that cannot run, with one line naming the lock and the field, and keeps the rest', () => {
+    const good = { name: 'Front Door', address: 'D0:E1:00:00:00:01', key: 'a'.repeat(64), owner_email: 'o@example.com' };
+    withFile(JSON.stringify({ locks: [good, { ...good, name: 'Back Door', address: 'D0:E1:00:00:00:02', time_zone: 'Atlantis/Capital' }] }), (file) => {
+      const lines: string[] = [];
+      const logger = { ...silentLogger, error: (line: string) => lines.push(line) };
+      expect(readConfigFile(file, logger).locks).toEqual([good]);
+      expect(lines).toEqual(['Lock "Back Door" (locks[1]) is left out: time_zone: "Atlantis/Capital" is not an IANA time zone (e.g. "Europe/Berlin"). The other locks run.']);
     });
   });
 

@@ -3,7 +3,6 @@
  * stranger, a lock with a gateway connection and one without, and a gateway scripted by the test.
  */
 import { randomUUID } from 'node:crypto';
-import { storeCommandAccess } from '../../../src/commands/command-access.js';
 import { CommandEngine, type CommandEngineOptions, type CommandGateway } from '../../../src/commands/command-engine.js';
 import { ServiceError } from '../../../src/domain/errors.js';
 import type { CommandOutcome } from '../../../src/gateway/command-outcome.js';
@@ -13,6 +12,7 @@ import { LockRepository } from '../../../src/store/lock-repository.js';
 import { UserRepository } from '../../../src/store/user-repository.js';
 import { ManualClock } from '../../support/manual-clock.js';
 import { RecordingLogger } from '../../support/recording-logger.js';
+import { commandAccessOver } from '../../support/command-access.js';
 
 /** A gateway whose answers the test gives by hand. */
 export class ScriptedGateway implements CommandGateway {
@@ -115,7 +115,7 @@ export function createWorld(options: { lockKey?: string } = {}): World {
   const lock = addLock(true);
   const noGatewayLock = addLock(false);
   gateway.reachable.add(lock);
-  const access = storeCommandAccess(commands, locks);
+  const access = commandAccessOver(db, clock);
   const newEngine = (options: CommandEngineOptions = {}): CommandEngine =>
     new CommandEngine(
       {

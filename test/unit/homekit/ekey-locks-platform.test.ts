@@ -221,6 +221,33 @@ describe('EKeyLocksPlatform commands from HomeKit', () => {
     expect(run.log.text()).toContain(`Front Door: HomeKit unlock command ${logged}`);
   });
 
+  it.each([
+    [{ status: 'failed', reason: 'timeout', commandId: 'c1' } as const],
+    [{ status: 'rejected', reason: 'lock_unreachable' } as const],
+  ])('puts the target back to where it was before the write when the bolt is unknown and the command ends %o', async (result) => {
+    const run = await startPlatform();
+    const { Service, Characteristic } = hap(run);
+    run.port.answerCommandsWith({ kind: 'answer', result });
+    const target = run.characteristic(GATE, Service.LockMechanism, Characteristic.LockTargetState);
+    expect(run.characteristic(GATE, Service.LockMechanism, Characteristic.LockCurrentState).value).toBe(Characteristic.LockCurrentState.UNKNOWN);
+    const before = target.value;
+    expect(before).toBe(Characteristic.LockTargetState.SECURED);
+    await target.handleSetRequest(Characteristic.LockTargetState.UNSECURED);
+    await settle();
+    expect(target.value).toBe(before);
+    expect(run.pushes(GATE, Service.LockMechanism, Characteristic.LockTargetState)).toEqual([before]);
+
+    // And from the other side: a target of UNSECURED before the write comes back as UNSECURED.
+    run.port.answerCommandsWith({ kind: 'complete' });
+    await target.handleSetRequest(Characteristic.LockTargetState.UNSECURED);
+    await settle();
+    run.port.moveBolt(GATE.id, 'unknown', null);
+    run.port.answerCommandsWith({ kind: 'answer', result });
+    await target.handleSetRequest(Characteristic.LockTargetState.SECURED);
+    await settle();
+    expect(target.value).toBe(Characteristic.LockTargetState.UNSECURED);
+  });
+
   it('shows JAMMED when the command jams the bolt', async () => {
     const run = await startPlatform();
     const { Service, Characteristic } = hap(run);
@@ -480,6 +507,19 @@ describe('EKeyLocksPlatform cache and lifecycle', () => {
     const broken = await startPlatform({ cache, config: { homekit: { low_battery_threshold: 7 } } });
     expect(broken.harness.calls).toEqual({ register: 0, update: 0, unregister: 0 });
     expect(broken.log.text()).toContain('Configuration is invalid');
+  });
+
+  it('logs one line for a lock entry it leaves out, runs the rest, and keeps that lock’s cached accessory until the entry is fixed', async () => {
+    const first = await startPlatform();
+    const cache = first.harness.serializeCache();
+    first.harness.api.signalShutdown();
+    // The gate's entry got a typo: the service (here in memory) runs without it.
+    const typo = { name: 'Garden Gate', address: 'D0:E1:00:00:00:02', key: 'a'.repeat(64), owner_email: 'olivia@example.com', time_zone: 'Europe/Berln' };
+    const restarted = await startPlatform({ locks: [FRONT], cache, config: { locks: [typo] } });
+    const errors = restarted.log.lines.filter((line) => line.level === 'error').map((line) => line.message);
+    expect(errors).toEqual(['Lock "Garden Gate" (locks[0]) is left out: time_zone: "Europe/Berln" is not an IANA time zone (e.g. "Europe/Berlin"). The other locks run.']);
+    expect(restarted.harness.calls).toEqual({ register: 0, update: 1, unregister: 0 });
+    expect(restarted.log.text()).toContain('Restored HomeKit accessory Front Door');
   });
 
   it('stops a start-up that Homebridge shuts down half-way, registering nothing', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { isUuid, stableId } from '../../../src/domain/ids.js';
-import { configuredLockId } from '../../../src/config/config-sync.js';
+import { configuredLockId, legacyNameLockId } from '../../../src/config/config-sync.js';
 
 /** Locks configured without an id are stored under an id derived from their address or name. */
 describe('stableId', () => {
@@ -30,8 +30,12 @@ describe('configuredLockId', () => {
     expect(configuredLockId({ id: 'AAAAAAAA-0000-4000-8000-00000000000A', name: 'x' })).toBe('aaaaaaaa-0000-4000-8000-00000000000a');
   });
 
-  it('derives the id from the BLE address in any case, else from the name', () => {
+  it('derives the id from the BLE address in any case, never from the name (DESIGN §9)', () => {
     expect(configuredLockId({ address: 'd0:e1:00:00:00:01', name: 'Front' })).toBe(configuredLockId({ address: 'D0:E1:00:00:00:01', name: 'Back' }));
-    expect(configuredLockId({ name: 'Front Door' })).toBe(stableId('ekey-locks:lock', 'FRONT DOOR'));
+    expect(configuredLockId({ name: 'Front Door' })).toBeUndefined();
+  });
+
+  it('knows the name-derived id earlier versions gave a lock with neither id nor address (kept for existing installations)', () => {
+    expect(legacyNameLockId('Front Door')).toBe(stableId('ekey-locks:lock', 'FRONT DOOR'));
   });
 });

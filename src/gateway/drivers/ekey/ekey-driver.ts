@@ -12,6 +12,7 @@ import { EKeyAnswerSlot, type EKeyAnswer } from './ekey-answer-slot.js';
 import { EKeyCredentialList } from './ekey-credential-list.js';
 import { EKEY_GATT_PROFILE } from './ekey-gatt-profile.js';
 import { EKeyRequestCounter } from './ekey-request-counter.js';
+import { describeError } from '../../../domain/errors.js';
 
 /**
  * The driver of our open lock profile (docs/ble-protocol.md): Bolt State and Battery Level
@@ -68,7 +69,7 @@ export class EKeyDriver implements LockDriver {
       };
     } catch (error) {
       // Device Information is optional in the profile: carry on without it.
-      this.attached().logger.debug(`Lock ${this.attached().name}: no device information: ${describe(error)}`);
+      this.attached().logger.debug(`Lock ${this.attached().name}: no device information: ${describeError(error)}`);
       return null;
     }
   }
@@ -78,7 +79,7 @@ export class EKeyDriver implements LockDriver {
     try {
       await this.credentialList?.resyncAfterConnect(connection);
     } catch (error) {
-      this.attached().logger.warn(`Lock ${this.attached().name}: writing its credentials after connecting failed: ${describe(error)}`);
+      this.attached().logger.warn(`Lock ${this.attached().name}: writing its credentials after connecting failed: ${describeError(error)}`);
     }
   }
 
@@ -180,7 +181,7 @@ export class EKeyDriver implements LockDriver {
         connection.write('controlPoint', encodeControlRequest({ opcode: action, requestId, counter }, this.key)).then(
           () => true,
           (error: unknown) => {
-            context.logger.warn(`Lock ${context.name}: writing the ${action} command failed: ${describe(error)}`);
+            context.logger.warn(`Lock ${context.name}: writing the ${action} command failed: ${describeError(error)}`);
             return false;
           },
         ),
@@ -237,8 +238,4 @@ export class EKeyDriver implements LockDriver {
     if (this.context === null) throw new Error('EKeyDriver used before attach()');
     return this.context;
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

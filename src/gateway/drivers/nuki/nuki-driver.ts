@@ -1,3 +1,4 @@
+import { describeError } from '../../../domain/errors.js';
 import { failed, type CommandOutcome, type CommandFailureReason } from '../../command-outcome.js';
 import { Deadline } from '../../deadline.js';
 import { TransportError, type Advertisement, type GattConnection } from '../../gatt-transport.js';
@@ -151,7 +152,7 @@ export class NukiDriver implements LockDriver {
         return deviceInformationOfNukiConfig(config);
       });
     } catch (error) {
-      this.attached().logger.debug(`Lock ${this.attached().name}: no configuration read: ${describe(error)}`);
+      this.attached().logger.debug(`Lock ${this.attached().name}: no configuration read: ${describeError(error)}`);
       return null;
     }
   }
@@ -442,7 +443,7 @@ export class NukiDriver implements LockDriver {
     try {
       states = decodeKeyturnerStates(message.payload);
     } catch (error) {
-      context.logger.warn(`Lock ${context.name}: unreadable Keyturner States: ${describe(error)}`);
+      context.logger.warn(`Lock ${context.name}: unreadable Keyturner States: ${describeError(error)}`);
       return;
     }
     // During our Lock Action the lock's "system" trigger is us; other triggers name themselves.
@@ -519,14 +520,10 @@ function describeFailure(failure: ExchangeFailure): string {
     case 'link_lost':
       return 'the link dropped';
     case 'write_failed':
-      return `writing failed (${describe(failure.error)})`;
+      return `writing failed (${describeError(failure.error)})`;
     case 'lock_error':
       return `the lock answered ${nukiErrorName(failure.code)}`;
     case 'unreadable':
       return `a reply could not be read (${failure.reason})`;
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,0 +1,26 @@
+import type { PluginConfig } from './config/plugin-config.js';
+import type { Clock } from './domain/clock.js';
+import type { LockEventSink } from './events/lock-event-sink.js';
+import type { Logger } from './logger.js';
+
+/**
+ * How the service is opened (src/app.ts): by the CLI, by the worker thread inside Homebridge,
+ * and by tests. Its own module, so the HomeKit side can name it without importing the service.
+ */
+export interface ServiceOptions {
+  config: PluginConfig;
+  /** Folder for the database; Homebridge's storage path + `/ekey-locks` inside Homebridge. */
+  dataDir: string;
+  logger: Logger;
+  clock?: Clock;
+  /** Seed (or reopen) the demo household with simulated locks. Defaults to `config.demo`. */
+  demo?: boolean;
+  /** Receives lock activity, battery changes and completed commands (default: the event recorder). */
+  eventSink?: LockEventSink;
+  /**
+   * Whether `config` is the configuration to run with (default true): clients, locks and user
+   * policies are synced into the store, and locks it no longer names are retired. The CLI's
+   * administration commands open the store with no config and pass false.
+   */
+  applyConfig?: boolean;
+}

@@ -1,0 +1,25 @@
+import { EKeyService } from '../app.js';
+import type { EmbeddedService } from '../homekit/embedded-service.js';
+import type { ServiceOptions } from '../service-options.js';
+
+/**
+ * The platform's view of the real service. Demo control comes from the lock subsystem's demo
+ * control (the same handler as `ekey-locks demo`'s stdin).
+ */
+export function embedEKeyService(service: EKeyService): EmbeddedService {
+  return {
+    listen: (port, host) => service.listen(port, host),
+    demoInfo: () => service.demoInfo(),
+    homekitPort: () => service.homekitPort(),
+    demoControl: () => {
+      const control = service.lockSubsystem.control;
+      return control === undefined ? undefined : (line) => control.handleLine(line);
+    },
+    close: () => service.close(),
+  };
+}
+
+/** Opens the real service in this thread (the composition root, src/app.ts): what the worker runs. */
+export async function openEmbeddedService(options: ServiceOptions): Promise<EmbeddedService> {
+  return embedEKeyService(await EKeyService.open(options));
+}

@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildPluginFolder, canUsePrivateNetwork, HomebridgeSupervisor, REPO_ROOT } from '../../support/homebridge-process.js';
+
+/*
+ * The package as users get it (issue #12 part 5): `npm pack`, then `npm install` of the tarball
+ * together with Homebridge into an empty folder — with better-sqlite3 forced to build from source,
+ * the path every user without a prebuilt binary takes — and Homebridge loading the plugin from
+ * there. From the npm cache where it can (`--prefer-offline`), from the registry otherwise.
+ */
+
+const privateNetwork = canUsePrivateNetwork();
+if (!privateNetwork && process.env.EKEY_SKIP_HOMEKIT_E2E !== '1') {
+  throw new Error('This end-to-end test runs Homebridge in a private network namespace and needs root (unshare -n, ip). Run as root, or set EKEY_SKIP_HOMEKIT_E2E=1.');
+}
+const describeE2E = privateNetwork ? describe : describe.skip;
+
+interface Packed {
+  filename: string;
+  files: { path: string }[];
+}
+
+interface Run {
+  code: number | null;
+  output: string;
+}
+
+/** The environment of an npm run of our own: none of the `npm_*` variables of the `npm test` around us. */
+function npmEnvironment(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!name.toLowerCase().startsWith('npm_')) env[name] = value;
+  const cache = process.env.npm_config_cache;
+  return { ...env, ...(cache === undefined ? {} : { npm_config_cache: cache }), ...extra };
+}
+
+function npm(args: string[], cwd: string, extra: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('npm', args, { cwd, env: npmEnvironment(extra), stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      resolve({ code, output });
+    });
+  });
+}
+
+const packageJson = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+  overrides: Record<string, string>;
+};
+
+describeE2E('the packed plugin, installed as a user installs it', () => {
+  const folders: string[] = [];
+  const supervisor = new HomebridgeSupervisor();
+  let packed: Packed;
+  let tarball = '';
+
+  beforeAll(async () => {
+    const pluginFolder = buildPluginFolder();
+    folders.push(pluginFolder);
+    for (const shipped of ['README.md', 'docs']) cpSync(join(REPO_ROOT, shipped), join(pluginFolder, shipped), { recursive: true });
+    const destination = mkdtempSync(join(tmpdir(), 'ekey-pack-'));
+    folders.push(destination);
+    const pack = await npm(['pack', '--json', '--pack-destination', destination], pluginFolder);
+    expect(pack.code).toBe(0);
+    const [report] = JSON.parse(pack.output.slice(pack.output.indexOf('['))) as Packed[];
+    if (report === undefined) throw new Error(`npm pack reported nothing:\n${pack.output}`);
+    packed = report;
+    tarball = join(destination, packed.filename);
+  }, 240_000);
+
+  afterAll(async () => {
+    await supervisor.dispose();
+    for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('ships what users run and nothing else: no sources, tests, benchmarks or source maps', () => {
+    const paths = packed.files.map((file) => file.path);
+    for (const needed of ['package.json', 'README.md', 'config.schema.json', 'dist/index.js', 'dist/cli.js', 'dist/worker/service-worker.js', 'docs/architecture.md']) {
+      expect(paths).toContain(needed);
+    }
+    const unexpected = paths.filter(
+      (path) => !(path.startsWith('dist/') || path.startsWith('docs/') || ['package.json', 'README.md', 'config.schema.json'].includes(path)),
+    );
+    expect(unexpected).toEqual([]);
+    expect(paths.filter((path) => path.startsWith('dist/bench/') || path.endsWith('.map'))).toEqual([]);
+  });
+
+  it('imports no devDependency from any shipped file', () => {
+    const devOnly = Object.keys(packageJson.devDependencies).filter((name) => !(name in packageJson.dependencies));
+    const offending: string[] = [];
+    const pluginFolder = folders[0] ?? '';
+    for (const { path } of packed.files.filter((file) => file.path.endsWith('.js'))) {
+      const source = readFileSync(join(pluginFolder, path), 'utf8');
+      // Runtime imports only: `import type` is erased by the compiler.
+      for (const match of source.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)) {
+        const specifier = match[1] ?? match[2] ?? '';
+        const name = specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0];
+        if (name !== undefined && devOnly.includes(name)) offending.push(`${path} → ${specifier}`);
+      }
+    }
+    // `homebridge` is the host: the plugin only uses its types, never imports it at run time.
+    expect(offending).toEqual([]);
+  });
+
+  it('installs into an empty folder with Homebridge, building better-sqlite3 from source, and Homebridge runs the plugin from there', async () => {
+    const app = mkdtempSync(join(tmpdir(), 'ekey-user-'));
+    folders.push(app);
+    // This registry lacks the hap-nodejs Homebridge 2.4 pins (package.json "overrides"): a registry
+    // matter, not the plugin's; a user's install gets Homebridge's own pin.
+    const hapNodejs = packageJson.overrides['@homebridge/hap-nodejs'] ?? '';
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'homebridge-user', version: '1.0.0', private: true, overrides: { '@homebridge/hap-nodejs': hapNodejs } }));
+    const homebridgeVersion = packageJson.devDependencies.homebridge ?? '';
+    const install = await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, `homebridge@${homebridgeVersion}`], app, {
+      // No prebuilt binary: the compiler runs, with whatever node-gyp the tree puts on the PATH.
+      npm_config_build_from_source: 'better-sqlite3',
+      // One compiler at a time: the other Jest worker's tests keep their share of the machine.
+      JOBS: '1',
+    });
+    expect({ code: install.code, output: install.code === 0 ? '' : install.output }).toEqual({ code: 0, output: '' });
+    const modules = join(app, 'node_modules');
+    expect(existsSync(join(modules, 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'))).toBe(true);
+    // The node-gyp on the PATH of install scripts is ours (Node 20 proof), not usocket's 7.x.
+    const gyp = JSON.parse(readFileSync(join(realpathSync(join(modules, '.bin', 'node-gyp')), '..', '..', 'package.json'), 'utf8')) as { version: string };
+    expect(Number(gyp.version.split('.')[0])).toBeGreaterThanOrEqual(11);
+
+    const homebridge = await supervisor.start(
+      {
+        storage: join(app, 'storage'),
+        pluginFolder: join(modules, 'homebridge-ekey-locks'),
+        homebridge: join(modules, 'homebridge', 'bin', 'homebridge.js'),
+        pin: '031-45-157',
+        username: '0E:4B:00:00:E2:F3',
+        platform: { demo: true },
+      },
+      90_000,
+    );
+    try {
+      expect(homebridge.demo.locks.map((lock) => lock.name).sort()).toEqual(['Back Door', 'Front Door', 'Garden Gate']);
+      expect(homebridge.output()).toContain(`Loaded plugin: homebridge-ekey-locks@${packageJson.version}`);
+      const client = homebridge.demo.clients[0];
+      const answer = await fetch(`${homebridge.apiUrl}/oauth/authorize?response_type=code&client_id=${client?.client_id ?? ''}&redirect_uri=${encodeURIComponent(client?.redirect_uri ?? '')}&state=s`, {
+        headers: { accept: 'text/html' },
+      });
+      expect(answer.status).toBe(200);
+      await answer.text();
+    } finally {
+      await homebridge.stop();
+    }
+  }, 420_000);
+});
