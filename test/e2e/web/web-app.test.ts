@@ -236,8 +236,9 @@ describe('the web app in Chromium against ekey-locks demo', () => {
     // Delete removes the record: the row goes from the owner's list, the lock from the guest's.
     await button(owner, 'Delete eKey of gwen@example.org').click();
     await owner.getByText('Deleted the eKey of gwen@example.org.').waitFor(WAIT);
-    await button(owner, 'Revoke eKey of gwen@example.org').waitFor({ state: 'detached', ...WAIT });
-    await expect(button(owner, 'Delete eKey of gwen@example.org').count()).resolves.toBe(0);
+    // The message comes before the list is read again: wait for the row's buttons to go.
+    await button(owner, 'Delete eKey of gwen@example.org').waitFor({ state: 'detached', ...WAIT });
+    await expect(button(owner, 'Revoke eKey of gwen@example.org').count()).resolves.toBe(0);
     await region(guest, 'Front Door').waitFor({ state: 'detached', ...WAIT });
     await guest.getByText('You hold no keys.', { exact: false }).waitFor(WAIT);
   }, 60_000);
