@@ -70,6 +70,7 @@ interface Reading {
   trackedMatchRules: number;
   signalListeners: number;
   messageListeners: number;
+  nodeBleListeners: number;
   gatewayListeners: number;
   heapUsed: number;
 }
@@ -220,6 +221,7 @@ describe('Many locks at once over the fake BlueZ', () => {
         trackedMatchRules: diagnostics.trackedMatchRules,
         signalListeners: diagnostics.signalListeners,
         messageListeners: diagnostics.messageListeners,
+        nodeBleListeners: diagnostics.nodeBleListeners,
         gatewayListeners: gateway.eventNames().reduce((sum, name) => sum + gateway.listenerCount(name), 0),
         heapUsed: process.memoryUsage().heapUsed,
       });
@@ -273,7 +275,7 @@ describe('Many locks at once over the fake BlueZ', () => {
         ...readings.map(
           (r) =>
             `  after round ${r.round}: daemon match rules ${String(r.daemonMatchRules)}, tracked ${r.trackedMatchRules}, signal listeners ${r.signalListeners}, ` +
-            `message listeners ${r.messageListeners}, gateway listeners ${r.gatewayListeners}, heap ${(r.heapUsed / MiB).toFixed(1)} MiB`,
+            `message listeners ${r.messageListeners}, node-ble listeners ${r.nodeBleListeners}, gateway listeners ${r.gatewayListeners}, heap ${(r.heapUsed / MiB).toFixed(1)} MiB`,
         ),
       ].join('\n'),
     );
@@ -302,6 +304,7 @@ describe('Many locks at once over the fake BlueZ', () => {
         trackedMatchRules: first.trackedMatchRules,
         signalListeners: first.signalListeners,
         messageListeners: first.messageListeners,
+        nodeBleListeners: first.nodeBleListeners,
         gatewayListeners: first.gatewayListeners,
       });
     }
