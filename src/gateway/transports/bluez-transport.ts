@@ -1,4 +1,5 @@
 import dbus, { type MessageBus } from 'dbus-next';
+import type { EventEmitter } from 'node:events';
 import type NodeBle from 'node-ble';
 import Bluetooth from 'node-ble/src/Bluetooth.js';
 import { Deadline, EXPIRED, withTimeout } from '../deadline.js';
@@ -50,6 +51,11 @@ export interface BluezDiagnostics {
   advertisementWatchRules: number;
   /** Listeners of the bus's low-level `message` event (the advertisement watch holds one). */
   messageListeners: number;
+  /**
+   * Listeners on the cached node-ble objects (devices, characteristics and their BusHelpers):
+   * where node-ble piles up listeners per connection when they are not released.
+   */
+  nodeBleListeners: number;
 }
 
 type Characteristic = NodeBle.GattCharacteristic;
@@ -215,7 +221,7 @@ export class BluezTransport implements GattTransport {
   /** Subscription bookkeeping of the current bus connection (all zero/null without one). */
   async diagnostics(): Promise<BluezDiagnostics> {
     const session = this.session;
-    if (session === null || session.broken) return { daemonMatchRules: null, trackedMatchRules: 0, signalListeners: 0, advertisementWatchRules: 0, messageListeners: 0 };
+    if (session === null || session.broken) return { daemonMatchRules: null, trackedMatchRules: 0, signalListeners: 0, advertisementWatchRules: 0, messageListeners: 0, nodeBleListeners: 0 };
     const counts = busSubscriptionCounts(session.bus);
     return {
       daemonMatchRules: await daemonMatchRuleCount(session.bus),
@@ -223,6 +229,7 @@ export class BluezTransport implements GattTransport {
       signalListeners: counts.signalListeners,
       advertisementWatchRules: this.scan?.session === session ? AdvertisementSignals.ruleCount : 0,
       messageListeners: session.bus.listenerCount('message'),
+      nodeBleListeners: nodeBleListenerCount(session),
     };
   }
 
@@ -724,6 +731,17 @@ function releaseDevice(device: NodeBle.Device, completely: boolean): void {
   } else {
     helperOf(device).removeAllListeners('PropertiesChanged');
   }
+}
+
+/** Listeners on every cached node-ble object of a session and on its BusHelper. */
+function nodeBleListenerCount(session: Session): number {
+  const count = (emitter: EventEmitter): number => emitter.eventNames().reduce((sum, name) => sum + emitter.listenerCount(name), 0);
+  let total = 0;
+  for (const handle of session.devices.values()) {
+    const objects: EventEmitter[] = [handle.device, ...[...handle.characteristics.values()].filter((c): c is Characteristic => c !== null)];
+    for (const object of objects) total += count(object) + count(helperOf(object));
+  }
+  return total;
 }
 
 /** Removes a device from the session cache and releases everything node-ble holds for it. */
