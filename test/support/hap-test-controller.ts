@@ -85,9 +85,10 @@ export class HapTestController {
 
   /**
    * Resolves with the arrival time of the first event for `address` with `value` after `since`;
-   * rejects after `timeoutMs` (HAP batches events for 250 ms, so 2 s is generous).
+   * rejects after `timeoutMs` — a budget for the event to come at all, not a speed claim (HAP
+   * batches events for 250 ms; the rest is slack for a heavily loaded machine).
    */
-  async waitForEvent(address: CharacteristicAddress, value: unknown, since: number, timeoutMs = 2000): Promise<number> {
+  async waitForEvent(address: CharacteristicAddress, value: unknown, since: number, timeoutMs = 10_000): Promise<number> {
     const find = (): ReceivedEvent | undefined => this.events.slice(since).find((event) => event.address === address && event.value === value);
     const found = find();
     if (found) return found.at;

@@ -104,6 +104,47 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
     contactFault: (): CharacteristicAddress => address(BACK_DOOR_SERIAL, Service.ContactSensor.UUID, Characteristic.StatusFault.UUID),
   };
   const backDoorId = (): string => homebridge.demo.locks.find((lock) => lock.name === 'Back Door')?.id ?? '';
+  const frontDoorId = (): string => homebridge.demo.locks[0]?.id ?? '';
+  /** Homebridge's output up to the demo line of its first start (later tests restart it). */
+  let firstOutput = '';
+
+  /*
+   * Each test puts the locks where it needs them before it acts (Jest may run them in any order:
+   * `--randomize`). A manual turn is answered once the service shows the bolt.
+   */
+  const boltAt = (lockId: string, bolt: 'locked' | 'unlocked'): Promise<void> => control.send({ op: 'manual', lock_id: lockId, bolt });
+
+  /** Lists the accessories again until `complete` holds (services that come with a lock's first reading), within a budget. */
+  const listAccessoriesUntil = async (complete: () => boolean, budgetMs = 20_000): Promise<void> => {
+    const deadline = Date.now() + budgetMs;
+    accessories = await controller.accessories();
+    while (!complete() && Date.now() < deadline) {
+      await new Promise((done) => setTimeout(done, 100));
+      accessories = await controller.accessories();
+    }
+  };
+  const backDoorComplete = (): boolean =>
+    serviceTypes(findAccessory(accessories, BACK_DOOR_SERIAL)).includes(Service.ContactSensor.UUID) &&
+    /^[0-9A-F]{8}$/.test(String(serialNumberOf(accessories, BACK_DOOR_SERIAL)));
+
+  /**
+   * One subscribe per connection: hap-controller 0.10.2 attaches a second event reader on a
+   * second subscribe, and the two then spin forever on each other's decryption counter.
+   */
+  const subscribeAll = (): Promise<void> =>
+    controller.subscribe([
+      front.current(),
+      front.target(),
+      front.fault(),
+      front.battery(),
+      front.lowBattery(),
+      front.lastAction(),
+      front.arrival(),
+      back.current(),
+      back.target(),
+      back.lastAction(),
+      back.arrival(),
+    ]);
 
   beforeAll(async () => {
     pluginFolder = buildPluginFolder();
@@ -116,7 +157,14 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
       env: { [DEMO_CONTROL_ENV]: join(supervisor.socketFolder, 'control.sock') },
     };
     homebridge = await supervisor.start(setup);
+    firstOutput = homebridge.output();
     control = new DemoControlClient(join(supervisor.socketFolder, 'control.sock'));
+    // Paired and subscribed once, here: every test needs a paired, subscribed controller.
+    controller = new HapTestController(USERNAME, homebridge.hapPort);
+    await controller.pair(PIN);
+    pairing = controller.pairingData();
+    await listAccessoriesUntil(backDoorComplete);
+    await subscribeAll();
   }, 240_000);
 
   afterAll(async () => {
@@ -133,7 +181,7 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
   }, 30_000);
 
   it('prints the demo line once, after the accessories are registered', () => {
-    const output = homebridge.output();
+    const output = firstOutput;
     expect(output.match(/^EKEY_DEMO /gm)).toHaveLength(1);
     const added = output.indexOf('Added HomeKit accessory Front Door');
     expect(added).toBeGreaterThan(-1);
@@ -142,18 +190,18 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
   });
 
   it('pairs with the setup PIN and lists one lock accessory per lock', async () => {
-    controller = new HapTestController(USERNAME, homebridge.hapPort);
-    await controller.pair(PIN);
-    pairing = controller.pairingData();
-    accessories = await controller.accessories();
+    // Paired with the PIN in beforeAll (pair-setup works once per bridge): the pairing verifies.
+    expect(Buffer.from(pairing.AccessoryPairingID, 'hex').toString()).toBe(USERNAME);
+    const listed = await controller.accessories();
     for (const serial of [FRONT_DOOR_SERIAL, GARDEN_GATE_SERIAL]) {
-      expect(serviceTypes(findAccessory(accessories, serial))).toEqual(
+      expect(serviceTypes(findAccessory(listed, serial))).toEqual(
         expect.arrayContaining([Service.AccessoryInformation.UUID, Service.LockMechanism.UUID, Service.Battery.UUID, Service.LockManagement.UUID]),
       );
     }
   });
 
   it('answers a read of every readable characteristic of every service without an error', async () => {
+    await boltAt(frontDoorId(), 'locked');
     const readable = accessories.flatMap((accessory) =>
       accessory.services.flatMap((service) =>
         service.characteristics
@@ -194,24 +242,10 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
     await expect(controller.readOne(address(GARDEN_GATE_SERIAL, Service.LockMechanism.UUID, Characteristic.StatusFault.UUID))).resolves.toBe(
       Characteristic.StatusFault.GENERAL_FAULT,
     );
-    // One subscribe per connection: hap-controller 0.10.2 attaches a second event reader on a
-    // second subscribe, and the two then spin forever on each other's decryption counter.
-    await controller.subscribe([
-      front.current(),
-      front.target(),
-      front.fault(),
-      front.battery(),
-      front.lowBattery(),
-      front.lastAction(),
-      front.arrival(),
-      back.current(),
-      back.target(),
-      back.lastAction(),
-      back.arrival(),
-    ]);
   }, 30_000);
 
   it('unlocks from a LockTargetState write and reports LockCurrentState as an event', async () => {
+    await boltAt(frontDoorId(), 'locked');
     const mark = controller.mark();
     await controller.write(front.target(), Characteristic.LockTargetState.UNSECURED);
     await controller.waitForEvent(front.current(), Characteristic.LockCurrentState.UNSECURED, mark);
@@ -225,7 +259,8 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
       email: 'olivia@example.com',
       password: homebridge.demo.users.find((user) => user.email === 'olivia@example.com')?.password ?? '',
     });
-    const lockId = homebridge.demo.locks[0]?.id ?? '';
+    const lockId = frontDoorId();
+    await boltAt(lockId, 'unlocked');
     const mark = controller.mark();
     const response = await fetch(`${homebridge.apiUrl}/locks/${lockId}/commands`, {
       method: 'POST',
@@ -244,7 +279,8 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
       email: 'olivia@example.com',
       password: homebridge.demo.users.find((user) => user.email === 'olivia@example.com')?.password ?? '',
     });
-    const lockId = homebridge.demo.locks[0]?.id ?? '';
+    const lockId = frontDoorId();
+    await boltAt(lockId, 'locked');
     const keys = (await (
       await fetch(`${homebridge.apiUrl}/locks/${lockId}/ekeys`, { headers: { authorization: `Bearer ${tokens.access_token}`, accept: 'application/json' } })
     ).json()) as { ekeys: { id: string; user_id?: string; type?: string }[] };
@@ -260,7 +296,8 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
   });
 
   it('shows a jam as JAMMED', async () => {
-    const lockId = homebridge.demo.locks[0]?.id ?? '';
+    const lockId = frontDoorId();
+    await boltAt(lockId, 'unlocked');
     await control.send({ op: 'jam', lock_id: lockId });
     const mark = controller.mark();
     await controller.write(front.target(), Characteristic.LockTargetState.SECURED);
@@ -273,7 +310,9 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
   });
 
   it('shows a battery change in BatteryLevel and StatusLowBattery', async () => {
-    const lockId = homebridge.demo.locks[0]?.id ?? '';
+    const lockId = frontDoorId();
+    await control.send({ op: 'battery', lock_id: lockId, level: 0.5 });
+    await expect(controller.readOne(front.lowBattery())).resolves.toBe(Characteristic.StatusLowBattery.BATTERY_LEVEL_NORMAL);
     const mark = controller.mark();
     await control.send({ op: 'battery', lock_id: lockId, level: 0.12 });
     await controller.waitForEvent(front.battery(), 12, mark);
@@ -281,14 +320,9 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
   });
 
   it('shows Back Door, the simulated Nuki, with a LockMechanism and a ContactSensor for its door sensor', async () => {
+    await boltAt(backDoorId(), 'locked');
     // The door sensor's service comes with the lock's first reading: list the accessories again until it is there.
-    const deadline = Date.now() + 5_000;
-    const hasContactSensor = (): boolean => serviceTypes(findAccessory(accessories, BACK_DOOR_SERIAL)).includes(Service.ContactSensor.UUID);
-    const hasNukiId = (): boolean => /^[0-9A-F]{8}$/.test(String(serialNumberOf(accessories, BACK_DOOR_SERIAL)));
-    while (!(hasContactSensor() && hasNukiId()) && Date.now() < deadline) {
-      await new Promise((done) => setTimeout(done, 100));
-      accessories = await controller.accessories();
-    }
+    await listAccessoriesUntil(backDoorComplete);
     expect(serviceTypes(findAccessory(accessories, BACK_DOOR_SERIAL))).toEqual(
       expect.arrayContaining([Service.AccessoryInformation.UUID, Service.LockMechanism.UUID, Service.Battery.UUID, Service.ContactSensor.UUID]),
     );
@@ -300,6 +334,7 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
   });
 
   it('unlocks Back Door from a LockTargetState write through the Nuki driver', async () => {
+    await boltAt(backDoorId(), 'locked');
     const mark = controller.mark();
     await controller.write(back.target(), Characteristic.LockTargetState.UNSECURED);
     await controller.waitForEvent(back.current(), Characteristic.LockCurrentState.UNSECURED, mark);
@@ -307,6 +342,7 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
   });
 
   it('shows a tap by the linked Nuki authorization on Back Door in both states and fires the owner’s arrival switch', async () => {
+    await boltAt(backDoorId(), 'unlocked');
     const locked = controller.mark();
     await control.send({ op: 'tap', lock_id: backDoorId(), authorization: LINKED_AUTHORIZATION, action: 'lock' });
     await controller.waitForEvent(back.current(), Characteristic.LockCurrentState.SECURED, locked);
@@ -319,7 +355,9 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
   });
 
   it('keeps the last state of a lock that goes offline and shows StatusFault', async () => {
-    const lockId = homebridge.demo.locks[0]?.id ?? '';
+    const lockId = frontDoorId();
+    await boltAt(lockId, 'locked');
+    await expect(controller.readOne(front.fault())).resolves.toBe(Characteristic.StatusFault.NO_FAULT);
     const mark = controller.mark();
     // The control answer comes once the service shows the lock offline; the event follows within a batch.
     await control.send({ op: 'offline', lock_id: lockId });
@@ -331,7 +369,10 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
   }, 30_000);
 
   it('keeps the pairing and the accessories across a Homebridge restart', async () => {
-    const before = accessories.map((accessory) => accessory.aid).sort();
+    const before = (await controller.accessories()).map((accessory) => accessory.aid).sort();
+    await boltAt(frontDoorId(), 'locked');
+    await control.send({ op: 'battery', lock_id: frontDoorId(), level: 0.37 });
+    await expect(controller.readOne(front.battery())).resolves.toBe(37);
     await controller.close();
     control.close();
     await homebridge.stop();
@@ -345,9 +386,10 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
     expect(homebridge.output()).toContain('Restored HomeKit accessory Front Door');
     // State is live again: the battery reading made before the restart is still the lock's.
     const deadline = Date.now() + 10_000;
-    while ((await controller.readOne(front.battery())) !== 12 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 100));
-    await expect(controller.readOne(front.battery())).resolves.toBe(12);
-    await controller.subscribe([front.current()]);
+    while ((await controller.readOne(front.battery())) !== 37 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 100));
+    await expect(controller.readOne(front.battery())).resolves.toBe(37);
+    // The new connection subscribes to everything, as beforeAll did, for the tests that may follow.
+    await subscribeAll();
     const mark = controller.mark();
     await controller.write(front.target(), Characteristic.LockTargetState.UNSECURED);
     await controller.waitForEvent(front.current(), Characteristic.LockCurrentState.UNSECURED, mark);

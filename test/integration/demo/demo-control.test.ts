@@ -123,9 +123,9 @@ describe('ekey-locks demo: the stdin control protocol (DESIGN §6), end to end t
   });
 
   it('offline within 5 s, commands refused with 400; online again, commands work', async () => {
-    const started = Date.now();
+    // Exactly { ok: true }: the demo answers so only once the service shows the lock offline, and
+    // adds observed:false when its own 5 s window (DESIGN §6) runs out first — no test-side clock.
     expect(await send({ op: 'offline', lock_id: frontDoor })).toEqual({ ok: true });
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect((await frontDoorEntry()).online_status).toBe('offline');
     const refused = await api('POST', `/locks/${frontDoor}/commands`, { type: 'lock' });
     expect(refused.status).toBe(400);

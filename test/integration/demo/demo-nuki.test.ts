@@ -162,9 +162,9 @@ describe('ekey-locks demo: Back Door, the simulated Nuki (DESIGN §4b, §6), thr
   });
 
   it('offline within 5 s, commands refused with 400; online again, commands work', async () => {
-    const started = Date.now();
+    // Exactly { ok, id }: the demo answers so only once the service shows the lock offline, and
+    // adds observed:false when its own 5 s window (DESIGN §6) runs out first — no test-side clock.
     expect(await demo.control({ op: 'offline', lock_id: backDoor })).toEqual({ ok: true, id: expect.any(String) });
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect((await backDoorEntry()).online_status).toBe('offline');
     const refused = await api('POST', `/locks/${backDoor}/commands`, { type: 'unlock' });
     expect(refused.status).toBe(400);

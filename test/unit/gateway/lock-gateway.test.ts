@@ -56,6 +56,18 @@ afterEach(async () => {
   for (const r of rigs.splice(0)) await r.gateway.stop();
 });
 
+/** Counts the transport's connects that failed, observing the real transport (every call still goes through). */
+function countFailedConnects(transport: SimulatorTransport): { failed: number } {
+  const counter = { failed: 0 };
+  const connect = transport.connect.bind(transport);
+  transport.connect = (...args) =>
+    connect(...args).catch((error: unknown) => {
+      counter.failed += 1;
+      throw error;
+    });
+  return counter;
+}
+
 describe('LockGateway with the simulator transport', () => {
   it('connects on start and answers the snapshot from memory', async () => {
     const { gateway, clock } = rig();
@@ -193,10 +205,11 @@ describe('LockGateway with the simulator transport', () => {
   });
 
   it('keeps retrying with backoff while the lock is away, and reconnects by itself when it returns', async () => {
-    const { gateway, lock, connectivity } = rig({ reconnectBackoff: { initialMs: 5, maxMs: 10 } });
+    const { gateway, lock, transport, connectivity } = rig({ reconnectBackoff: { initialMs: 5, maxMs: 10 } });
+    const connects = countFailedConnects(transport);
     lock.goOutOfRange();
     gateway.start();
-    await new Promise((resolve) => setTimeout(resolve, 60)); // several failed attempts
+    await until(() => connects.failed >= 3, 'three failed connection attempts');
     expect(gateway.getSnapshot(LOCK_ID)?.connected).toBe(false);
     lock.comeBackInRange();
     await until(() => gateway.getSnapshot(LOCK_ID)?.connected === true, 'reconnect without a command');

@@ -45,6 +45,13 @@ interface Rig {
 
 const rigs: Rig[] = [];
 
+/**
+ * A budget longer than Jest lets a test run (30 s): with the gateway's other timers set to it, an
+ * outcome that arrives at all came from the lock's answer or from the one budget a test tightens
+ * on purpose — so no test needs a wall-clock bound that a loaded machine could miss.
+ */
+const BEYOND_THE_TEST_MS = 60_000;
+
 afterEach(async () => {
   for (const r of rigs.splice(0)) await r.gateway.stop();
 });
@@ -257,15 +264,14 @@ describe('Nuki driver: commands', () => {
   it('no COMPLETE in time → timeout', async () => {
     // The fault also withholds the COMPLETE that ends a log read: it is set once the read that
     // follows the first command (the beacon flags its move) has been answered.
-    const r = rig({ driver: { idleDisconnectMs: 60_000 } });
+    // Only the command's 300 ms can end it: every other budget lasts beyond the test.
+    const r = rig({ driver: { idleDisconnectMs: 60_000 }, gateway: { operationTimeoutMs: BEYOND_THE_TEST_MS, connectTimeoutMs: BEYOND_THE_TEST_MS } });
     r.gateway.start();
     const readAfterCommand = activityCount(r, 1);
     expect(await r.gateway.sendCommand(LOCK_ID, 'unlock')).toEqual({ status: 'completed', bolt: 'unlocked' });
     await readAfterCommand;
     r.nuki.faults.missingComplete = true;
-    const started = performance.now();
     expect(await r.gateway.sendCommand(LOCK_ID, 'lock', { timeoutMs: 300 })).toEqual({ status: 'failed', reason: 'timeout' });
-    expect(performance.now() - started).toBeLessThan(1_500);
     // The lock did move; only its confirmation was missing.
     expect(r.nuki.bolt).toBe('locked');
   });
@@ -279,11 +285,12 @@ describe('Nuki driver: commands', () => {
     const reading = r.wire.nextWrite(NukiCommand.requestData);
     r.nuki.setBattery(50);
     await reading;
-    const started = performance.now();
     expect(await r.gateway.sendCommand(LOCK_ID, 'unlock', { timeoutMs: 200 })).toEqual({ status: 'failed', reason: 'timeout' });
-    expect(performance.now() - started).toBeLessThan(600);
+    // At its deadline, not when the queue reached it: the read was still writing requests then.
+    const writesAtOutcome = r.wire.written.length;
     r.nuki.faults.replyDelayMs = 0;
     await r.wire.nextRelease();
+    expect(r.wire.written.length).toBeGreaterThan(writesAtOutcome);
     expect(r.wire.commandNames).not.toContain('Lock Action');
     expect(r.nuki.bolt).toBe('locked');
   });
@@ -313,16 +320,18 @@ describe('Nuki driver: commands', () => {
   });
 
   it('a reply with a bad CRC is dropped: the command fails as delivery_failed at once, the next one works', async () => {
-    const r = rig({ driver: { idleDisconnectMs: 60_000 } });
+    // At once: every budget lasts beyond the test, so an outcome at all came from the dropped reply.
+    const r = rig({
+      driver: { idleDisconnectMs: 60_000 },
+      gateway: { operationTimeoutMs: BEYOND_THE_TEST_MS, connectTimeoutMs: BEYOND_THE_TEST_MS, commandTimeoutMs: BEYOND_THE_TEST_MS },
+    });
     r.gateway.start();
     const readAfterCommand = activityCount(r, 1);
     expect(await r.gateway.sendCommand(LOCK_ID, 'unlock')).toEqual({ status: 'completed', bolt: 'unlocked' });
     await readAfterCommand; // the read after the command (see the timeout case)
     // The next reply is the Challenge the Lock Action needs.
     r.nuki.faults.badCrc = true;
-    const started = performance.now();
     expect(await r.gateway.sendCommand(LOCK_ID, 'lock')).toEqual({ status: 'failed', reason: 'delivery_failed' });
-    expect(performance.now() - started).toBeLessThan(1_000);
     expect(linesAt(r, 'warn', 'bad_crc').length).toBeGreaterThanOrEqual(1);
     expect(r.nuki.bolt).toBe('unlocked');
     expect(await r.gateway.sendCommand(LOCK_ID, 'lock')).toEqual({ status: 'completed', bolt: 'locked' });

@@ -247,6 +247,14 @@ describe('SimulatorTransport.connect', () => {
 });
 
 describe('SimulatorTransport.watchAdvertisements', () => {
+  async function until(condition: () => boolean, what: string): Promise<void> {
+    const deadline = Date.now() + 10_000; // a budget for it to happen at all, not a speed claim
+    while (!condition()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+  }
+
   function watch(transport: SimulatorTransport): { seen: Advertisement[]; unwatch: () => void } {
     const seen: Advertisement[] = [];
     const unwatch = transport.watchAdvertisements((advertisement) => seen.push(advertisement));
@@ -290,19 +298,22 @@ describe('SimulatorTransport.watchAdvertisements', () => {
     const transport = newTransport([tiny], 10);
     const first = watch(transport);
     const second = watch(transport);
-    await new Promise((resolve) => setTimeout(resolve, 80));
-    expect(first.seen.length).toBeGreaterThanOrEqual(4);
+    // Counted, not timed: rounds arrive as the interval fires, however slowly the machine runs.
+    await until(() => first.seen.length >= 4, 'four rounds of advertisements');
     first.unwatch();
     first.unwatch(); // idempotent
     const firstCount = first.seen.length;
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    // Proof of absence by what comes later: three more rounds reach the other watcher, none the first.
+    await until(() => second.seen.length >= firstCount + 3, 'three more rounds for the remaining watcher');
     expect(first.seen).toHaveLength(firstCount);
-    expect(second.seen.length).toBeGreaterThan(firstCount);
     second.unwatch();
     const secondCount = second.seen.length;
     tiny.setState(9);
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    // A watcher that comes after the change sees three rounds; the one that left sees none of them.
+    const later = watch(transport);
+    await until(() => later.seen.length >= 3, 'three rounds for a later watcher');
     expect(second.seen).toHaveLength(secondCount);
+    later.unwatch();
   });
 
   it('keeps delivering to the other watchers when one listener throws', async () => {

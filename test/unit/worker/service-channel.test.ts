@@ -34,6 +34,15 @@ const OPTIONS: WorkerServiceOptions = { config: { demo: true, homekit: { user_em
 
 const tick = (ms = 0): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Waits for something to happen; the budget is for it to happen at all, not a speed claim. */
+async function until(condition: () => boolean, what: string, budgetMs = 10_000): Promise<void> {
+  const deadline = Date.now() + budgetMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await tick(1);
+  }
+}
+
 describe('the service thread protocol (host ↔ client over a MessageChannel)', () => {
   let channel: MessageChannel;
   let lockPort: InMemoryLockPort;
@@ -62,6 +71,13 @@ describe('the service thread protocol (host ↔ client over a MessageChannel)', 
     expect(unhandled).toEqual([]);
     unhandled.length = 0;
   });
+
+  /** A demo control line to the worker and its answer back (messages on a port keep their order). */
+  async function roundTrip(): Promise<void> {
+    const control = client.demoControl();
+    if (!control) throw new Error('no demo control');
+    await expect(control('{"op":"battery"}')).resolves.toBe('{"ok":true}');
+  }
 
   async function open(port: MessagePort = channel.port2): Promise<void> {
     await hostService(port, OPTIONS, (options) => {
@@ -95,7 +111,9 @@ describe('the service thread protocol (host ↔ client over a MessageChannel)', 
     lockPort.setBattery('front', 0.2);
     lockPort.tap('gate', 'u-olivia', 'unlock');
     lockPort.addLock(testLock({ id: 'back', name: 'Back Door' }));
-    await tick(20);
+    await until(() => seen.length >= 5, 'five changes');
+    // Nothing more on the way: a control line's answer comes after every change posted before it.
+    await roundTrip();
     expect(seen).toEqual(['bolt:unlocked:0.9', 'battery:unlocked:0.2', 'bolt:unlocked:0.9', 'tap:unlocked:0.9', 'locks:3']);
     expect(port.getLock('front')).toMatchObject({ bolt: 'unlocked', lastActivitySource: 'tap', batteryLevel: 0.2 });
   });
@@ -118,7 +136,7 @@ describe('the service thread protocol (host ↔ client over a MessageChannel)', 
     const offline: LockChange[] = [];
     port.subscribe((change) => offline.push(change));
     const inFlight = port.requestBolt('front', 'locked', 'u-olivia');
-    await tick(10);
+    await until(() => lockPort.requests.length === 1, 'the request in the worker');
     client.gone('the thread exited');
     await expect(inFlight).resolves.toEqual({ status: 'rejected', reason: 'unavailable' });
     await expect(port.requestBolt('front', 'locked', 'u-olivia')).resolves.toEqual({ status: 'rejected', reason: 'unavailable' });
@@ -157,7 +175,8 @@ describe('the service thread protocol (host ↔ client over a MessageChannel)', 
     expect(port.getLock('front')?.bolt).toBe('locked');
     const seen: string[] = [];
     port.subscribe((change) => seen.push(change.kind));
-    await tick(20);
+    await until(() => seen.length >= 1, 'the change');
+    await roundTrip(); // nothing more on the way
     // … which arrives after it, with the lock as it is now.
     expect(seen).toEqual(['bolt']);
     expect(port.getLock('front')).toMatchObject({ bolt: 'unlocked', lastActivitySource: 'manual' });
@@ -167,7 +186,8 @@ describe('the service thread protocol (host ↔ client over a MessageChannel)', 
     await open();
     await client.listen(0, '127.0.0.1');
     (lockPort as unknown as { users: HomeKitUser[] }).users.push({ id: 'u-late', name: 'Late', email: 'late@example.com' });
-    await tick(WATCHED_USERS_REFRESH_MS + 300);
+    // Sent with the next refresh (every WATCHED_USERS_REFRESH_MS): waited for, not slept for.
+    await until(() => client.homekitPort().resolveUser('LATE@example.com') !== null, 'the late user', WATCHED_USERS_REFRESH_MS + 10_000);
     expect(client.homekitPort().resolveUser('LATE@example.com')?.id).toBe('u-late');
     await client.close();
     expect(service.closed).toBe(true);
