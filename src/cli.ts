@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EKeyService } from './app.js';
+import { ServiceRoot } from './service-root.js';
 import { silentLogger } from './logger.js';
 import { clientCommand } from './cli/client-command.js';
 import { demoCommand } from './cli/demo-command.js';
@@ -13,7 +13,7 @@ import { USAGE, UsageError } from './cli/usage-error.js';
 
 async function openapiCommand(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ekey-openapi-'));
-  const service = await EKeyService.open({ config: {}, applyConfig: false, dataDir, logger: silentLogger, demo: false });
+  const service = await ServiceRoot.open({ config: {}, applyConfig: false, dataDir, logger: silentLogger, demo: false });
   try {
     process.stdout.write(`${JSON.stringify(await service.openApiDocument(), null, 2)}\n`);
   } finally {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { EKeyService } from '../app.js';
+import { ServiceRoot } from '../service-root.js';
 import { checkPluginConfig, type PluginConfig } from '../config/plugin-config.js';
 import { consoleLogger, type Logger } from '../logger.js';
 import { defaultDataDir } from './data-dir.js';
@@ -38,7 +38,7 @@ export async function serveCommand(args: string[]): Promise<void> {
   });
   if (values.config === undefined) throw new UsageError('serve needs --config FILE.');
   const config = readConfigFile(values.config);
-  const service = await EKeyService.open({ config, dataDir: values.data ?? defaultDataDir(), logger: consoleLogger, demo: config.demo });
+  const service = await ServiceRoot.open({ config, dataDir: values.data ?? defaultDataDir(), logger: consoleLogger, demo: config.demo });
   const url = await service.listen(parsePort(values.port) ?? config.api?.port ?? 8787, values.host ?? config.api?.host ?? '0.0.0.0');
   consoleLogger.info(`eKey access service listening on ${url}`);
   stopOnSignals(() => service.close());

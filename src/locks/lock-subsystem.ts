@@ -3,7 +3,7 @@ import { CommandEngine } from '../commands/command-engine.js';
 import type { PluginConfig } from '../config/plugin-config.js';
 import type { Clock } from '../domain/clock.js';
 import { DemoControl } from '../demo/demo-control.js';
-import { DEMO_LINKED_AUTHORIZATION, type DemoHousehold, type DemoLockSecrets } from '../demo/demo-household.js';
+import { demoNukiUserLinks, type DemoHousehold, type DemoLockSecrets } from '../demo/demo-household.js';
 import { createDemoSimulation, type DemoSimulation } from '../demo/demo-locks.js';
 import { demoTapRefusal } from '../demo/demo-tap-refusal.js';
 import type { LockEventSink } from '../events/lock-event-sink.js';
@@ -59,7 +59,7 @@ export interface LockSubsystemDependencies {
 
 /**
  * The lock side of the service, assembled: runtime (gateway + stored lock state), command
- * engine, demo simulation and control, HomeKit port. The composition root (app.ts) creates one,
+ * engine, demo simulation and control, HomeKit port. The composition root (service-root.ts) creates one,
  * starts it after the HTTP server and stops it before closing the store.
  */
 export class LockSubsystem {
@@ -120,15 +120,10 @@ export class LockSubsystem {
   }
 }
 
-/** `locks[].nuki_users` of the config; in the demo, also Back Door's "Olivia's iPhone" → the owner (DESIGN §4b). */
+/** `locks[].nuki_users` of the config, and the demo household's links (src/demo/). */
 function nukiUserLinks(deps: LockSubsystemDependencies): Map<string, Map<string, string>> {
   const table = nukiUserLinksOfConfig(deps.config);
-  const household = deps.demo?.household;
-  const owner = household?.users[0];
-  if (household === undefined || owner === undefined) return table;
-  for (const lock of household.locks) {
-    if (lock.family === 'nuki') table.set(lock.id.toLowerCase(), new Map([[DEMO_LINKED_AUTHORIZATION, owner.email]]));
-  }
+  if (deps.demo !== undefined) for (const [lockId, links] of demoNukiUserLinks(deps.demo.household)) table.set(lockId, links);
   return table;
 }
 
