@@ -10,6 +10,7 @@ import { nukiCommand } from './cli/nuki-command.js';
 import { serveCommand } from './cli/serve-command.js';
 import { userCommand } from './cli/user-command.js';
 import { USAGE, UsageError } from './cli/usage-error.js';
+import { describeError } from './domain/errors.js';
 
 async function openapiCommand(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ekey-openapi-'));
@@ -55,6 +56,6 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     process.stderr.write(`ekey-locks: ${error.message}\n\n${USAGE}\n`);
     process.exit(2);
   }
-  process.stderr.write(`ekey-locks: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`ekey-locks: ${describeError(error)}\n`);
   process.exit(1);
 });

@@ -32,6 +32,7 @@ import type { LockPort } from './homekit/lock-port.js';
 import { createLockSubsystem, type LockSubsystem } from './locks/lock-subsystem.js';
 import { CommandRepository } from './store/command-repository.js';
 import { LockStateRepository } from './store/lock-state-repository.js';
+import { describeError } from './domain/errors.js';
 
 export const DATABASE_FILE = 'ekey-locks.sqlite';
 /** (user, lock) pairs whose role inputs are kept in memory. */
@@ -222,7 +223,7 @@ export class ServiceRoot {
       });
       this.publishedForSettingsUi = true;
     } catch (error) {
-      this.options.logger.warn(`The settings page cannot find the service: ${error instanceof Error ? error.message : String(error)}`);
+      this.options.logger.warn(`The settings page cannot find the service: ${describeError(error)}`);
     }
   }
 

@@ -5,7 +5,7 @@
  * that user, in one transaction.
  */
 import type { Clock } from '../domain/clock.js';
-import { ServiceError, validationFailed, type FieldError } from '../domain/errors.js';
+import { ServiceError, validationFailed, type FieldError, describeError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { hashPassword } from '../auth/password.js';
 import { newToken, sha256Hex } from '../auth/secrets.js';
@@ -115,7 +115,7 @@ export class InvitationService {
         this.deps.logger.info(`eKey invitation for lock "${full.lockName}" sent to ${full.to}.`);
       },
       (error: unknown) => {
-        const reason = error instanceof Error ? error.message : String(error);
+        const reason = describeError(error);
         // The link is a secret: it is logged only when no SMTP is configured at all (the documented
         // exception, docs/architecture.md "Cross-cutting rules"), never because sending failed.
         this.deps.logger.warn(

@@ -5,6 +5,7 @@ import { ServiceRoot } from '../service-root.js';
 import { consoleLogger } from '../logger.js';
 import { parseOptions, parsePort } from './parse-options.js';
 import { stopOnSignals } from './stop-on-signals.js';
+import { describeError } from '../domain/errors.js';
 
 /**
  * `ekey-locks demo [--port N] [--data DIR]`: the demo household on loopback. The first stdout
@@ -24,7 +25,7 @@ export async function demoCommand(args: string[]): Promise<void> {
   if (control) {
     // The end of stdin ends the control channel only; the demo runs until SIGTERM/SIGINT.
     control.serve(process.stdin, process.stdout).catch((error: unknown) => {
-      consoleLogger.error(`demo control stopped: ${error instanceof Error ? error.message : String(error)}`);
+      consoleLogger.error(`demo control stopped: ${describeError(error)}`);
     });
   }
 }

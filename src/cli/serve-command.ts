@@ -6,6 +6,7 @@ import { defaultDataDir } from './data-dir.js';
 import { parseOptions, parsePort } from './parse-options.js';
 import { UsageError } from './usage-error.js';
 import { stopOnSignals } from './stop-on-signals.js';
+import { describeError } from '../domain/errors.js';
 
 /**
  * Reads and checks a config file holding the same object as the Homebridge platform block. A lock
@@ -17,7 +18,7 @@ export function readConfigFile(file: string, logger: Logger = consoleLogger): Pl
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new UsageError(`Cannot read config file ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(`Cannot read config file ${file}: ${describeError(error)}`);
   }
   const check = checkPluginConfig(parsed);
   if (check.config === undefined) {
