@@ -104,8 +104,8 @@ export class InvitationService {
 
   /**
    * Sends the invitation in the background: the eKey is already committed, so a slow or failing
-   * mail server must not fail the request. A failed delivery is logged with the link, so the
-   * operator can still pass it on.
+   * mail server must not fail the request. A failed delivery is logged without the link (a
+   * secret); the operator sends the eKey again once e-mail works.
    */
   deliver(message: Omit<InvitationMessage, 'link'> & { token: string }): void {
     const { token, ...rest } = message;
