@@ -4,7 +4,7 @@ import type { PluginConfig } from '../config/plugin-config.js';
 import type { Clock } from '../domain/clock.js';
 import { DemoControl } from '../demo/demo-control.js';
 import { demoNukiUserLinks, type DemoHousehold, type DemoLockSecrets } from '../demo/demo-household.js';
-import { createDemoSimulation, type DemoSimulation } from '../demo/demo-locks.js';
+import { DEMO_LINK_TIMINGS, createDemoSimulation, type DemoSimulation } from '../demo/demo-locks.js';
 import { demoTapRefusal } from '../demo/demo-tap-refusal.js';
 import type { LockEventSink } from '../events/lock-event-sink.js';
 import type { GattTransport } from '../gateway/gatt-transport.js';
@@ -22,11 +22,6 @@ import { nukiUserLinksOfConfig, nukiUserResolver } from './nuki-user-links.js';
 import { LockCredentialSync, type LockCredentialSyncDependencies } from './lock-credential-sync.js';
 import { LockRuntime } from './lock-runtime.js';
 import { UnavailableTransport, chooseTransportKind } from './lock-transport-choice.js';
-
-/** Demo timings: a lock that goes out of range shows `offline` within 5 s (DESIGN §6). */
-export const DEMO_OFFLINE_AFTER_S = 2;
-const DEMO_PRESENCE_CHECK_MS = 250;
-const DEMO_RECONNECT_BACKOFF = { initialMs: 200, maxMs: 1_000 };
 
 /** What {@link createLockSubsystem} needs. */
 export interface LockSubsystemDependencies {
@@ -188,8 +183,8 @@ export function createLockSubsystem(deps: LockSubsystemDependencies): LockSubsys
     },
     {
       commandTimeoutMs: timeoutMs,
-      offlineAfterS: bluetooth?.offline_after_s ?? (demoMode ? DEMO_OFFLINE_AFTER_S : 120),
-      ...(demoMode ? { presenceCheckIntervalMs: DEMO_PRESENCE_CHECK_MS, reconnectBackoff: DEMO_RECONNECT_BACKOFF } : {}),
+      offlineAfterS: bluetooth?.offline_after_s ?? (demoMode ? DEMO_LINK_TIMINGS.offlineAfterS : 120),
+      ...(demoMode ? { presenceCheckIntervalMs: DEMO_LINK_TIMINGS.presenceCheckIntervalMs, reconnectBackoff: DEMO_LINK_TIMINGS.reconnectBackoff } : {}),
     },
   );
   runtime.registerStoredLocks();
