@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EKeyService } from './app.js';
+import { ServiceRoot } from './service-root.js';
 import { silentLogger } from './logger.js';
 import { clientCommand } from './cli/client-command.js';
 import { demoCommand } from './cli/demo-command.js';
@@ -10,10 +10,11 @@ import { nukiCommand } from './cli/nuki-command.js';
 import { serveCommand } from './cli/serve-command.js';
 import { userCommand } from './cli/user-command.js';
 import { USAGE, UsageError } from './cli/usage-error.js';
+import { describeError } from './domain/errors.js';
 
 async function openapiCommand(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ekey-openapi-'));
-  const service = await EKeyService.open({ config: {}, applyConfig: false, dataDir, logger: silentLogger, demo: false });
+  const service = await ServiceRoot.open({ config: {}, applyConfig: false, dataDir, logger: silentLogger, demo: false });
   try {
     process.stdout.write(`${JSON.stringify(await service.openApiDocument(), null, 2)}\n`);
   } finally {
@@ -55,6 +56,6 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     process.stderr.write(`ekey-locks: ${error.message}\n\n${USAGE}\n`);
     process.exit(2);
   }
-  process.stderr.write(`ekey-locks: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`ekey-locks: ${describeError(error)}\n`);
   process.exit(1);
 });

@@ -4,7 +4,7 @@ import type { LockEventSink } from './events/lock-event-sink.js';
 import type { Logger } from './logger.js';
 
 /**
- * How the service is opened (src/app.ts): by the CLI, by the worker thread inside Homebridge,
+ * How the service is opened (src/service-root.ts): by the CLI, by the worker thread inside Homebridge,
  * and by tests. Its own module, so the HomeKit side can name it without importing the service.
  */
 export interface ServiceOptions {

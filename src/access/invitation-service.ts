@@ -5,7 +5,7 @@
  * that user, in one transaction.
  */
 import type { Clock } from '../domain/clock.js';
-import { ServiceError, validationFailed, type FieldError } from '../domain/errors.js';
+import { ServiceError, validationFailed, type FieldError, describeError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { hashPassword } from '../auth/password.js';
 import { newToken, sha256Hex } from '../auth/secrets.js';
@@ -104,8 +104,8 @@ export class InvitationService {
 
   /**
    * Sends the invitation in the background: the eKey is already committed, so a slow or failing
-   * mail server must not fail the request. A failed delivery is logged with the link, so the
-   * operator can still pass it on.
+   * mail server must not fail the request. A failed delivery is logged without the link (a
+   * secret); the operator sends the eKey again once e-mail works.
    */
   deliver(message: Omit<InvitationMessage, 'link'> & { token: string }): void {
     const { token, ...rest } = message;
@@ -115,7 +115,7 @@ export class InvitationService {
         this.deps.logger.info(`eKey invitation for lock "${full.lockName}" sent to ${full.to}.`);
       },
       (error: unknown) => {
-        const reason = error instanceof Error ? error.message : String(error);
+        const reason = describeError(error);
         // The link is a secret: it is logged only when no SMTP is configured at all (the documented
         // exception, docs/architecture.md "Cross-cutting rules"), never because sending failed.
         this.deps.logger.warn(

@@ -2,6 +2,7 @@ import SerializerSelector, { type SerializerFactory, type Serializer } from '@fa
 import type { FastifySchemaCompiler } from 'fastify';
 import type { FastifyValidationResult } from 'fastify/types/schema.js';
 import type { Logger } from '../logger.js';
+import { describeError } from '../domain/errors.js';
 
 /**
  * Route schemas compiled on first use instead of at start-up. Fastify compiles every route's
@@ -85,7 +86,7 @@ export class LazySchemaCompilers {
       try {
         build();
       } catch (error) {
-        this.logger.error(`A route schema does not compile: ${error instanceof Error ? error.message : String(error)}`);
+        this.logger.error(`A route schema does not compile: ${describeError(error)}`);
       }
       immediate = setImmediate(next);
     };

@@ -85,34 +85,54 @@ function fieldErrors(error: FastifyError): FieldError[] {
 }
 
 /**
- * The one place where errors become HTTP responses. Client mistakes get a precise 4xx; anything
- * unexpected is logged with the request id and answered with a bare 500 that leaks nothing.
+ * The one place where errors become HTTP answers: each error is classified once, here. Client
+ * mistakes get a precise 4xx; a storage fault a 503; anything unexpected is logged with the
+ * request id and becomes a bare 500 that leaks nothing. Headers the error carries (Retry-After)
+ * are set on `reply`.
  */
+export function problemOf(error: FastifyError | ServiceError | Error, request: FastifyRequest, reply: FastifyReply, logger: Logger): Problem {
+  let problem: Problem;
+  if (error instanceof ServiceError) {
+    problem = { ...error.extensions, ...buildProblem(error.status, error.code, error.message, error.errors) };
+    if (error.headers) void reply.headers(error.headers);
+  } else if ('validation' in error && error.validation) {
+    problem = buildProblem(400, 'validation_failed', 'The request is invalid.', fieldErrors(error));
+  } else if ('code' in error && typeof error.code === 'string' && error.code in FASTIFY_CODES) {
+    const known = FASTIFY_CODES[error.code];
+    problem = known ? buildProblem(known.status, known.code, known.detail) : buildProblem(500, 'internal_error', 'Unexpected error.');
+  } else if ('statusCode' in error && typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    const status = error.statusCode;
+    problem = buildProblem(status, status === 429 ? 'rate_limited' : 'bad_request', safeClientMessage(error));
+  } else if (isStorageFault(error)) {
+    // The disk, not the request: nothing was written (each change is one transaction); try later.
+    logger.error(`request ${request.id} ${request.method} ${request.routeOptions.url ?? request.url}: storage: ${error.message}`);
+    problem = buildProblem(503, 'storage_unavailable', 'The service cannot write its data right now; nothing was changed. Try again later.');
+    void reply.header('retry-after', '30');
+  } else {
+    logger.error(`request ${request.id} ${request.method} ${request.routeOptions.url ?? request.url}: ${error.stack ?? error.message}`);
+    problem = buildProblem(500, 'internal_error', 'An unexpected error occurred. It has been logged.');
+  }
+  problem.request_id = request.id;
+  return problem;
+}
+
+/** The API's error handler: every error as RFC 9457 `application/problem+json`. */
 export function createErrorHandler(logger: Logger) {
   return (error: FastifyError | ServiceError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
-    let problem: Problem;
-    if (error instanceof ServiceError) {
-      problem = { ...error.extensions, ...buildProblem(error.status, error.code, error.message, error.errors) };
-      if (error.headers) void reply.headers(error.headers);
-    } else if ('validation' in error && error.validation) {
-      problem = buildProblem(400, 'validation_failed', 'The request is invalid.', fieldErrors(error));
-    } else if ('code' in error && typeof error.code === 'string' && error.code in FASTIFY_CODES) {
-      const known = FASTIFY_CODES[error.code];
-      problem = known ? buildProblem(known.status, known.code, known.detail) : buildProblem(500, 'internal_error', 'Unexpected error.');
-    } else if ('statusCode' in error && typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-      const status = error.statusCode;
-      problem = buildProblem(status, status === 429 ? 'rate_limited' : 'bad_request', safeClientMessage(error));
-    } else if (isStorageFault(error)) {
-      // The disk, not the request: nothing was written (each change is one transaction); try later.
-      logger.error(`request ${request.id} ${request.method} ${request.routeOptions.url ?? request.url}: storage: ${error.message}`);
-      problem = buildProblem(503, 'storage_unavailable', 'The service cannot write its data right now; nothing was changed. Try again later.');
-      void reply.header('retry-after', '30');
-    } else {
-      logger.error(`request ${request.id} ${request.method} ${request.routeOptions.url ?? request.url}: ${error.stack ?? error.message}`);
-      problem = buildProblem(500, 'internal_error', 'An unexpected error occurred. It has been logged.');
-    }
-    problem.request_id = request.id;
+    const problem = problemOf(error, request, reply, logger);
     return reply.status(problem.status).type('application/problem+json').send(problem);
+  };
+}
+
+/**
+ * The error handler of a scope of HTML pages (the invitation sign-up): the same classification as
+ * the API's, drawn as a page. `page` gets the problem and whether its detail is the service's own
+ * message (a {@link ServiceError}) or a generic one about the request.
+ */
+export function createHtmlErrorHandler(logger: Logger, page: (problem: Problem, fromService: boolean) => string) {
+  return (error: FastifyError | ServiceError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    const problem = problemOf(error, request, reply, logger);
+    return reply.status(problem.status).type('text/html; charset=utf-8').send(page(problem, error instanceof ServiceError));
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Clock } from '../domain/clock.js';
 import type { Logger } from '../logger.js';
 import type { OAuthTokenRepository } from '../store/oauth-token-repository.js';
+import { describeError } from '../domain/errors.js';
 
 /** How long an expired authorization code is kept, so a replay can still revoke its tokens. */
 export const EXPIRED_CODE_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -48,7 +49,7 @@ export class TokenHousekeeping {
     try {
       this.runOnce();
     } catch (error) {
-      this.logger.warn(`OAuth housekeeping failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(`OAuth housekeeping failed: ${describeError(error)}`);
     }
   }
 }

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { DATABASE_FILE, EKeyService } from '../app.js';
+import { DATABASE_FILE, ServiceRoot } from '../service-root.js';
 import { newEventId } from '../events/event-id.js';
 import { silentLogger } from '../logger.js';
 import { EventRepository } from '../store/event-repository.js';
@@ -34,7 +34,7 @@ const BATCH = 100_000;
  */
 export async function buildEventStore(dataDir: string, count: number, cursorCount: number, log: (message: string) => void): Promise<EventStoreFixture> {
   const began = Date.now();
-  const service = await EKeyService.open({ config: { demo: true }, dataDir, logger: silentLogger, demo: true });
+  const service = await ServiceRoot.open({ config: { demo: true }, dataDir, logger: silentLogger, demo: true });
   let lockId: string;
   let ownerId: string;
   let ownerName: string;

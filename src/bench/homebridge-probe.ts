@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createConnection, createServer } from 'node:net';
 import { isMainThread } from 'node:worker_threads';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
@@ -15,8 +15,10 @@ import { createInterface } from 'node:readline';
  *   (`registerPlatformAccessories` / `updatePlatformAccessories` on its API object, which the
  *   plugin calls once its REST API is listening): the plugin's start-up time;
  * - the process's resident memory.
- * It answers one JSON line per request line on the Unix socket: `reset` (empties the histogram)
- * and `read` ({@link ProbeReading}). Without the environment variable it does nothing.
+ * It answers one JSON line per request line on the Unix socket: `reset` (empties the histogram),
+ * `read` ({@link ProbeReading}) and `window` (`read`, then `reset`, in one turn: the window since
+ * the last reset). Without the environment variable it does nothing. Used by the benchmarks and by
+ * test/e2e/homekit/homebridge-fsync.test.ts (ask it with {@link askProbe}).
  */
 
 /** Environment variable naming the probe's Unix socket. */
@@ -97,6 +99,10 @@ function install(path: string): void {
         socket.write(`${JSON.stringify({ ok: true })}\n`);
       } else if (request === 'read') {
         socket.write(`${JSON.stringify(read())}\n`);
+      } else if (request === 'window') {
+        const reading = read();
+        histogram.reset();
+        socket.write(`${JSON.stringify(reading)}\n`);
       } else {
         socket.write(`${JSON.stringify({ ok: false, error: `unknown request ${request}` })}\n`);
       }
@@ -105,6 +111,27 @@ function install(path: string): void {
   server.listen(path);
   // Never keeps Homebridge alive on shutdown.
   server.unref();
+}
+
+/** Sends one request to the probe listening on `path`; resolves with its answer. */
+export function askProbe(path: string, request: 'read' | 'window'): Promise<ProbeReading>;
+export function askProbe(path: string, request: 'read' | 'window' | 'reset'): Promise<unknown>;
+export function askProbe(path: string, request: 'read' | 'window' | 'reset'): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection(path);
+    let buffer = '';
+    socket.setEncoding('utf8');
+    socket.on('connect', () => socket.write(`${request}\n`));
+    socket.on('data', (chunk: string) => {
+      buffer += chunk;
+      const end = buffer.indexOf('\n');
+      if (end >= 0) {
+        socket.end();
+        resolve(JSON.parse(buffer.slice(0, end)));
+      }
+    });
+    socket.on('error', reject);
+  });
 }
 
 const socketPath = process.env[PROBE_ENV];

@@ -9,7 +9,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { DemoHousehold } from '../demo/demo-household.js';
 import { DEMO_CONTROL_ENV } from '../homekit/demo-control-channel.js';
 import { PLATFORM_NAME } from '../homekit/platform-name.js';
-import { PROBE_ENV, type ProbeReading } from './homebridge-probe.js';
+import { PROBE_ENV, askProbe, type ProbeReading } from './homebridge-probe.js';
 
 /*
  * Runs the real Homebridge (the devDependency's `bin/homebridge.js`, as `npm start` does) for the
@@ -99,25 +99,6 @@ async function freePort(): Promise<number> {
 function bridgeUsername(): string {
   const bytes = [0x0e, 0x4b, ...Array.from({ length: 4 }, () => Math.floor(Math.random() * 256))];
   return bytes.map((byte) => byte.toString(16).padStart(2, '0').toUpperCase()).join(':');
-}
-
-/** One request line to a Unix socket; resolves with the first answer line. */
-function ask(path: string, line: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = createConnection(path);
-    let buffer = '';
-    socket.setEncoding('utf8');
-    socket.on('connect', () => socket.write(`${line}\n`));
-    socket.on('data', (chunk: string) => {
-      buffer += chunk;
-      const end = buffer.indexOf('\n');
-      if (end >= 0) {
-        socket.end();
-        resolve(buffer.slice(0, end));
-      }
-    });
-    socket.on('error', reject);
-  });
 }
 
 async function openControl(path: string): Promise<ControlConnection> {
@@ -226,7 +207,7 @@ export async function startHomebridge(options: { plugin: boolean; reuse?: string
     throw error;
   }
   const pid = child.pid ?? 0;
-  const probe = async (request: 'read' | 'reset'): Promise<ProbeReading> => JSON.parse(await ask(probePath, request)) as ProbeReading;
+  const probe = (request: 'read' | 'reset'): Promise<ProbeReading> => askProbe(probePath, request) as Promise<ProbeReading>;
   return {
     pid,
     spawnedAt,

@@ -10,6 +10,7 @@ import { median, round } from './stats.js';
 import { loginDemoUser } from './oauth-login.js';
 import type { BenchScenario } from './scenario.js';
 import { scenarios } from './scenarios/index.js';
+import { describeError } from '../domain/errors.js';
 
 /** One line of `npm run bench` output for an HTTP scenario (stdout, one JSON object per scenario). */
 export interface BenchLine {
@@ -179,6 +180,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`[bench] failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`[bench] failed: ${describeError(error)}\n`);
   process.exitCode = 1;
 });

@@ -1,4 +1,4 @@
-import { EKeyService } from '../app.js';
+import { ServiceRoot } from '../service-root.js';
 import { newId } from '../domain/ids.js';
 import { newToken, sha256Hex } from '../auth/secrets.js';
 import { consoleLogger } from '../logger.js';
@@ -21,7 +21,7 @@ export async function clientCommand(args: string[]): Promise<void> {
   for (const uri of redirectUris) {
     if (!URL.canParse(uri) || uri.includes('#')) throw new UsageError(`--redirect-uri must be an absolute URL without a fragment, not "${uri}".`);
   }
-  const service = await EKeyService.open({ config: {}, applyConfig: false, dataDir: values.data ?? defaultDataDir(), logger: consoleLogger, demo: false });
+  const service = await ServiceRoot.open({ config: {}, applyConfig: false, dataDir: values.data ?? defaultDataDir(), logger: consoleLogger, demo: false });
   try {
     const isPublic = values.public ?? false;
     const secret = isPublic ? undefined : newToken();

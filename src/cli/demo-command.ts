@@ -1,10 +1,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EKeyService } from '../app.js';
+import { ServiceRoot } from '../service-root.js';
 import { consoleLogger } from '../logger.js';
 import { parseOptions, parsePort } from './parse-options.js';
 import { stopOnSignals } from './stop-on-signals.js';
+import { describeError } from '../domain/errors.js';
 
 /**
  * `ekey-locks demo [--port N] [--data DIR]`: the demo household on loopback. The first stdout
@@ -14,7 +15,7 @@ import { stopOnSignals } from './stop-on-signals.js';
 export async function demoCommand(args: string[]): Promise<void> {
   const values = parseOptions(args, { port: { type: 'string' }, data: { type: 'string' } });
   const dataDir = values.data ?? mkdtempSync(join(tmpdir(), 'ekey-locks-demo-'));
-  const service = await EKeyService.open({ config: { demo: true }, dataDir, logger: consoleLogger, demo: true });
+  const service = await ServiceRoot.open({ config: { demo: true }, dataDir, logger: consoleLogger, demo: true });
   await service.listen(parsePort(values.port) ?? 0, '127.0.0.1');
   process.stdout.write(`${JSON.stringify(service.demoInfo())}\n`);
   consoleLogger.info(`demo data in ${dataDir}`);
@@ -24,7 +25,7 @@ export async function demoCommand(args: string[]): Promise<void> {
   if (control) {
     // The end of stdin ends the control channel only; the demo runs until SIGTERM/SIGINT.
     control.serve(process.stdin, process.stdout).catch((error: unknown) => {
-      consoleLogger.error(`demo control stopped: ${error instanceof Error ? error.message : String(error)}`);
+      consoleLogger.error(`demo control stopped: ${describeError(error)}`);
     });
   }
 }

@@ -3,6 +3,7 @@ import { NukiFrameError } from '../gateway/nuki/nuki-frame.js';
 import { buildNukiFrame, dissectNukiFrame, parseNukiHex } from '../gateway/nuki/nuki-frame-dissector.js';
 import { nukiPairCommand, nukiScanCommand } from './nuki-pairing-command.js';
 import { UsageError } from './usage-error.js';
+import { describeError } from '../domain/errors.js';
 
 /** A frame or value that cannot be used: one line on stderr, exit 2, no usage text (DESIGN §4b). */
 class FrameInputError extends Error {}
@@ -92,7 +93,7 @@ function parseCommandLine<T extends OptionSpec>(args: string[], options: T, allo
   try {
     return parseArgs({ args, options, strict: true, allowPositionals });
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(describeError(error));
   }
 }
 

@@ -12,6 +12,7 @@ import { NukiCredentialFile, type StoredNukiCredentials } from '../store/nuki-cr
 import { defaultDataDir } from './data-dir.js';
 import { parseOptions } from './parse-options.js';
 import { UsageError } from './usage-error.js';
+import { describeError } from '../domain/errors.js';
 
 /** What the pairing commands print to and how they reach BlueZ (tests swap both). */
 export interface NukiPairingIo {
@@ -143,7 +144,7 @@ export async function nukiPairCommand(args: string[], io: NukiPairingIo = defaul
     });
   } catch (error) {
     throw new NukiPairingFailed(
-      `Paired, but the credentials could not be saved in ${file.path}: ${error instanceof Error ? error.message : String(error)}. Fix the folder's permissions, remove "${name}" in the Nuki app (Manage users) and pair again.`,
+      `Paired, but the credentials could not be saved in ${file.path}: ${describeError(error)}. Fix the folder's permissions, remove "${name}" in the Nuki app (Manage users) and pair again.`,
     );
   }
   io.out(`  3. Paired: the lock knows us as "${name}" (authorization ${credentials.authorizationId}).`);
@@ -175,7 +176,7 @@ function checkCredentialFile(file: NukiCredentialFile, address: string): StoredN
     previous = file.read(address);
   } catch (error) {
     throw new NukiPairingFailed(
-      `The stored Nuki credentials cannot be read (${error instanceof Error ? error.message : String(error)}). Move that file aside or fix it, then pair again; nothing was sent to the lock.`,
+      `The stored Nuki credentials cannot be read (${describeError(error)}). Move that file aside or fix it, then pair again; nothing was sent to the lock.`,
     );
   }
   const folder = dirname(file.path);
@@ -256,5 +257,5 @@ function pairingFailureMessage(
         return `Could not connect to ${address}: ${error.message}. Keep the lock close and retry.`;
     }
   }
-  return `Pairing failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`;
+  return `Pairing failed unexpectedly: ${describeError(error)}`;
 }

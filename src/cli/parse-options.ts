@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { UsageError } from './usage-error.js';
+import { describeError } from '../domain/errors.js';
 
 type OptionSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
 
@@ -8,7 +9,7 @@ export function parseOptions<T extends OptionSpec>(args: string[], options: T): 
   try {
     return parseArgs({ args, options, strict: true, allowPositionals: false }).values;
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(describeError(error));
   }
 }
 

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { EKeyService } from '../app.js';
+import { ServiceRoot } from '../service-root.js';
 import { checkPluginConfig, type PluginConfig } from '../config/plugin-config.js';
 import { consoleLogger, type Logger } from '../logger.js';
 import { defaultDataDir } from './data-dir.js';
 import { parseOptions, parsePort } from './parse-options.js';
 import { UsageError } from './usage-error.js';
 import { stopOnSignals } from './stop-on-signals.js';
+import { describeError } from '../domain/errors.js';
 
 /**
  * Reads and checks a config file holding the same object as the Homebridge platform block. A lock
@@ -17,7 +18,7 @@ export function readConfigFile(file: string, logger: Logger = consoleLogger): Pl
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new UsageError(`Cannot read config file ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(`Cannot read config file ${file}: ${describeError(error)}`);
   }
   const check = checkPluginConfig(parsed);
   if (check.config === undefined) {
@@ -38,7 +39,7 @@ export async function serveCommand(args: string[]): Promise<void> {
   });
   if (values.config === undefined) throw new UsageError('serve needs --config FILE.');
   const config = readConfigFile(values.config);
-  const service = await EKeyService.open({ config, dataDir: values.data ?? defaultDataDir(), logger: consoleLogger, demo: config.demo });
+  const service = await ServiceRoot.open({ config, dataDir: values.data ?? defaultDataDir(), logger: consoleLogger, demo: config.demo });
   const url = await service.listen(parsePort(values.port) ?? config.api?.port ?? 8787, values.host ?? config.api?.host ?? '0.0.0.0');
   consoleLogger.info(`eKey access service listening on ${url}`);
   stopOnSignals(() => service.close());

@@ -1,4 +1,5 @@
 import { consoleLogger } from '../logger.js';
+import { describeError } from '../domain/errors.js';
 
 /** Stops cleanly on SIGTERM/SIGINT: finish in-flight work, close the store, exit 0. */
 export function stopOnSignals(stop: () => Promise<void>): void {
@@ -10,7 +11,7 @@ export function stopOnSignals(stop: () => Promise<void>): void {
     stop().then(
       () => process.exit(0),
       (error: unknown) => {
-        consoleLogger.error(`error while stopping: ${error instanceof Error ? error.message : String(error)}`);
+        consoleLogger.error(`error while stopping: ${describeError(error)}`);
         process.exit(1);
       },
     );

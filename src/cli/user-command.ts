@@ -1,4 +1,4 @@
-import { EKeyService } from '../app.js';
+import { ServiceRoot } from '../service-root.js';
 import { ServiceError } from '../domain/errors.js';
 import { consoleLogger } from '../logger.js';
 import { defaultDataDir } from './data-dir.js';
@@ -16,7 +16,7 @@ export async function userCommand(args: string[]): Promise<void> {
   const [action, ...rest] = args;
   if (action === 'list') {
     const values = parseOptions(rest, { data: { type: 'string' } });
-    const service = await EKeyService.open({ config: {}, applyConfig: false, dataDir: values.data ?? defaultDataDir(), logger: consoleLogger, demo: false });
+    const service = await ServiceRoot.open({ config: {}, applyConfig: false, dataDir: values.data ?? defaultDataDir(), logger: consoleLogger, demo: false });
     try {
       for (const user of service.services.users.list()) {
         const state = user.passwordHash === null ? 'invited' : 'active';
@@ -40,7 +40,7 @@ export async function userCommand(args: string[]): Promise<void> {
   const password = values['password-stdin'] ? await readStdin() : values.password;
   if (password === undefined) throw new UsageError('user add needs --password P or --password-stdin.');
   if (values.quota !== undefined && !/^\d+$/.test(values.quota)) throw new UsageError('--quota must be a whole number.');
-  const service = await EKeyService.open({ config: {}, applyConfig: false, dataDir: values.data ?? defaultDataDir(), logger: consoleLogger, demo: false });
+  const service = await ServiceRoot.open({ config: {}, applyConfig: false, dataDir: values.data ?? defaultDataDir(), logger: consoleLogger, demo: false });
   try {
     const users = service.services.users;
     const existing = users.findByEmail(values.email);

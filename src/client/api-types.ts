@@ -13,6 +13,7 @@ export interface User {
 
 /** eKey types (highest privilege first) and statuses: the domain's own definitions. */
 import type { EKeyType } from '../domain/ekey-types.js';
+import type { SendEKeyRequest as ServiceSendEKeyRequest } from '../access/ekey-service.js';
 export type { EKeyStatus, EKeyType } from '../domain/ekey-types.js';
 
 /**
@@ -22,18 +23,8 @@ export type { EKeyStatus, EKeyType } from '../domain/ekey-types.js';
  */
 export type { EKeyView as EKey } from '../access/ekey-service.js';
 
-/** Body of `POST /ekey`. DateTimes may also be ISO 8601 with an offset. */
-export interface SendEKeyRequest {
-  email: string;
-  lock_id: string;
-  type: EKeyType;
-  name?: string | null;
-  message?: string | null;
-  valid_from?: string | null;
-  valid_to?: string | null;
-  schedule_start?: string | null;
-  schedule_end?: string | null;
-}
+/** Body of `POST /ekey` (the service's own definition, with the type narrowed to the eKey types). DateTimes may also be ISO 8601 with an offset. */
+export type SendEKeyRequest = Omit<ServiceSendEKeyRequest, 'type'> & { type: EKeyType };
 
 /** Body of `PUT /ekey/{id}`: `null` resets a property to its default, an absent one is unchanged. */
 export type UpdateEKeyRequest = Partial<Omit<SendEKeyRequest, 'email' | 'lock_id' | 'type'>> & { type?: EKeyType };
@@ -51,13 +42,5 @@ export interface Lock {
   ekey_id: string;
 }
 
-/** RFC 9457 problem details as the API sends them, with a stable `code`. */
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  request_id?: string;
-  errors?: { field: string; message: string }[];
-}
+/** RFC 9457 problem details as the API sends them, with a stable `code` (the server's own definition). */
+export type { Problem } from '../api/problem.js';

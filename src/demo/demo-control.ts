@@ -7,6 +7,7 @@ import { DEMO_GATEWAY_AUTHORIZATION } from './demo-household.js';
 import type { DemoSimulatedLock } from './demo-locks.js';
 import type { LockRuntime } from '../locks/lock-runtime.js';
 import type { LockStateRepository } from '../store/lock-state-repository.js';
+import { describeError } from '../domain/errors.js';
 
 /** The answer's error when the lock refuses a tap because the eKey is not on its credential allow-list. */
 export const CREDENTIAL_REFUSED = 'credential_refused';
@@ -131,7 +132,7 @@ export class DemoControl {
       id = parsed.id;
       answer = 'error' in parsed ? { ok: false, error: parsed.error } : await this.execute(parsed.command);
     } catch (error) {
-      answer = { ok: false, error: `internal error: ${error instanceof Error ? error.message : String(error)}` };
+      answer = { ok: false, error: `internal error: ${describeError(error)}` };
     }
     if (id !== undefined) answer = { ...answer, id };
     return JSON.stringify(answer);
@@ -166,7 +167,7 @@ export class DemoControl {
           try {
             lock.addAuthorization(command.authorization);
           } catch (error) {
-            return { ok: false, error: `the lock cannot add the authorization "${command.authorization}": ${error instanceof Error ? error.message : String(error)}` };
+            return { ok: false, error: `the lock cannot add the authorization "${command.authorization}": ${describeError(error)}` };
           }
           lock.tap(command.authorization, command.action);
           break;

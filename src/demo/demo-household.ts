@@ -40,6 +40,20 @@ export interface DemoLockSecrets {
 /** The Nuki authorization linked to the demo's owner: a tap naming it is the owner's (DESIGN §4b). */
 export const DEMO_LINKED_AUTHORIZATION = "Olivia's iPhone";
 /** Our own authorization's name in the demo Nuki's list. */
+/**
+ * The demo's Nuki user links (DESIGN §4b), as config `locks[].nuki_users` would give them: on each
+ * demo Nuki, "Olivia's iPhone" is the owner. Lock ids lower-case, as the runtime looks them up.
+ */
+export function demoNukiUserLinks(household: DemoHousehold): Map<string, Map<string, string>> {
+  const links = new Map<string, Map<string, string>>();
+  const owner = household.users[0];
+  if (owner === undefined) return links;
+  for (const lock of household.locks) {
+    if (lock.family === 'nuki') links.set(lock.id.toLowerCase(), new Map([[DEMO_LINKED_AUTHORIZATION, owner.email]]));
+  }
+  return links;
+}
+
 export const DEMO_GATEWAY_AUTHORIZATION = 'ekey-locks';
 
 interface StoredDemo {

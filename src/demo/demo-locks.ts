@@ -23,6 +23,13 @@ export interface DemoSimulation {
 /** The demo re-advertises every half second, so a lock that goes away shows offline within the 2 s window. */
 export const DEMO_ADVERTISEMENT_INTERVAL_MS = 500;
 
+/** The demo's link timings: a lock that goes out of range shows `offline` within 5 s (DESIGN §6). */
+export const DEMO_LINK_TIMINGS = {
+  offlineAfterS: 2,
+  presenceCheckIntervalMs: 250,
+  reconnectBackoff: { initialMs: 200, maxMs: 1_000 },
+} as const;
+
 /**
  * Builds one simulated lock per demo lock: our profile for Front Door and Garden Gate, a
  * simulated Nuki for Back Door (DESIGN §4b, §6), paired with the gateway and with "Olivia's

@@ -44,15 +44,7 @@ export interface EKeyCreateInput {
  * Body of `PUT /ekey/{id}`: a property that is absent (`undefined`) stays as stored; one sent as
  * `null` resets to its default (spec: general conventions, rule 4).
  */
-export interface EKeyPatch {
-  type?: string | null;
-  name?: string | null;
-  message?: string | null;
-  valid_from?: string | null;
-  valid_to?: string | null;
-  schedule_start?: string | null;
-  schedule_end?: string | null;
-}
+export type EKeyPatch = { [Field in keyof EKeyCreateInput]?: EKeyCreateInput[Field] | null };
 
 /** The normalized fields, or every problem found. */
 export type EKeyRulesResult = { ok: true; fields: EKeyFields } | { ok: false; errors: FieldError[] };

@@ -58,3 +58,8 @@ export const tooManyRequests = (code: string, message: string, retryAfterSeconds
 export function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** The stack of an unexpected fault (a bug to find), else its description, for an error log line. */
+export function describeFault(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}

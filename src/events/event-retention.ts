@@ -1,6 +1,7 @@
 import type { Clock } from '../domain/clock.js';
 import type { Logger } from '../logger.js';
 import type { EventRepository } from '../store/event-repository.js';
+import { describeError } from '../domain/errors.js';
 
 /** How long events are kept (plugin config `events`); both limits optional, both may apply. */
 export interface RetentionPolicy {
@@ -81,7 +82,7 @@ export class EventRetention {
       try {
         deleted = this.pruneStep();
       } catch (error) {
-        this.deps.logger.error(`event retention: ${error instanceof Error ? error.message : String(error)}`);
+        this.deps.logger.error(`event retention: ${describeError(error)}`);
       }
       if (deleted > 0) {
         this.timer = setTimeout(round, 0);

@@ -1,4 +1,4 @@
-import { ServiceError } from '../domain/errors.js';
+import { ServiceError, describeError } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 import type { EventSummary } from '../store/event-repository.js';
 import type { EventAudience, EventQueryService } from './event-query-service.js';
@@ -169,7 +169,7 @@ export class EventStreamService {
       } catch (error) {
         // Runs from setImmediate too, where a throw would be an uncaught exception in Homebridge.
         // The client reconnects with its Last-Event-ID and the replay starts over from there.
-        this.deps.logger.error(`event stream for lock ${audience.lockId}: replay failed, closing: ${error instanceof Error ? error.message : String(error)}`);
+        this.deps.logger.error(`event stream for lock ${audience.lockId}: replay failed, closing: ${describeError(error)}`);
         stream.close();
         return;
       }

@@ -9,6 +9,7 @@ import type { LockAction } from './lock-profile.js';
 import type { LockSnapshot } from './lock-snapshot.js';
 import { ManagedLock, type ManagedLockSettings } from './managed-lock.js';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './reconnect-backoff.js';
+import { describeError, describeFault } from '../domain/errors.js';
 
 export type { CredentialEntry } from './drivers/lock-driver.js';
 
@@ -107,7 +108,7 @@ export class LockGateway extends EventEmitter<LockGatewayEvents> {
         } catch (error) {
           // A listener's bug must not break the connection that delivered the event (or crash
           // the process from a notification callback).
-          this.logger.error(`A '${event}' listener failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+          this.logger.error(`A '${event}' listener failed: ${describeFault(error)}`);
         }
       },
       lastSequence: async (lockId) => {
@@ -116,7 +117,7 @@ export class LockGateway extends EventEmitter<LockGatewayEvents> {
         } catch (error) {
           // Without the stored sequence, read back from what this gateway emitted last: a
           // failing store must not keep the lock disconnected.
-          this.logger.error(`lastSequence(${lockId}) failed: ${error instanceof Error ? error.message : String(error)}`);
+          this.logger.error(`lastSequence(${lockId}) failed: ${describeError(error)}`);
           return undefined;
         }
       },
@@ -181,7 +182,7 @@ export class LockGateway extends EventEmitter<LockGatewayEvents> {
       return await lock.sendCommand(action, options.timeoutMs ?? this.commandTimeoutMs);
     } catch (error) {
       // A bug below must not escape as an exception to the command engine: report it, fail the command.
-      this.logger.error(`Command to ${lock.name} failed unexpectedly: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      this.logger.error(`Command to ${lock.name} failed unexpectedly: ${describeFault(error)}`);
       return failed('delivery_failed');
     }
   }
@@ -199,7 +200,7 @@ export class LockGateway extends EventEmitter<LockGatewayEvents> {
     try {
       await lock.setCredentials(entries);
     } catch (error) {
-      this.logger.error(`Credentials for ${lock.name} failed unexpectedly: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      this.logger.error(`Credentials for ${lock.name} failed unexpectedly: ${describeFault(error)}`);
     }
   }
 

@@ -69,5 +69,3 @@ export function bindCharacteristic<Value extends CharacteristicValue>(
 ): CharacteristicBinding<Value> {
   return new CharacteristicBinding(service.getCharacteristic(type), options);
 }
-
-export { describeError } from '../domain/errors.js';

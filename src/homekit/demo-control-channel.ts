@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import type { Logger } from '../logger.js';
-import { describeError } from './characteristic-binding.js';
+import { describeError } from '../domain/errors.js';
 
 /** Environment variable naming the demo control socket inside Homebridge (docs/homekit.md). */
 export const DEMO_CONTROL_ENV = 'EKEY_DEMO_CONTROL';

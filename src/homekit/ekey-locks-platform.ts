@@ -4,7 +4,7 @@ import type { ServiceOptions } from '../service-options.js';
 import { checkPluginConfig, type PluginConfig } from '../config/plugin-config.js';
 import type { Logger } from '../logger.js';
 import { actingUserResolver } from './acting-user.js';
-import { describeError } from './characteristic-binding.js';
+import { describeError, describeFault } from '../domain/errors.js';
 import { openDemoControlFromEnvironment, type DemoControlChannel } from './demo-control-channel.js';
 import type { EmbeddedService } from './embedded-service.js';
 import { openServiceInWorker } from '../worker/open-service-worker.js';
@@ -293,7 +293,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     try {
       return work();
     } catch (error) {
-      this.log.error(`HomeKit: ${what}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      this.log.error(`HomeKit: ${what}: ${describeFault(error)}`);
       return undefined;
     }
   }

@@ -7,7 +7,7 @@ import type { LockPort } from './lock-port.js';
  * (src/worker/open-embedded-service.ts); the platform never imports the service itself.
  */
 
-/** The part of the embedded service the platform uses; `EKeyService` satisfies it. */
+/** The part of the embedded service the platform uses; `ServiceRoot` satisfies it. */
 export interface EmbeddedService {
   /** Starts the REST API; resolves with its base URL. */
   listen(port: number, host: string): Promise<string>;

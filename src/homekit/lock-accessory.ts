@@ -1,6 +1,7 @@
 import type { API, Characteristic, CharacteristicValue, PlatformAccessory, Service, WithUUID } from 'homebridge';
 import type { Logger } from '../logger.js';
-import { bindCharacteristic, describeError, type CharacteristicBinding } from './characteristic-binding.js';
+import { bindCharacteristic, type CharacteristicBinding } from './characteristic-binding.js';
+import { describeError } from '../domain/errors.js';
 import type { HomeKitCommandResult, HomeKitDoor, HomeKitLock, HomeKitUser, LockChange, LockPort } from './lock-port.js';
 import {
   LockCurrentStateValue,

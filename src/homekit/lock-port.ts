@@ -2,7 +2,7 @@ import type { ActivitySource, DeviceInformation, LockAction } from '../gateway/l
 
 /**
  * The port between the HomeKit adapter and the access service: everything the Homebridge
- * platform needs, and nothing more. The service implements it (`EKeyService.homekitPort()`);
+ * platform needs, and nothing more. The service implements it (`ServiceRoot.homekitPort()`);
  * the platform's unit tests use `test/support/in-memory-lock-port.ts`.
  *
  * Rules every implementation keeps:

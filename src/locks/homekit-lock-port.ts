@@ -1,6 +1,6 @@
 import type { CommandAccess } from '../commands/command-access.js';
 import type { CommandEngine } from '../commands/command-engine.js';
-import { ServiceError } from '../domain/errors.js';
+import { ServiceError, describeError } from '../domain/errors.js';
 import type { ActivityRecord } from '../gateway/activity-record-codec.js';
 import type { ActivitySource } from '../gateway/lock-profile.js';
 import type {
@@ -107,7 +107,7 @@ export class HomeKitLockPort implements LockPort {
       return { status: 'failed', reason: finished.failureReason ?? 'delivery_failed', commandId: finished.id };
     } catch (error) {
       if (error instanceof ServiceError) return { status: 'rejected', reason: refusalOf(error) };
-      this.deps.logger.error(`HomeKit command on ${lockId} failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
+      this.deps.logger.error(`HomeKit command on ${lockId} failed unexpectedly: ${describeError(error)}`);
       return { status: 'rejected', reason: 'unavailable' };
     }
   }
@@ -202,7 +202,7 @@ export class HomeKitLockPort implements LockPort {
       try {
         listener(change);
       } catch (error) {
-        this.deps.logger.error(`A HomeKit lock listener failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.deps.logger.error(`A HomeKit lock listener failed: ${describeError(error)}`);
       }
     }
   }

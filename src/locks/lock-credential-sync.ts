@@ -4,6 +4,7 @@ import { isUsableAt, type UsabilityFields } from '../domain/ekey-validity.js';
 import type { CredentialEntry } from '../gateway/lock-gateway.js';
 import type { Logger } from '../logger.js';
 import type { LockRecord } from '../store/lock-repository.js';
+import { describeError } from '../domain/errors.js';
 
 /** "No expiry" on the wire: the largest valid_until the codec carries exactly. */
 export const NO_EXPIRY = Number.MAX_SAFE_INTEGER;
@@ -90,7 +91,7 @@ export class LockCredentialSync {
     this.unsubscribe =
       this.deps.changes?.onChange((lockId) => {
         this.syncLock(lockId).catch((error: unknown) => {
-          this.deps.logger.error(`Could not push the credentials of lock ${lockId}: ${error instanceof Error ? error.message : String(error)}`);
+          this.deps.logger.error(`Could not push the credentials of lock ${lockId}: ${describeError(error)}`);
         });
       }) ?? null;
     this.reevaluateSafely();
@@ -99,7 +100,7 @@ export class LockCredentialSync {
   /** {@link reevaluate} from a timer or start(): a store fault is logged; the next run tries again. */
   private reevaluateSafely(): void {
     this.reevaluate().catch((error: unknown) => {
-      this.deps.logger.error(`Could not re-evaluate the locks' credentials: ${error instanceof Error ? error.message : String(error)}`);
+      this.deps.logger.error(`Could not re-evaluate the locks' credentials: ${describeError(error)}`);
     });
   }
 
@@ -163,7 +164,7 @@ export class LockCredentialSync {
       return { entries: usableCredentials(keys, lock.timeZone, now), nextValidFrom };
     } catch (error) {
       // A store failure (or a corrupt key) must not stop the other locks; the next run retries.
-      this.deps.logger.error(`Could not compute the credentials of lock ${lockId}: ${error instanceof Error ? error.message : String(error)}`);
+      this.deps.logger.error(`Could not compute the credentials of lock ${lockId}: ${describeError(error)}`);
       return undefined;
     }
   }

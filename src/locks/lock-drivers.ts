@@ -5,6 +5,7 @@ import { NukiDriver, type NukiDriverOptions } from '../gateway/drivers/nuki/nuki
 import type { Logger } from '../logger.js';
 import type { LockRecord } from '../store/lock-repository.js';
 import type { StoredNukiCredentials } from '../store/nuki-credential-file.js';
+import { describeError } from '../domain/errors.js';
 
 /** Where each family's secrets come from. */
 export interface LockDriverSources {
@@ -32,7 +33,7 @@ const BUILDERS: Record<LockFamily, DriverBuilder> = {
       stored = sources.nukiCredentials(lock.bleAddress);
     } catch (error) {
       // The message names the file, never its content (src/store/nuki-credential-file.ts).
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = describeError(error);
       return new NukiDriver(null, {
         ...sources.nuki,
         unpairedReason: `this Nuki's credentials cannot be read (${reason}), so it stays offline. Restore that file from a backup, or move it aside and pair every Nuki again (${pairCommand}); then restart Homebridge (docs/nuki.md).`,

@@ -14,6 +14,7 @@ import type { Logger } from '../logger.js';
 import type { BoltState, LockRecord, LockRepository } from '../store/lock-repository.js';
 import type { LockStateRepository, OnlineStatus } from '../store/lock-state-repository.js';
 import { GroupCommit } from './group-commit.js';
+import { describeError } from '../domain/errors.js';
 
 /** A change the runtime observed, published after it was stored (so readers of the store see it). */
 export type LockRuntimeChange =
@@ -105,7 +106,7 @@ export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
         this.publish({ kind: 'activity', lockId: event.lockId, record: event.record, backlog: event.backlog, event: recorded });
       },
       failed: (event, error) => {
-        this.deps.logger.error(`Could not store activity record #${event.record.sequence} of lock ${event.lockId}: ${describe(error)}`);
+        this.deps.logger.error(`Could not store activity record #${event.record.sequence} of lock ${event.lockId}: ${describeError(error)}`);
       },
     });
     this.gateway = new LockGateway(deps.transport, deps.clock, deps.logger, {
@@ -316,7 +317,7 @@ export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
       try {
         listener(change);
       } catch (error) {
-        this.deps.logger.error(`A lock change listener failed: ${describe(error)}`);
+        this.deps.logger.error(`A lock change listener failed: ${describeError(error)}`);
       }
     }
   }
@@ -327,7 +328,7 @@ export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
     try {
       work();
     } catch (error) {
-      this.deps.logger.error(`Could not store a ${what} observation: ${describe(error)}`);
+      this.deps.logger.error(`Could not store a ${what} observation: ${describeError(error)}`);
     }
   }
 }
@@ -335,8 +336,4 @@ export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
 /** Our profile's driver for a lock with a key; other families need src/locks/lock-drivers.ts. */
 function defaultDriverFor(lock: LockRecord): LockDriver | null {
   return lock.family === 'ekey' && lock.lockKey !== null ? new EKeyDriver(lock.lockKey) : null;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -3,8 +3,8 @@ import { CommandEngine } from '../commands/command-engine.js';
 import type { PluginConfig } from '../config/plugin-config.js';
 import type { Clock } from '../domain/clock.js';
 import { DemoControl } from '../demo/demo-control.js';
-import { DEMO_LINKED_AUTHORIZATION, type DemoHousehold, type DemoLockSecrets } from '../demo/demo-household.js';
-import { createDemoSimulation, type DemoSimulation } from '../demo/demo-locks.js';
+import { demoNukiUserLinks, type DemoHousehold, type DemoLockSecrets } from '../demo/demo-household.js';
+import { DEMO_LINK_TIMINGS, createDemoSimulation, type DemoSimulation } from '../demo/demo-locks.js';
 import { demoTapRefusal } from '../demo/demo-tap-refusal.js';
 import type { LockEventSink } from '../events/lock-event-sink.js';
 import type { GattTransport } from '../gateway/gatt-transport.js';
@@ -22,11 +22,6 @@ import { nukiUserLinksOfConfig, nukiUserResolver } from './nuki-user-links.js';
 import { LockCredentialSync, type LockCredentialSyncDependencies } from './lock-credential-sync.js';
 import { LockRuntime } from './lock-runtime.js';
 import { UnavailableTransport, chooseTransportKind } from './lock-transport-choice.js';
-
-/** Demo timings: a lock that goes out of range shows `offline` within 5 s (DESIGN §6). */
-export const DEMO_OFFLINE_AFTER_S = 2;
-const DEMO_PRESENCE_CHECK_MS = 250;
-const DEMO_RECONNECT_BACKOFF = { initialMs: 200, maxMs: 1_000 };
 
 /** What {@link createLockSubsystem} needs. */
 export interface LockSubsystemDependencies {
@@ -59,7 +54,7 @@ export interface LockSubsystemDependencies {
 
 /**
  * The lock side of the service, assembled: runtime (gateway + stored lock state), command
- * engine, demo simulation and control, HomeKit port. The composition root (app.ts) creates one,
+ * engine, demo simulation and control, HomeKit port. The composition root (service-root.ts) creates one,
  * starts it after the HTTP server and stops it before closing the store.
  */
 export class LockSubsystem {
@@ -120,15 +115,10 @@ export class LockSubsystem {
   }
 }
 
-/** `locks[].nuki_users` of the config; in the demo, also Back Door's "Olivia's iPhone" → the owner (DESIGN §4b). */
+/** `locks[].nuki_users` of the config, and the demo household's links (src/demo/). */
 function nukiUserLinks(deps: LockSubsystemDependencies): Map<string, Map<string, string>> {
   const table = nukiUserLinksOfConfig(deps.config);
-  const household = deps.demo?.household;
-  const owner = household?.users[0];
-  if (household === undefined || owner === undefined) return table;
-  for (const lock of household.locks) {
-    if (lock.family === 'nuki') table.set(lock.id.toLowerCase(), new Map([[DEMO_LINKED_AUTHORIZATION, owner.email]]));
-  }
+  if (deps.demo !== undefined) for (const [lockId, links] of demoNukiUserLinks(deps.demo.household)) table.set(lockId, links);
   return table;
 }
 
@@ -193,8 +183,8 @@ export function createLockSubsystem(deps: LockSubsystemDependencies): LockSubsys
     },
     {
       commandTimeoutMs: timeoutMs,
-      offlineAfterS: bluetooth?.offline_after_s ?? (demoMode ? DEMO_OFFLINE_AFTER_S : 120),
-      ...(demoMode ? { presenceCheckIntervalMs: DEMO_PRESENCE_CHECK_MS, reconnectBackoff: DEMO_RECONNECT_BACKOFF } : {}),
+      offlineAfterS: bluetooth?.offline_after_s ?? (demoMode ? DEMO_LINK_TIMINGS.offlineAfterS : 120),
+      ...(demoMode ? { presenceCheckIntervalMs: DEMO_LINK_TIMINGS.presenceCheckIntervalMs, reconnectBackoff: DEMO_LINK_TIMINGS.reconnectBackoff } : {}),
     },
   );
   runtime.registerStoredLocks();

@@ -3,7 +3,7 @@ import type { LockEventSink, RecordedEvent } from '../events/lock-event-sink.js'
 
 /**
  * A {@link LockEventSink} that stores nothing: the runtime's stand-in until an event recorder
- * is plugged in (EKeyService wires the real one from src/events/).
+ * is plugged in (ServiceRoot wires the real one from src/events/).
  */
 export const nullEventSink: LockEventSink = {
   recordActivity: () => null,

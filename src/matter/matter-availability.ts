@@ -1,4 +1,5 @@
 import type { API, MatterAPI } from 'homebridge';
+import { describeError } from '../domain/errors.js';
 
 /**
  * The part of Homebridge's API that says whether Matter runs for this bridge. Homebridge 1 has
@@ -28,6 +29,6 @@ export function matterAvailability(api: MatterCapableApi): MatterAvailability {
     if (matter === undefined) return { matter: undefined, reason: 'Homebridge reports Matter enabled but offers no Matter API' };
     return { matter };
   } catch (error) {
-    return { matter: undefined, reason: `Homebridge's Matter check failed: ${error instanceof Error ? error.message : String(error)}` };
+    return { matter: undefined, reason: `Homebridge's Matter check failed: ${describeError(error)}` };
   }
 }

@@ -3,6 +3,7 @@ import type { HomeKitBoltTarget, HomeKitCommandResult, HomeKitLock, LockChange, 
 import type { Logger } from '../logger.js';
 import { buildMatterDoorLock, doorLockState, matterLabel, matterLockUuid, powerSourceState, reachability, type MatterLockContext } from './matter-door-lock.js';
 import { matterCommandError, matterRefusal, type MatterCommandError } from './matter-command-outcome.js';
+import { describeError, describeFault } from '../domain/errors.js';
 
 /** What the Matter view shares with the HomeKit view (the `homekit` config block). */
 export interface MatterLockSettings {
@@ -102,7 +103,7 @@ export class MatterLocks {
       }
       await this.reconcile();
     } catch (error) {
-      this.logger.error(`Matter: door locks could not be set up: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      this.logger.error(`Matter: door locks could not be set up: ${describeFault(error)}`);
     }
   }
 
@@ -196,7 +197,7 @@ export class MatterLocks {
         await call();
         return true;
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
+        const message = describeError(error);
         if (attempt >= this.registerAttempts || this.stopped) {
           this.logger.error(`Matter: could not ${what} door locks: ${message}`);
           return false;
@@ -214,7 +215,7 @@ export class MatterLocks {
         unlockDoor: () => this.command(lock.id, 'unlocked'),
       });
     } catch (error) {
-      this.logger.error(`Matter: ${lock.name}: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.error(`Matter: ${lock.name}: ${describeError(error)}`);
       return undefined;
     }
   }
@@ -248,7 +249,7 @@ export class MatterLocks {
     switch (change.kind) {
       case 'locks_changed':
         this.reconcile().catch((error: unknown) => {
-          this.logger.error(`Matter: lock list: ${error instanceof Error ? error.message : String(error)}`);
+          this.logger.error(`Matter: lock list: ${describeError(error)}`);
         });
         return;
       case 'bolt':
@@ -281,7 +282,7 @@ export class MatterLocks {
     entry.chain = entry.chain
       .then(() => this.matter.updateAccessoryState(entry.uuid, cluster, { ...attributes }))
       .catch((error: unknown) => {
-        this.logger.warn(`Matter: ${entry.name}: could not update ${cluster}: ${error instanceof Error ? error.message : String(error)}`);
+        this.logger.warn(`Matter: ${entry.name}: could not update ${cluster}: ${describeError(error)}`);
       });
   }
 
@@ -301,7 +302,7 @@ export class MatterLocks {
     this.logger.info(`${name}: ${target === 'locked' ? 'locking' : 'unlocking'} from Matter`);
     const result = await port.requestBolt(lockId, target, userId).catch((error: unknown): HomeKitCommandResult => {
       // The port promises never to reject; if it does, the command is lost, not Homebridge.
-      this.logger.error(`${name}: Matter command failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.error(`${name}: Matter command failed unexpectedly: ${describeError(error)}`);
       return { status: 'rejected', reason: 'unavailable' };
     });
     const failure = matterCommandError(name, target, result);

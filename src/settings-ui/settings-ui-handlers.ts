@@ -7,6 +7,7 @@ import type { GatewayLogger } from '../gateway/gateway-logger.js';
 import { BluezTransport } from '../gateway/transports/bluez-transport.js';
 import type { SettingsUiStatus } from '../store/settings-ui-file.js';
 import { ServiceUnavailable, dataDirOf, readServiceStatus } from './service-status-reader.js';
+import { describeError } from '../domain/errors.js';
 
 /** A failure the page shows as it is (server.js turns it into a RequestError). */
 export class SettingsUiError extends Error {}
@@ -68,7 +69,7 @@ export class SettingsUiHandlers {
       };
     } catch (error) {
       if (error instanceof ServiceUnavailable) return { state: error.state, message: error.message };
-      return { state: 'refused', message: `The service could not be asked: ${error instanceof Error ? error.message : String(error)}` };
+      return { state: 'refused', message: `The service could not be asked: ${describeError(error)}` };
     }
   }
 
@@ -150,7 +151,7 @@ export class SettingsUiHandlers {
       return lines;
     } catch (error) {
       if (error instanceof NukiPairingFailed || error instanceof UsageError) throw new SettingsUiError(error.message);
-      throw new SettingsUiError(`Bluetooth failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
+      throw new SettingsUiError(`Bluetooth failed unexpectedly: ${describeError(error)}`);
     } finally {
       this.bluetoothBusy = false;
     }
@@ -172,7 +173,7 @@ export class SettingsUiHandlers {
     try {
       return this.serviceStatus();
     } catch (error) {
-      throw new SettingsUiError(error instanceof Error ? error.message : String(error));
+      throw new SettingsUiError(describeError(error));
     }
   }
 
@@ -180,7 +181,7 @@ export class SettingsUiHandlers {
     try {
       return await this.call(status, method, path, body);
     } catch (error) {
-      throw new SettingsUiError(error instanceof Error ? error.message : String(error));
+      throw new SettingsUiError(describeError(error));
     }
   }
 
@@ -219,7 +220,7 @@ export class SettingsUiHandlers {
 
 function describeNetworkError(error: unknown): string {
   const cause = (error as { cause?: { code?: string } } | null)?.cause;
-  return cause?.code ?? (error instanceof Error ? error.message : String(error));
+  return cause?.code ?? (describeError(error));
 }
 
 /** The problem+json `detail` (with its field errors), or the status. */

@@ -1,5 +1,6 @@
 import { HomebridgePluginUiServer, RequestError } from '@homebridge/plugin-ui-utils';
 import { SettingsUiError, SettingsUiHandlers } from './settings-ui-handlers.js';
+import { describeError } from '../domain/errors.js';
 
 /** The event that carries each progress line of a Nuki scan or pairing to the page. */
 export const NUKI_PROGRESS_EVENT = 'nuki-progress';
@@ -31,6 +32,6 @@ async function answering<T>(run: () => Promise<T>): Promise<T> {
     return await run();
   } catch (error) {
     if (error instanceof SettingsUiError) throw new RequestError(error.message, { reason: 'settings_ui' });
-    throw new RequestError(`Something went wrong on the Homebridge host: ${error instanceof Error ? error.message : String(error)}`, { reason: 'unexpected' });
+    throw new RequestError(`Something went wrong on the Homebridge host: ${describeError(error)}`, { reason: 'unexpected' });
   }
 }

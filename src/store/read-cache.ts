@@ -19,7 +19,7 @@ export interface ReadCacheOptions {
  *   first lookup after it, at most FOREIGN_COMMIT_CHECK_MS later;
  * - nothing is stored while a transaction is open, since it may still roll back.
  * Misses are not cached, so new rows are found at once. Keep one repository instance per
- * connection (app.ts does): a write through a second instance on the same connection would not
+ * connection (service-root.ts does): a write through a second instance on the same connection would not
  * clear this one, and SQLite's `data_version` does not count a connection's own commits.
  */
 export class ReadCache<V> {

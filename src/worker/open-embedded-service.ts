@@ -1,4 +1,4 @@
-import { EKeyService } from '../app.js';
+import { ServiceRoot } from '../service-root.js';
 import type { EmbeddedService } from '../homekit/embedded-service.js';
 import type { ServiceOptions } from '../service-options.js';
 
@@ -6,7 +6,7 @@ import type { ServiceOptions } from '../service-options.js';
  * The platform's view of the real service. Demo control comes from the lock subsystem's demo
  * control (the same handler as `ekey-locks demo`'s stdin).
  */
-export function embedEKeyService(service: EKeyService): EmbeddedService {
+export function embedServiceRoot(service: ServiceRoot): EmbeddedService {
   return {
     listen: (port, host) => service.listen(port, host),
     demoInfo: () => service.demoInfo(),
@@ -19,7 +19,7 @@ export function embedEKeyService(service: EKeyService): EmbeddedService {
   };
 }
 
-/** Opens the real service in this thread (the composition root, src/app.ts): what the worker runs. */
+/** Opens the real service in this thread (the composition root, src/service-root.ts): what the worker runs. */
 export async function openEmbeddedService(options: ServiceOptions): Promise<EmbeddedService> {
-  return embedEKeyService(await EKeyService.open(options));
+  return embedServiceRoot(await ServiceRoot.open(options));
 }

@@ -3,6 +3,7 @@ import type { ServiceOptions } from '../service-options.js';
 import type { EmbeddedService } from '../homekit/embedded-service.js';
 import { ServiceClient } from './service-client.js';
 import type { WorkerServiceOptions } from './service-protocol.js';
+import { describeError } from '../domain/errors.js';
 
 /** The worker's entry, next to this module in dist/ (tests pass the built one explicitly). */
 export const SERVICE_WORKER_ENTRY = new URL('./service-worker.js', import.meta.url);
@@ -63,7 +64,7 @@ export async function openServiceInWorker(options: ServiceOptions, workerOptions
   } catch (error) {
     stopping = true;
     await worker.terminate();
-    throw new Error(`the access service could not open: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`the access service could not open: ${describeError(error)}`);
   }
 
   const close = async (): Promise<void> => {

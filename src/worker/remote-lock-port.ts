@@ -9,6 +9,7 @@ import type {
 } from '../homekit/lock-port.js';
 import type { Logger } from '../logger.js';
 import { normalizeWatchedEmail, type WatchedUsers } from './service-protocol.js';
+import { describeError } from '../domain/errors.js';
 
 /** Sends a bolt request to the service; may reject (the port turns that into `unavailable`). */
 export type BoltRequester = (lockId: string, target: HomeKitBoltTarget, asUserId: string) => Promise<HomeKitCommandResult>;
@@ -101,7 +102,7 @@ export class RemoteLockPort implements LockPort {
     try {
       return await this.request(lockId, target, asUserId);
     } catch (error) {
-      this.logger.debug(`HomeKit command on ${lockId} not answered by the service: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.debug(`HomeKit command on ${lockId} not answered by the service: ${describeError(error)}`);
       return { status: 'rejected', reason: 'unavailable' };
     }
   }
@@ -154,7 +155,7 @@ export class RemoteLockPort implements LockPort {
       try {
         listener(change);
       } catch (error) {
-        this.logger.error(`A HomeKit lock listener failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.logger.error(`A HomeKit lock listener failed: ${describeError(error)}`);
       }
     }
   }

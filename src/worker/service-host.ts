@@ -88,7 +88,7 @@ class HostedService {
         after?.();
       },
       (error: unknown) => {
-        this.post({ type: 'reply', id: message.id, ok: false, error: error instanceof Error ? error.message : String(error) });
+        this.post({ type: 'reply', id: message.id, ok: false, error: describeError(error) });
       },
     );
   }
@@ -128,7 +128,7 @@ class HostedService {
         else this.post({ type: 'change', change, lock: homekit.getLock(change.lockId) ?? null });
       } catch (error) {
         // Never lose a change over the lock read: the main thread patches its mirror from the change.
-        this.logger.warn(`HomeKit change ${change.kind} sent without its lock: ${error instanceof Error ? error.message : String(error)}`);
+        this.logger.warn(`HomeKit change ${change.kind} sent without its lock: ${describeError(error)}`);
         this.post({ type: 'change', change });
       }
     };
@@ -165,7 +165,7 @@ class HostedService {
       this.users = users;
       this.post({ type: 'users', users });
     } catch (error) {
-      this.logger.debug(`HomeKit users not refreshed: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.debug(`HomeKit users not refreshed: ${describeError(error)}`);
     }
   }
 

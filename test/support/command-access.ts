@@ -1,4 +1,4 @@
-import { EKeyService as EKeyAccessService } from '../../src/access/ekey-service.js';
+import { EKeyService } from '../../src/access/ekey-service.js';
 import { createInvitationMailer } from '../../src/access/invitation-mailer.js';
 import { InvitationService } from '../../src/access/invitation-service.js';
 import { accessFromKeyService, type CommandAccess } from '../../src/commands/command-access.js';
@@ -13,7 +13,7 @@ import { UserRepository } from '../../src/store/user-repository.js';
 
 /**
  * The command engine's permission answers as the service gives them: the real eKey service over
- * the store of `db` (what app.ts wires), not a second implementation of the rules for tests.
+ * the store of `db` (what src/service-root.ts wires), not a second implementation of the rules for tests.
  */
 export function commandAccessOver(db: SqliteDatabase, clock: Clock): CommandAccess {
   const transaction = <T>(work: () => T): T => db.transaction(work)();
@@ -24,6 +24,6 @@ export function commandAccessOver(db: SqliteDatabase, clock: Clock): CommandAcce
     invitations: new InvitationRepository(db),
   };
   const invitations = new InvitationService({ ...repositories, mailer: createInvitationMailer(undefined, silentLogger), logger: silentLogger, clock, transaction });
-  const keys = new EKeyAccessService({ ...repositories, invitations, clock, transaction });
+  const keys = new EKeyService({ ...repositories, invitations, clock, transaction });
   return accessFromKeyService(keys, new CommandRepository(db), repositories.locks);
 }

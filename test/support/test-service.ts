@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EKeyService } from '../../src/app.js';
+import { ServiceRoot } from '../../src/service-root.js';
 import type { PluginConfig } from '../../src/config/plugin-config.js';
 import type { DemoHousehold } from '../../src/demo/demo-household.js';
 import { ManualClock } from './manual-clock.js';
@@ -9,7 +9,7 @@ import { RecordingLogger } from './recording-logger.js';
 
 export interface TestService {
   baseUrl: string;
-  service: EKeyService;
+  service: ServiceRoot;
   clock: ManualClock;
   logger: RecordingLogger;
   demo: DemoHousehold;
@@ -38,7 +38,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     demo: true,
     api: { oauth_rate_limit_per_minute: 10_000, ...options.config?.api },
   };
-  const service = await EKeyService.open({ config, dataDir, logger, clock });
+  const service = await ServiceRoot.open({ config, dataDir, logger, clock });
   const baseUrl = await service.listen(0, '127.0.0.1');
   const demo = service.demo?.household;
   if (!demo) throw new Error('demo household missing');

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { DATABASE_FILE, EKeyService } from '../../app.js';
+import { DATABASE_FILE, ServiceRoot } from '../../service-root.js';
 import type { PluginConfig } from '../../config/plugin-config.js';
 import type { LockRuntimeChange } from '../../locks/lock-runtime.js';
 import type { Logger } from '../../logger.js';
@@ -17,7 +17,7 @@ import { median, percentile, round } from '../stats.js';
 /*
  * `event-ingest` (DESIGN §8): durable events per second through the path the runtime takes when
  * gateways report activity. The service is assembled by the real composition root
- * (`EKeyService.open`, as Homebridge and `ekey-locks serve` do) on the real disk, with 8 locks of
+ * (`ServiceRoot.open`, as Homebridge and `ekey-locks serve` do) on the real disk, with 8 locks of
  * our profile from the config; the benchmark plays their gateway: it emits each lock's activity
  * records on the runtime's `LockGateway` (the `activity` event its drivers raise), the locks in
  * turn — several locks reporting at once — yielding to the event loop after each turn of all 8,
@@ -45,7 +45,7 @@ function failingLogger(errors: string[]): Logger {
 }
 
 interface IngestTarget {
-  service: EKeyService;
+  service: ServiceRoot;
   locks: { id: string; ownerKeyId: string; sequence: number }[];
   errors: string[];
   emitted: number;
@@ -65,7 +65,7 @@ async function openTarget(dataDir: string): Promise<IngestTarget> {
     })),
   };
   const errors: string[] = [];
-  const service = await EKeyService.open({ config, dataDir, logger: failingLogger(errors), demo: false });
+  const service = await ServiceRoot.open({ config, dataDir, logger: failingLogger(errors), demo: false });
   const owner = service.repositories.users.findByEmail(OWNER_EMAIL);
   if (!owner) throw new Error('event-ingest: the configured owner was not created');
   const locks = service.repositories.locks.list().map((lock) => {

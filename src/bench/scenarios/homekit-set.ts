@@ -9,6 +9,7 @@ import { startBenchProcess } from '../bench-process.js';
 import type { SelfMeasuringOptions, SelfMeasuringScenario } from '../scenario.js';
 import { EKeyLocksPlatform } from '../../homekit/ekey-locks-platform.js';
 import { PLATFORM_NAME } from '../../homekit/platform-name.js';
+import { describeFault } from '../../domain/errors.js';
 
 /*
  * `homekit-set`: how long from a HomeKit controller's write of LockTargetState until it receives
@@ -213,7 +214,7 @@ async function serve(dataDir: string): Promise<void> {
 
 if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === '--serve') {
   serve(process.argv[3] ?? mkdtempSync(join(tmpdir(), 'ekey-bench-homekit-'))).catch((error: unknown) => {
-    process.stderr.write(`homekit-set bridge failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(`homekit-set bridge failed: ${describeFault(error)}\n`);
     process.exit(1);
   });
 }

@@ -164,8 +164,6 @@ export function encryptedFrameLength(prefix: Buffer): number | null {
 }
 
 function withCrc(body: Buffer): Buffer {
-  const crc = Buffer.alloc(CRC_LENGTH);
-  crc.writeUInt16LE(crc16CcittFalse(body), 0);
-  return Buffer.concat([body, crc]);
+  return Buffer.concat([body, u16(crc16CcittFalse(body))]);
 }
 

@@ -41,6 +41,54 @@ export interface SimulatedLockLink {
   close(): void;
 }
 
+/**
+ * What every simulated link shares: open until closed by either side, one notification listener,
+ * one lost listener. A device's link adds how it reads, writes and lets go ({@link closed}).
+ */
+export abstract class SimulatedLinkBase implements SimulatedLockLink {
+  protected listener: NotificationListener | undefined;
+  private lostListener: (() => void) | undefined;
+  private isOpen = true;
+
+  get open(): boolean {
+    return this.isOpen;
+  }
+
+  abstract read(characteristicUuid: string): Buffer;
+  abstract write(characteristicUuid: string, value: Buffer): void;
+
+  onNotification(listener: NotificationListener): void {
+    this.listener = listener;
+  }
+
+  onLost(listener: () => void): void {
+    this.lostListener = listener;
+  }
+
+  close(): void {
+    if (!this.isOpen) return;
+    this.isOpen = false;
+    this.listener = undefined;
+    this.lostListener = undefined;
+    this.closed();
+  }
+
+  /** The link is lost now (device out of range): it closes, then onLost fires. */
+  lose(): void {
+    if (!this.isOpen) return;
+    const lost = this.lostListener;
+    this.close();
+    if (lost !== undefined) setImmediate(lost);
+  }
+
+  /** Called once when the link closes, from either side: the device lets go of it. */
+  protected abstract closed(): void;
+
+  protected assertOpen(): void {
+    if (!this.isOpen) throw new GattOperationError('not_connected', 'link is closed');
+  }
+}
+
 /** One GATT service as BlueZ would present it. */
 export interface SimulatedGattService {
   /** Full lower-case 128-bit UUID. */

@@ -15,6 +15,7 @@ import { ReplayGuard } from '../replay-guard.js';
 import { encodeBatteryLevel, encodeBoltState } from '../status-value-codec.js';
 import {
   GattOperationError,
+  SimulatedLinkBase,
   type NotificationListener,
   type SimulatedAdvertisement,
   type SimulatedDevice,
@@ -498,15 +499,9 @@ export class SimulatedLock implements SimulatedDevice {
 }
 
 /** One central's connection; notifications are delivered asynchronously, as over the air. */
-class LinkImpl implements SimulatedLockLink {
-  private listener: NotificationListener | undefined;
-  private lostListener: (() => void) | undefined;
-  private isOpen = true;
-
-  constructor(private readonly lock: SimulatedLock) {}
-
-  get open(): boolean {
-    return this.isOpen;
+class LinkImpl extends SimulatedLinkBase {
+  constructor(private readonly lock: SimulatedLock) {
+    super();
   }
 
   read(characteristicUuid: string): Buffer {
@@ -519,37 +514,14 @@ class LinkImpl implements SimulatedLockLink {
     this.lock.writeCharacteristic(characteristicUuid, value);
   }
 
-  onNotification(listener: NotificationListener): void {
-    this.listener = listener;
-  }
-
-  onLost(listener: () => void): void {
-    this.lostListener = listener;
-  }
-
-  close(): void {
-    if (!this.isOpen) return;
-    this.isOpen = false;
+  protected closed(): void {
     this.lock.detach(this);
-    this.listener = undefined;
-    this.lostListener = undefined;
   }
 
   deliver(uuid: string, value: Buffer): void {
     // setImmediate keeps notifications in order and after the write that caused them returns.
     setImmediate(() => {
-      if (this.isOpen) this.listener?.(uuid, value);
+      if (this.open) this.listener?.(uuid, value);
     });
-  }
-
-  lose(): void {
-    if (!this.isOpen) return;
-    const lost = this.lostListener;
-    this.close();
-    if (lost !== undefined) setImmediate(lost);
-  }
-
-  private assertOpen(): void {
-    if (!this.isOpen) throw new GattOperationError('not_connected', 'link is closed');
   }
 }

@@ -18,6 +18,7 @@ import { AdvertisementSignals } from './bluez-advertisement-signals.js';
 import { onBusConnectionEnd } from './dbus-connection-end.js';
 import { busSubscriptionCounts, daemonMatchRuleCount, repairMatchRuleRefcount } from './dbus-match-rules.js';
 import { helperOf, variantValue } from './node-ble-internals.js';
+import { describeError } from '../../domain/errors.js';
 
 /** Settings of the BlueZ transport; every field has a default. */
 export interface BluezTransportOptions {
@@ -258,7 +259,7 @@ export class BluezTransport implements GattTransport {
       (error: unknown) => {
         if (this.scanAttempt !== attempt) return; // called off: nothing to report
         this.scanAttempt = null;
-        const message = error instanceof Error ? error.message : String(error);
+        const message = describeError(error);
         if (this.scanFailureReported || this.busFailureReported) {
           // Already said (by the scan or by the bus it runs on): retry quietly.
           this.logger.debug(`Bluetooth LE scanning: ${message}`);
@@ -341,7 +342,7 @@ export class BluezTransport implements GattTransport {
         watcher(advertisement);
       } catch (error) {
         // A listener's bug must not stop the others or reach dbus-next's message loop.
-        this.logger.error(`Advertisement listener failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.logger.error(`Advertisement listener failed: ${describeError(error)}`);
       }
     }
   }
@@ -398,7 +399,7 @@ export class BluezTransport implements GattTransport {
       // Without an error listener an unreachable or failing bus throws from an EventEmitter and
       // ends the process. With it, the session is marked broken and the next connect starts over.
       bus.on('error', (error: unknown) => {
-        const message = error instanceof Error ? error.message : String(error);
+        const message = describeError(error);
         failed(`D-Bus connection failed: ${message}. ${bluetoothHint(error) ?? BUS_HINT}`);
         reject(new TransportError('bus_unavailable', `D-Bus: ${message}`));
       });
@@ -501,7 +502,7 @@ export class BluezTransport implements GattTransport {
       }
       return true;
     } catch (error) {
-      this.logger.debug(`StartDiscovery: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.debug(`StartDiscovery: ${describeError(error)}`);
       return false;
     }
   }
@@ -510,7 +511,7 @@ export class BluezTransport implements GattTransport {
     try {
       await withTimeout(helperOf(adapter).callMethod('StopDiscovery'), this.operationTimeoutMs, () => new Error('StopDiscovery timed out'));
     } catch (error) {
-      this.logger.debug(`StopDiscovery: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.debug(`StopDiscovery: ${describeError(error)}`);
     }
   }
 
@@ -790,7 +791,7 @@ const BUS_HINT = `No D-Bus system bus here: ${RETRYING}. Install and start D-Bus
  * Undefined for the failures of one lock (out of range, refused pairing): those are not the host's.
  */
 export function bluetoothHint(error: unknown): string | undefined {
-  const text = `${dbusErrorName(error) ?? ''} ${error instanceof Error ? error.message : String(error)}`;
+  const text = `${dbusErrorName(error) ?? ''} ${describeError(error)}`;
   if (/\b(ENOENT|ECONNREFUSED|EACCES)\b/.test(text)) return BUS_HINT;
   if (/ServiceUnknown|org\.bluez was not provided/.test(text)) {
     return `BlueZ is not running on the system bus: ${RETRYING}. Install BlueZ and start bluetoothd (${SETUP_DOCS}).`;
@@ -810,7 +811,7 @@ function dbusErrorName(error: unknown): string | undefined {
 function toTransportError(error: unknown, fallback: TransportFailure): TransportError {
   if (error instanceof TransportError) return error;
   const name = dbusErrorName(error);
-  const text = error instanceof Error ? error.message : String(error);
+  const text = describeError(error);
   let failure = fallback;
   if (name === 'org.bluez.Error.NotConnected') failure = 'not_connected';
   if (name === 'org.freedesktop.DBus.Error.ServiceUnknown' || name === 'org.freedesktop.DBus.Error.NoReply') failure = 'bus_unavailable';

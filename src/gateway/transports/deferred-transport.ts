@@ -1,5 +1,6 @@
 import { TransportError, type AdvertisementListener, type ConnectOptions, type GattConnection, type GattProfile, type GattTransport } from '../gatt-transport.js';
 import type { GatewayLogger } from '../gateway-logger.js';
+import { describeError } from '../../domain/errors.js';
 
 /**
  * A transport created on first use: the BlueZ stack (node-ble, dbus-next and their XML parsers,
@@ -23,7 +24,7 @@ export class DeferredTransport implements GattTransport {
     try {
       transport = await this.transport();
     } catch (error) {
-      throw new TransportError('bus_unavailable', `the ${this.kind} transport could not be loaded: ${describe(error)}`, { cause: error });
+      throw new TransportError('bus_unavailable', `the ${this.kind} transport could not be loaded: ${describeError(error)}`, { cause: error });
     }
     return transport.connect(address, profile, options);
   }
@@ -36,7 +37,7 @@ export class DeferredTransport implements GattTransport {
         if (watching) unwatch = transport.watchAdvertisements(listener);
       },
       (error: unknown) => {
-        this.logger.error(`The ${this.kind} transport could not be loaded, so no lock is heard: ${describe(error)}`);
+        this.logger.error(`The ${this.kind} transport could not be loaded, so no lock is heard: ${describeError(error)}`);
       },
     );
     return () => {
@@ -67,8 +68,4 @@ export class DeferredTransport implements GattTransport {
     });
     return loading;
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -9,6 +9,7 @@ import {
   type GattTransport,
 } from '../gatt-transport.js';
 import { GattOperationError, type SimulatedDevice, type SimulatedLockLink } from '../simulator/simulated-device.js';
+import { describeError } from '../../domain/errors.js';
 
 /** Settings of the simulator transport; every field has a default. */
 export interface SimulatorTransportOptions {
@@ -83,7 +84,7 @@ export class SimulatorTransport implements GattTransport {
     try {
       link = device.openLink();
     } catch (error) {
-      return Promise.reject(new TransportError('connect_failed', `${device.address}: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+      return Promise.reject(new TransportError('connect_failed', `${device.address}: ${describeError(error)}`, { cause: error }));
     }
     return Promise.resolve(new SimulatedConnection(device.address.toUpperCase(), link, resolved));
   }
@@ -164,7 +165,7 @@ export class SimulatorTransport implements GattTransport {
       watcher(advertisement);
     } catch (error) {
       // A listener's bug must not stop the others or escape into a timer.
-      this.logger.error(`Advertisement listener failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.error(`Advertisement listener failed: ${describeError(error)}`);
     }
   }
 }

@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PROBE_ENV, askProbe, type ProbeReading } from '../../../src/bench/homebridge-probe.js';
 import { DEMO_CONTROL_ENV } from '../../../src/homekit/demo-control-channel.js';
-import { buildPluginFolder, canUsePrivateNetwork, delay, HomebridgeSupervisor, REPO_ROOT, type RunningHomebridge } from '../../support/homebridge-process.js';
+import { buildPluginFolder, canUsePrivateNetwork, delay, HomebridgeSupervisor, type RunningHomebridge } from '../../support/homebridge-process.js';
+import { ensureBuild } from '../../support/global-setup.js';
 import { loginOverHttp } from '../../support/oauth-login.js';
 
 /*
@@ -15,7 +17,8 @@ import { loginOverHttp } from '../../support/oauth-login.js';
  * of the HomeKit e2e) through a burst — remote commands through the REST API, eKey writes and
  * control-line taps — and the fsyncs are counted per thread: none may be on the main thread
  * (TID == PID), and some must be on another (the embedded service's worker), or the test proves
- * nothing. The event-loop delay of the main thread is measured too (scripts/loop-delay-probe.mjs)
+ * nothing. The event-loop delay of the main thread is measured too (the benchmarks' probe,
+ * src/bench/homebridge-probe.ts)
  * and printed, never asserted (timings are not asserted in `npm test`).
  *
  * EKEY_FSYNC_PLUGIN_FOLDER runs it against another build of the plugin (docs/performance.md
@@ -65,7 +68,7 @@ describeE2E('Homebridge with eKey Locks under strace: no fsync on the main threa
   const supervisor = new HomebridgeSupervisor();
   const work = mkdtempSync(join(tmpdir(), 'ekey-fsync-'));
   const straceFile = join(work, 'strace.txt');
-  const probeFile = join(work, 'loop-delay.jsonl');
+  const probeSocket = join(supervisor.socketFolder, 'probe.sock');
   const controlPath = join(supervisor.socketFolder, 'control.sock');
   const ownPluginFolder = process.env.EKEY_FSYNC_PLUGIN_FOLDER === undefined;
   let pluginFolder = '';
@@ -80,13 +83,14 @@ describeE2E('Homebridge with eKey Locks under strace: no fsync on the main threa
       pin: '031-45-155',
       username: '0E:4B:00:00:E2:F5',
       platform: { demo: true },
-      env: { [DEMO_CONTROL_ENV]: controlPath, EKEY_LOOP_PROBE: probeFile },
+      env: { [DEMO_CONTROL_ENV]: controlPath, [PROBE_ENV]: probeSocket },
       ...(traced ? { wrapper: ['strace', '-f', '-qq', '-e', 'trace=fsync,fdatasync,execve', '-o', straceFile] } : {}),
-      nodeArgs: ['--import', join(REPO_ROOT, 'scripts', 'loop-delay-probe.mjs')],
+      // The probe from this checkout's build, also when the plugin is another build.
+      nodeArgs: ['--import', join(ensureBuild(), 'bench', 'homebridge-probe.js')],
     });
     // The first line is node's own execve: its pid is the main thread's TID.
     if (traced) mainPid = Number(/^(\d+)\s+execve\(/m.exec(readFileSync(straceFile, 'utf8'))?.[1] ?? 0);
-    else mainPid = Number(readFileSync(`${probeFile}.pid`, 'utf8').trim());
+    else mainPid = (await askProbe(probeSocket, 'read')).pid;
   }, 240_000);
 
   afterAll(async () => {
@@ -99,17 +103,9 @@ describeE2E('Homebridge with eKey Locks under strace: no fsync on the main threa
     }
   }, 30_000);
 
-  /** Ends the probe's current window (SIGUSR2 to Homebridge's node) and returns it. */
-  async function loopWindow(): Promise<Record<string, number>> {
-    const before = existsSync(probeFile) ? readFileSync(probeFile, 'utf8').split('\n').filter(Boolean).length : 0;
-    process.kill(mainPid, 'SIGUSR2');
-    for (let waited = 0; waited < 5000; waited += 20) {
-      const lines = existsSync(probeFile) ? readFileSync(probeFile, 'utf8').split('\n').filter(Boolean) : [];
-      const line = lines[before];
-      if (line !== undefined) return JSON.parse(line) as Record<string, number>;
-      await delay(20);
-    }
-    throw new Error('the loop-delay probe did not answer');
+  /** Ends the probe's current window (the event-loop delay since the last one) and returns it. */
+  async function loopWindow(): Promise<ProbeReading['delay']> {
+    return (await askProbe(probeSocket, 'window')).delay;
   }
 
   it('makes no fsync on Homebridge’s main thread during a burst of commands, eKey writes and taps, and some on the service’s thread', async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { LockChange, LockPort } from '../../../src/homekit/lock-port.js';
 import { startCommandFixture, untilOnline, type CommandFixture } from './command-fixture.js';
 
-describe('EKeyService.homekitPort() on the real runtime', () => {
+describe('ServiceRoot.homekitPort() on the real runtime', () => {
   let fx: CommandFixture;
   let port: LockPort;
   const changes: LockChange[] = [];

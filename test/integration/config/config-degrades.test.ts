@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EKeyService } from '../../../src/app.js';
+import { ServiceRoot } from '../../../src/service-root.js';
 import { configuredLockId, legacyNameLockId } from '../../../src/config/config-sync.js';
 import { checkPluginConfig, type LockConfig, type PluginConfig } from '../../../src/config/plugin-config.js';
 import { ManualClock } from '../../support/manual-clock.js';
@@ -20,7 +20,7 @@ const SHED: LockConfig = { name: 'Shed', address: 'D0:E1:00:00:10:02', key: key(
 
 let dataDir: string;
 let clock: ManualClock;
-let open: EKeyService | undefined;
+let open: ServiceRoot | undefined;
 
 beforeEach(() => {
   dataDir = mkdtempSync(join(tmpdir(), 'ekey-config-'));
@@ -34,20 +34,20 @@ afterEach(async () => {
 });
 
 /** Starts the service as the platform does: the config is checked, then opened; returns the log. */
-async function start(raw: unknown): Promise<{ service: EKeyService; logger: RecordingLogger }> {
+async function start(raw: unknown): Promise<{ service: ServiceRoot; logger: RecordingLogger }> {
   await open?.close();
   const logger = new RecordingLogger();
   const check = checkPluginConfig(raw);
   for (const line of check.skippedLocks) logger.error(line);
   if (check.config === undefined) throw new Error(`config refused: ${JSON.stringify(check.errors)}`);
   const config: PluginConfig = { ...check.config, bluetooth: { transport: 'simulator' } };
-  open = await EKeyService.open({ config, dataDir, logger, clock, demo: false });
+  open = await ServiceRoot.open({ config, dataDir, logger, clock, demo: false });
   return { service: open, logger };
 }
 
 const errors = (logger: RecordingLogger): string[] => logger.lines.filter((line) => line.level === 'error').map((line) => line.message);
-const names = (service: EKeyService): string[] => service.repositories.locks.list().map((lock) => lock.name);
-const ownerId = (service: EKeyService): string => service.repositories.users.findByEmail(OWNER)?.id ?? '';
+const names = (service: ServiceRoot): string[] => service.repositories.locks.list().map((lock) => lock.name);
+const ownerId = (service: ServiceRoot): string => service.repositories.users.findByEmail(OWNER)?.id ?? '';
 
 describe('a lock entry that fails validation', () => {
   it('is left out with one error line naming the lock and the field; the other locks run', async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EKeyService } from '../../../src/app.js';
+import { ServiceRoot } from '../../../src/service-root.js';
 import { silentLogger } from '../../../src/logger.js';
 import { PROJECT_ROOT } from '../../support/child-process.js';
 
@@ -10,7 +10,7 @@ const COMMITTED = join(PROJECT_ROOT, 'docs', 'openapi.json');
 
 async function generatedDocument(): Promise<unknown> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ekey-openapi-'));
-  const service = await EKeyService.open({ config: {}, dataDir, logger: silentLogger, demo: false });
+  const service = await ServiceRoot.open({ config: {}, dataDir, logger: silentLogger, demo: false });
   try {
     // Round-trip through JSON, as `ekey-locks openapi` prints it.
     return JSON.parse(JSON.stringify(await service.openApiDocument())) as unknown;
@@ -21,7 +21,7 @@ async function generatedDocument(): Promise<unknown> {
 }
 
 describe('docs/openapi.json', () => {
-  it('is what EKeyService.openApiDocument() generates (regenerate with `npm run openapi`)', async () => {
+  it('is what ServiceRoot.openApiDocument() generates (regenerate with `npm run openapi`)', async () => {
     const committed = JSON.parse(readFileSync(COMMITTED, 'utf8')) as unknown;
     expect(committed).toEqual(await generatedDocument());
   });

@@ -4,7 +4,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DATABASE_FILE, EKeyService } from '../../../src/app.js';
+import { DATABASE_FILE, ServiceRoot } from '../../../src/service-root.js';
 import type { LockRuntimeChange } from '../../../src/locks/lock-runtime.js';
 import { RecordingLogger } from '../../support/recording-logger.js';
 
@@ -21,7 +21,7 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 
 describe('lock activity: group commit in the runtime', () => {
   let dir: string;
-  let service: EKeyService;
+  let service: ServiceRoot;
   let logger: RecordingLogger;
   let locks: { id: string; keyId: string }[];
   let closed: boolean;
@@ -29,7 +29,7 @@ describe('lock activity: group commit in the runtime', () => {
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ekey-activity-commit-'));
     logger = new RecordingLogger();
-    service = await EKeyService.open({
+    service = await ServiceRoot.open({
       // The test plays the locks' gateway: the transport is never used (the subsystem is not started).
       config: {
         bluetooth: { transport: 'simulator' },

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { DATABASE_FILE } from '../../../src/app.js';
+import { DATABASE_FILE } from '../../../src/service-root.js';
 import { sha256Hex } from '../../../src/auth/secrets.js';
 import { RecordingLogger } from '../../support/recording-logger.js';
 import type { TestService } from '../../support/test-service.js';

@@ -3,13 +3,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DATABASE_FILE } from '../../../src/app.js';
+import { DATABASE_FILE } from '../../../src/service-root.js';
 import { openDatabase } from '../../../src/store/database.js';
 import { ensureBuild, spawnNode, type RunningChild } from '../../support/child-process.js';
 
 /*
  * Lock activity under group commit survives the process dying at any moment. The child is the
- * real service (the built composition root, `EKeyService.open`) with four configured locks; it
+ * real service (the built composition root, `ServiceRoot.open`) with four configured locks; it
  * plays their gateway, emitting a burst of activity records on the runtime's gateway — several
  * locks each turn, as Bluetooth notifications arrive — and prints every record the runtime
  * acknowledges (its `activity` change, published only after the record's transaction committed).
@@ -24,7 +24,7 @@ import { ensureBuild, spawnNode, type RunningChild } from '../../support/child-p
 
 const CHILD = (appUrl: string): string => `
 import { randomBytes } from 'node:crypto';
-const { EKeyService } = await import(${JSON.stringify(appUrl)});
+const { ServiceRoot } = await import(${JSON.stringify(appUrl)});
 const dataDir = process.argv[2];
 const ownerEmail = 'owner@crash.example.com';
 const config = {
@@ -32,7 +32,7 @@ const config = {
   locks: [1, 2, 3, 4].map((n) => ({ name: 'Lock ' + n, address: 'D0:E1:C1:00:00:0' + n, key: randomBytes(32).toString('hex'), owner_email: ownerEmail, gateway: true })),
 };
 const quiet = () => undefined;
-const service = await EKeyService.open({ config, dataDir, logger: { debug: quiet, info: quiet, warn: quiet, error: (line) => process.stderr.write(line + '\\n') }, demo: false });
+const service = await ServiceRoot.open({ config, dataDir, logger: { debug: quiet, info: quiet, warn: quiet, error: (line) => process.stderr.write(line + '\\n') }, demo: false });
 const owner = service.repositories.users.findByEmail(ownerEmail);
 const locks = service.repositories.locks.list().map((lock) => ({ id: lock.id, key: service.repositories.ekeys.findLive(owner.id, lock.id).id, sequence: 0 }));
 const runtime = service.lockSubsystem.runtime;
@@ -81,7 +81,7 @@ afterAll(async () => {
 describe('a service killed with SIGKILL during a burst of lock activity', () => {
   it('keeps every record it acknowledged, and nothing half-written', async () => {
     const script = join(work, 'activity-burst.mjs');
-    writeFileSync(script, CHILD(pathToFileURL(join(ensureBuild(), 'app.js')).href));
+    writeFileSync(script, CHILD(pathToFileURL(join(ensureBuild(), 'service-root.js')).href));
     const dataDir = join(work, 'data');
     const running = spawnNode(script, [dataDir]);
     child = running;

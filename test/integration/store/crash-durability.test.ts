@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DATABASE_FILE } from '../../../src/app.js';
+import { DATABASE_FILE } from '../../../src/service-root.js';
 import { openDatabase } from '../../../src/store/database.js';
 import { builtCli, spawnNode, type RunningChild } from '../../support/child-process.js';
 import { loginOverHttp } from '../../support/oauth-login.js';

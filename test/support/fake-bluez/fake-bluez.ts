@@ -2,6 +2,7 @@ import dbus, { type MessageBus } from 'dbus-next';
 import marshallers from 'dbus-next/lib/marshallers.js';
 import { LockUuids } from '../../../src/gateway/lock-profile.js';
 import { GattOperationError, type SimulatedAdvertisement, type SimulatedDevice, type SimulatedLockLink } from '../../../src/gateway/simulator/simulated-device.js';
+import { describeError } from '../../../src/domain/errors.js';
 
 const { Interface, ACCESS_READ } = dbus.interface;
 const { DBusError, Message, Variant } = dbus;
@@ -484,7 +485,7 @@ function toBluezError(error: unknown): Error {
     if (error.reason === 'invalid_length') return new DBusError('org.bluez.Error.InvalidValueLength', error.message);
     return new DBusError('org.bluez.Error.NotSupported', error.message);
   }
-  return new DBusError('org.bluez.Error.Failed', error instanceof Error ? error.message : String(error));
+  return new DBusError('org.bluez.Error.Failed', describeError(error));
 }
 
 /**

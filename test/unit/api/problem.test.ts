@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import Fastify, { type FastifyInstance, type InjectOptions } from 'fastify';
 import { Type } from 'typebox';
-import { buildProblem, createErrorHandler, problemTypeUri } from '../../../src/api/problem.js';
+import { buildProblem, createErrorHandler, createHtmlErrorHandler, problemTypeUri } from '../../../src/api/problem.js';
+import { renderInvitationErrorPage } from '../../../src/auth/invitation-pages.js';
 import { ServiceError, conflict, notFound, tooManyRequests, validationFailed } from '../../../src/domain/errors.js';
 import { RecordingLogger } from '../../support/recording-logger.js';
 
@@ -178,6 +179,54 @@ describe('createErrorHandler', () => {
     const response = await app.inject({ url: '/' });
     expect(response.statusCode).toBe(402);
     expect(response.json()).toMatchObject({ title: 'Payment Required', code: 'ekey_quota_exhausted', detail: 'No eKeys left to send.' });
+    await app.close();
+  });
+});
+
+describe('createHtmlErrorHandler (the invitation pages)', () => {
+  async function pages(logger: RecordingLogger): Promise<FastifyInstance> {
+    const app = Fastify({ logger: false, genReqId: () => 'req-2' });
+    app.setErrorHandler(createHtmlErrorHandler(logger, renderInvitationErrorPage));
+    app.get('/expired', () => {
+      throw new ServiceError(410, 'invitation_expired', 'This invitation link has expired.');
+    });
+    app.get('/busy', () => {
+      throw tooManyRequests('rate_limited', 'Too many requests; retry in 7 s.', 7);
+    });
+    app.get('/unreadable', () => {
+      throw Object.assign(new Error('Unsupported Media Type: text/csv'), { statusCode: 415, code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE' });
+    });
+    app.get('/disk', () => {
+      throw Object.assign(new Error('attempt to write a readonly database'), { name: 'SqliteError', code: 'SQLITE_READONLY' });
+    });
+    app.get('/crash', () => {
+      throw new Error('SQLITE_CORRUPT at /srv/secret/path.sqlite');
+    });
+    await app.ready();
+    return app;
+  }
+
+  it('classifies as the API does and draws the answer as a page', async () => {
+    const logger = new RecordingLogger();
+    const app = await pages(logger);
+    const expired = await app.inject({ url: '/expired' });
+    expect([expired.statusCode, expired.headers['content-type']]).toEqual([410, 'text/html; charset=utf-8']);
+    expect(expired.body).toContain('<h1>Invitation expired</h1>');
+    expect(expired.body).toContain('This invitation link has expired.');
+    const busy = await app.inject({ url: '/busy' });
+    expect([busy.statusCode, busy.headers['retry-after']]).toEqual([429, '7']);
+    expect(busy.body).toContain('Too many attempts');
+    // Not the API's "must be application/json": a page speaks of its form.
+    const unreadable = await app.inject({ url: '/unreadable' });
+    expect(unreadable.statusCode).toBe(415);
+    expect(unreadable.body).toContain('The form could not be read');
+    const disk = await app.inject({ url: '/disk' });
+    expect([disk.statusCode, disk.headers['retry-after']]).toEqual([503, '30']);
+    expect(disk.body).toContain('nothing was changed');
+    const crash = await app.inject({ url: '/crash' });
+    expect(crash.statusCode).toBe(500);
+    expect(crash.body).not.toContain('/srv/secret');
+    expect(logger.lines.filter((line) => line.level === 'error').map((line) => line.message).join('\n')).toContain('req-2 GET /crash');
     await app.close();
   });
 });

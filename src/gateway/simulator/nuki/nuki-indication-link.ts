@@ -1,4 +1,4 @@
-import { GattOperationError, type NotificationListener, type SimulatedLockLink } from '../simulated-device.js';
+import { GattOperationError, SimulatedLinkBase } from '../simulated-device.js';
 
 /** What a link needs from the device it belongs to. */
 export interface NukiLinkHost {
@@ -17,10 +17,7 @@ type Outgoing = { kind: 'frame'; uuid: string; frame: Buffer } | { kind: 'drop' 
  * each after the write that caused it has returned, each cut into indications of at most
  * `fragmentSize` bytes (one listener call per indication), as a lock on a small MTU sends them.
  */
-export class NukiIndicationLink implements SimulatedLockLink {
-  private listener: NotificationListener | undefined;
-  private lostListener: (() => void) | undefined;
-  private isOpen = true;
+export class NukiIndicationLink extends SimulatedLinkBase {
   private readonly queue: Outgoing[] = [];
   private pumping = false;
   private readonly drainWaiters: (() => void)[] = [];
@@ -28,10 +25,8 @@ export class NukiIndicationLink implements SimulatedLockLink {
   constructor(
     private readonly host: NukiLinkHost,
     private readonly fragmentSize: number,
-  ) {}
-
-  get open(): boolean {
-    return this.isOpen;
+  ) {
+    super();
   }
 
   read(characteristicUuid: string): Buffer {
@@ -45,20 +40,8 @@ export class NukiIndicationLink implements SimulatedLockLink {
     this.host.handleWrite(this, characteristicUuid, value);
   }
 
-  onNotification(listener: NotificationListener): void {
-    this.listener = listener;
-  }
-
-  onLost(listener: () => void): void {
-    this.lostListener = listener;
-  }
-
-  close(): void {
-    if (!this.isOpen) return;
-    this.isOpen = false;
+  protected closed(): void {
     this.queue.length = 0;
-    this.listener = undefined;
-    this.lostListener = undefined;
     this.host.detach(this);
     this.resolveDrained();
   }
@@ -73,14 +56,6 @@ export class NukiIndicationLink implements SimulatedLockLink {
     this.enqueue({ kind: 'drop' });
   }
 
-  /** The link is lost now (device out of range): queued replies are discarded, onLost fires. */
-  lose(): void {
-    if (!this.isOpen) return;
-    const lost = this.lostListener;
-    this.close();
-    if (lost !== undefined) setImmediate(lost);
-  }
-
   /** Resolves once every queued reply has been delivered (or the link closed). */
   drained(): Promise<void> {
     if (!this.pumping) return Promise.resolve();
@@ -88,13 +63,13 @@ export class NukiIndicationLink implements SimulatedLockLink {
   }
 
   private enqueue(item: Outgoing): void {
-    if (!this.isOpen) return;
+    if (!this.open) return;
     this.queue.push(item);
     if (!this.pumping) this.pump();
   }
 
   private pump(): void {
-    if (this.queue.length === 0 || !this.isOpen) {
+    if (this.queue.length === 0 || !this.open) {
       this.pumping = false;
       this.resolveDrained();
       return;
@@ -103,7 +78,7 @@ export class NukiIndicationLink implements SimulatedLockLink {
     const deliverHead = (): void => {
       const item = this.queue.shift();
       try {
-        if (item !== undefined && this.isOpen) this.deliver(item);
+        if (item !== undefined && this.open) this.deliver(item);
       } finally {
         this.pump();
       }
@@ -120,16 +95,12 @@ export class NukiIndicationLink implements SimulatedLockLink {
       return;
     }
     for (let offset = 0; offset < item.frame.length; offset += this.fragmentSize) {
-      if (!this.isOpen) return;
+      if (!this.open) return;
       this.listener?.(item.uuid, Buffer.from(item.frame.subarray(offset, offset + this.fragmentSize)));
     }
   }
 
   private resolveDrained(): void {
     for (const resolve of this.drainWaiters.splice(0)) resolve();
-  }
-
-  private assertOpen(): void {
-    if (!this.isOpen) throw new GattOperationError('not_connected', 'link is closed');
   }
 }

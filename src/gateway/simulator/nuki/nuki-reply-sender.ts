@@ -1,4 +1,5 @@
 import nacl from 'tweetnacl';
+import { u16, u32 } from '../../nuki/nuki-bytes.js';
 import { crc16CcittFalse } from '../../nuki/nuki-crc.js';
 import { NUKI_FRAME_NONCE_LENGTH, encodeEncryptedFrame, encodeUnencryptedFrame } from '../../nuki/nuki-frame.js';
 import type { NukiIndicationLink } from './nuki-indication-link.js';
@@ -43,15 +44,7 @@ export class NukiReplySender {
  * produce: the MAC is valid (the client can open the box), the CRC inside is not.
  */
 function encryptWithWrongCrc(sharedKey: Buffer, authorizationId: number, nonce: Buffer, command: number, payload: Buffer): Buffer {
-  const header = Buffer.alloc(6);
-  header.writeUInt32LE(authorizationId, 0);
-  header.writeUInt16LE(command, 4);
-  const body = Buffer.concat([header, payload]);
-  const crc = Buffer.alloc(2);
-  crc.writeUInt16LE(crc16CcittFalse(body) ^ 0xffff, 0);
-  const ciphertext = Buffer.from(nacl.secretbox(Buffer.concat([body, crc]), nonce, sharedKey));
-  const clear = Buffer.alloc(6);
-  clear.writeUInt32LE(authorizationId, 0);
-  clear.writeUInt16LE(ciphertext.length, 4);
-  return Buffer.concat([nonce, clear, ciphertext]);
+  const body = Buffer.concat([u32(authorizationId), u16(command), payload]);
+  const ciphertext = Buffer.from(nacl.secretbox(Buffer.concat([body, u16(crc16CcittFalse(body) ^ 0xffff)]), nonce, sharedKey));
+  return Buffer.concat([nonce, u32(authorizationId), u16(ciphertext.length), ciphertext]);
 }

@@ -8,7 +8,7 @@ import { OAuthTokenRepository } from './store/oauth-token-repository.js';
 import { LockRepository } from './store/lock-repository.js';
 import { SettingsRepository } from './store/settings-repository.js';
 import { UserService } from './access/user-service.js';
-import { EKeyService as EKeyAccessService, type LockHolding } from './access/ekey-service.js';
+import { EKeyService, type LockHolding } from './access/ekey-service.js';
 import { DerivedCache } from './store/derived-cache.js';
 import { EKeyChangeNotifier } from './access/ekey-change-notifier.js';
 import { LockService } from './access/lock-service.js';
@@ -32,6 +32,7 @@ import type { LockPort } from './homekit/lock-port.js';
 import { createLockSubsystem, type LockSubsystem } from './locks/lock-subsystem.js';
 import { CommandRepository } from './store/command-repository.js';
 import { LockStateRepository } from './store/lock-state-repository.js';
+import { describeError } from './domain/errors.js';
 
 export const DATABASE_FILE = 'ekey-locks.sqlite';
 /** (user, lock) pairs whose role inputs are kept in memory. */
@@ -55,7 +56,7 @@ export interface Repositories {
  * The composition root: config → store → services → gateway → HTTP. Homebridge, the CLI and
  * the tests all start the service through this class, so they run the same code.
  */
-export class EKeyService {
+export class ServiceRoot {
   private server: ApiServer | undefined;
   private url: string | undefined;
 
@@ -78,7 +79,7 @@ export class EKeyService {
   private readonly housekeeping: TokenHousekeeping;
 
   /** Opens the store, applies migrations, syncs the config and (in demo mode) seeds the household. */
-  static async open(options: ServiceOptions): Promise<EKeyService> {
+  static async open(options: ServiceOptions): Promise<ServiceRoot> {
     const clock = options.clock ?? systemClock;
     const db = openDatabase(join(options.dataDir, DATABASE_FILE));
     try {
@@ -123,7 +124,7 @@ export class EKeyService {
       // Roles are read on every request that touches a lock: cached per (user, lock) until a lock or
       // an eKey is written (docs/architecture.md "Caches").
       const holdings = new DerivedCache<LockHolding>(db, [repositories.locks, repositories.ekeys], { limit: HOLDINGS_CACHE_LIMIT });
-      const ekeys = new EKeyAccessService({ ...repositories, invitations, clock, transaction, changes: ekeyChanges, holdings });
+      const ekeys = new EKeyService({ ...repositories, invitations, clock, transaction, changes: ekeyChanges, holdings });
       // DESIGN §3 Users: owners and admins of a lock see the users holding keys on it.
       users.setVisibility((callerId, targetId) => ekeys.canSeeUser(callerId, targetId));
       const events = createEventServices({
@@ -180,7 +181,7 @@ export class EKeyService {
         }),
       };
       events.retention.start();
-      return new EKeyService(options, db, clock, repositories, services, demo, events, lockSubsystem);
+      return new ServiceRoot(options, db, clock, repositories, services, demo, events, lockSubsystem);
     } catch (error) {
       db.close();
       throw error;
@@ -222,7 +223,7 @@ export class EKeyService {
       });
       this.publishedForSettingsUi = true;
     } catch (error) {
-      this.options.logger.warn(`The settings page cannot find the service: ${error instanceof Error ? error.message : String(error)}`);
+      this.options.logger.warn(`The settings page cannot find the service: ${describeError(error)}`);
     }
   }
 
