@@ -3,7 +3,7 @@ import { loginOverHttp } from '../../support/oauth-login.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
 import { openSse } from './sse-client.js';
 import { LockStateRepository } from '../../../src/store/lock-state-repository.js';
-import { DEMO_OFFLINE_AFTER_S } from '../../../src/locks/lock-subsystem.js';
+import { DEMO_LINK_TIMINGS } from '../../../src/demo/demo-locks.js';
 
 interface LockEventBody {
   id: string;
@@ -58,7 +58,7 @@ async function goOutOfReach(): Promise<void> {
   const answer = drive({ op: 'offline', lock_id: frontDoor });
   await waitFor(() => gateway.getSnapshot(frontDoor)?.connected === false);
   expect(gateway.getSnapshot(frontDoor)?.online).toBe(true); // still within the window
-  test.clock.advance(DEMO_OFFLINE_AFTER_S * 1000);
+  test.clock.advance(DEMO_LINK_TIMINGS.offlineAfterS * 1000);
   gateway.checkPresence();
   expect(gateway.getSnapshot(frontDoor)?.online).toBe(false);
   await answer;
