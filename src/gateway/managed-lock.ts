@@ -33,6 +33,9 @@ export interface ManagedLockContext {
   lastSequence: (lockId: string) => Promise<number | undefined>;
 }
 
+/** A refresh that failed (the lock left mid-read) is retried on an advertisement no sooner than this. */
+const OWED_REFRESH_RETRY_MS = 2_000;
+
 /**
  * One registered lock, whatever its family: its link (held by the driver's connection policy),
  * the queue that runs its commands one at a time under their deadlines, its presence, its state
@@ -51,6 +54,12 @@ export class ManagedLock {
   private catchingUp = true;
   private readingBacklog = false;
   private refreshQueued = false;
+  /**
+   * When a refresh last failed and none has succeeded since (clock ms), else null. The lock's news
+   * flag may already be cleared by the part that ran (a Nuki clears it when its state is read), so
+   * the news is ours to remember: the next advertisement after {@link OWED_REFRESH_RETRY_MS} retries.
+   */
+  private refreshOwedSince: number | null = null;
   private credentialWork: Promise<void> = Promise.resolve();
 
   constructor(
@@ -195,7 +204,8 @@ export class ManagedLock {
     this.presence.seen();
     const news = this.interpret(advertisement);
     this.refreshPresence();
-    if (news && this.started) this.refresh();
+    const owed = this.refreshOwedSince !== null && this.context.clock.now() - this.refreshOwedSince >= OWED_REFRESH_RETRY_MS;
+    if ((news || owed) && this.started) this.refresh();
   }
 
   /**
@@ -209,13 +219,19 @@ export class ManagedLock {
       .enqueue(async () => {
         this.refreshQueued = false;
         this.link.hold();
+        let done = false;
         try {
           const current = this.link.current();
-          if (current !== null) await this.synchronise(current);
-          else await this.link.connect(this.context.settings.connectTimeoutMs);
+          if (current !== null) {
+            await this.synchronise(current);
+            done = true;
+          } else {
+            done = (await this.link.connect(this.context.settings.connectTimeoutMs)) !== null;
+          }
         } catch (error) {
           this.context.logger.warn(`Lock ${this.name}: refreshing its state failed: ${describeError(error)}`);
         } finally {
+          if (!done) this.refreshOwedSince = this.context.clock.now();
           this.link.release();
         }
       })
@@ -287,6 +303,8 @@ export class ManagedLock {
       this.readingBacklog = false;
     }
     this.catchingUp = false;
+    // State and log read in full, whoever asked (a refresh, a command's connect): nothing owed.
+    this.refreshOwedSince = null;
   }
 
   private driverContext(): DriverContext {

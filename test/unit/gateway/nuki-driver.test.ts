@@ -538,6 +538,34 @@ describe('Nuki driver: activity from the log', () => {
     expect(records(r).map(([sequence]) => sequence)).toEqual([1, 2, 3, 5, 6, 7]);
   });
 
+  it('a read cut short after the state (the lock left before its log was read) is owed: the log is read once the lock is back', async () => {
+    const r = rig({ gateway: { offlineAfterS: 30 } });
+    await start(r);
+    r.clock.advance(LATER);
+    // Our own command: its news is read once our commands pause; that read is cut after the state.
+    expect(await r.gateway.sendCommand(LOCK_ID, 'lock')).toEqual({ status: 'completed', bolt: 'locked' });
+    let cut = false;
+    r.wire.beforeWrite = (message) => {
+      if (cut || message.command !== NukiCommand.requestLogEntries) return;
+      cut = true;
+      r.nuki.goOutOfRange();
+    };
+    for (let waited = 0; linesAt(r, 'warn', 'failed').length === 0; waited += 5) {
+      if (waited > 5_000) throw new Error('the cut read never ended');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    // The state was read, so the lock's news flag is down: only the gateway knows the log is unread.
+    expect(cut).toBe(true);
+    expect(r.nuki.newStateFlagged).toBe(false);
+    expect(r.activity).toEqual([]);
+
+    r.clock.advance(LATER);
+    r.nuki.comeBackInRange();
+    r.simulator.advertiseNow();
+    await activityCount(r, 1);
+    expect(records(r).map(([sequence, action, source]) => [sequence, action, source])).toEqual([[1, 'lock', 'remote']]);
+  });
+
   it('a log entry with a bad CRC is not lost: the next read delivers it', async () => {
     const r = rig();
     await start(r);
