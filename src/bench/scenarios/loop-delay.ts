@@ -15,7 +15,9 @@ import { round } from '../stats.js';
  * plugin in demo mode (src/bench/homebridge-run.ts), at 1 ms resolution
  * (`monitorEventLoopDelay({ resolution: 1 })` inside Homebridge, src/bench/homebridge-probe.ts):
  * - idle (`baseline_p99_ms`): after start-up and a settling pause, nothing asked of it;
- * - during a burst (`p99_ms`): 20 event streams open (10 on each lock with a gateway connection),
+ * - during a burst (`p99_ms`): 20 event streams open (10 on each lock with a gateway connection;
+ *   half of them the owner's, half a second user's with an anytime eKey on each lock, since one
+ *   user may hold at most 10 open streams, DESIGN §9),
  *   then at once: 50 remote commands (POST, then polled to their end, 25 per lock in turn),
  *   2,000 activity records (taps on the simulated locks through the demo control socket: each
  *   reaches the service as a lock would report it, 1,000 per lock) and 100 eKey writes (50 eKeys
@@ -84,6 +86,8 @@ async function openStream(url: string, token: string): Promise<{ received: () =>
 
 interface Household {
   token: string;
+  /** A second user's token (an anytime eKey on every gateway lock): the other half of the streams. */
+  streamerToken: string;
   call: ReturnType<typeof api>;
   /** The demo's locks with a gateway connection, with the owner's eKey on each. */
   locks: { id: string; family: string; ownerKeyId: string }[];
@@ -101,7 +105,16 @@ async function household(hb: RunningHomebridge): Promise<Household> {
   const keys = new Map(((listed.body as { locks?: { id: string; ekey_id: string }[] }).locks ?? []).map((lock) => [lock.id, lock.ekey_id]));
   const locks = demo.locks.filter((lock) => lock.gateway).map((lock) => ({ id: lock.id, family: lock.family, ownerKeyId: keys.get(lock.id) ?? '' }));
   if (locks.length === 0 || locks.some((lock) => lock.ownerKeyId === '')) throw new Error('loop-delay: the owner holds no key on a gateway lock');
-  return { token, call, locks, others: demo.users.slice(1) };
+  // One user may hold 10 open streams (DESIGN §9): the last demo user streams the other half.
+  const streamerIndex = demo.users.length - 1;
+  const streamer = demo.users[streamerIndex];
+  if (streamerIndex < 2 || !streamer) throw new Error('loop-delay: the demo has too few users');
+  for (const lock of locks) {
+    const sent = await call('POST', '/ekey', { email: streamer.email, lock_id: lock.id, type: 'anytime' });
+    if (sent.status !== 201) throw new Error(`loop-delay: eKey for the second streamer: HTTP ${sent.status} ${JSON.stringify(sent.body)}`);
+  }
+  const streamerToken = await loginDemoUser(demo.base_url, demo, streamerIndex);
+  return { token, streamerToken, call, locks, others: demo.users.slice(1, streamerIndex) };
 }
 
 interface BurstResult {
@@ -120,7 +133,9 @@ async function burst(hb: RunningHomebridge, home: Household): Promise<BurstResul
   const base = hb.demo?.base_url ?? '';
   const failures: string[] = [];
   const streams = await Promise.all(
-    Array.from({ length: EVENT_STREAMS }, (_, index) => openStream(`${base}/locks/${home.locks[index % home.locks.length]?.id ?? ''}/events/stream`, home.token)),
+    Array.from({ length: EVENT_STREAMS }, (_, index) =>
+      openStream(`${base}/locks/${home.locks[index % home.locks.length]?.id ?? ''}/events/stream`, index < EVENT_STREAMS / 2 ? home.token : home.streamerToken),
+    ),
   );
   let commandsCompleted = 0;
   let commandsResent = 0;
