@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Characteristic, Service } from '@homebridge/hap-nodejs';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createConnection, type Socket } from 'node:net';
-import { createInterface, type Interface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AccessoryObject } from 'hap-controller/lib/model/accessory.js';
@@ -17,6 +15,7 @@ import {
   type RunningHomebridge,
 } from '../../support/homebridge-process.js';
 import { loginOverHttp } from '../../support/oauth-login.js';
+import { DemoControlClient } from '../../support/demo-control-client.js';
 
 /*
  * The real `homebridge` binary with this plugin in demo mode (simulated locks behind the real
@@ -35,38 +34,6 @@ const BACK_DOOR_SERIAL = 'Back Door';
 const LINKED_AUTHORIZATION = "Olivia's iPhone";
 const PIN = '031-45-154';
 const USERNAME = '0E:4B:00:00:E2:E1';
-
-/** Drives the demo's simulated locks over the control socket: one JSON line in, one out. */
-class DemoControlClient {
-  private readonly socket: Socket;
-  private readonly lines: Interface;
-  private readonly pending: ((line: string) => void)[] = [];
-
-  constructor(path: string) {
-    this.socket = createConnection(path);
-    this.lines = createInterface({ input: this.socket });
-    this.lines.on('line', (line) => this.pending.shift()?.(line));
-  }
-
-  async send(command: Record<string, unknown>): Promise<void> {
-    const answer = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        reject(new Error(`no answer to ${JSON.stringify(command)} within 5 s`));
-      }, 5000);
-      this.pending.push((line) => {
-        clearTimeout(timer);
-        resolve(line);
-      });
-      this.socket.write(`${JSON.stringify(command)}\n`);
-    });
-    expect(JSON.parse(answer)).toEqual({ ok: true });
-  }
-
-  close(): void {
-    this.lines.close();
-    this.socket.destroy();
-  }
-}
 
 const privateNetwork = canUsePrivateNetwork();
 if (!privateNetwork && process.env.EKEY_SKIP_HOMEKIT_E2E !== '1') {

@@ -2,14 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DoorLock } from '@matter/main/clusters/door-lock';
 import { Status } from '@matter/main/types';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createConnection, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface, type Interface } from 'node:readline';
 import { DEMO_CONTROL_ENV } from '../../../src/homekit/demo-control-channel.js';
 import { buildPluginFolder, canUsePrivateNetwork } from '../../support/homebridge-process.js';
 import { MatterHomebridgeSupervisor, type MatterControllerProcess, type MatterHomebridgeSetup, type RunningMatterHomebridge } from '../../support/matter-homebridge.js';
 import { loginOverHttp, type OAuthTokens } from '../../support/oauth-login.js';
+import { DemoControlClient } from '../../support/demo-control-client.js';
 
 /*
  * The real `homebridge` binary (2.4) with Matter enabled on its bridge and this plugin in demo
@@ -17,38 +16,6 @@ import { loginOverHttp, type OAuthTokens } from '../../support/oauth-login.js';
  * private network namespace (DESIGN §5b, ../shared/guides/matter-testing.md). The simulated locks
  * are driven through the demo control socket and read back over Matter.
  */
-
-/** Drives the demo's simulated locks over the control socket: one JSON line in, one out. */
-class DemoControlClient {
-  private readonly socket: Socket;
-  private readonly lines: Interface;
-  private readonly pending: ((line: string) => void)[] = [];
-
-  constructor(path: string) {
-    this.socket = createConnection(path);
-    this.lines = createInterface({ input: this.socket });
-    this.lines.on('line', (line) => this.pending.shift()?.(line));
-  }
-
-  async send(command: Record<string, unknown>): Promise<void> {
-    const answer = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        reject(new Error(`no answer to ${JSON.stringify(command)} within 5 s`));
-      }, 5000);
-      this.pending.push((line) => {
-        clearTimeout(timer);
-        resolve(line);
-      });
-      this.socket.write(`${JSON.stringify(command)}\n`);
-    });
-    expect(JSON.parse(answer)).toEqual({ ok: true });
-  }
-
-  close(): void {
-    this.lines.close();
-    this.socket.destroy();
-  }
-}
 
 interface MatterLockEndpoint {
   endpoint: number;
@@ -107,9 +74,8 @@ describeE2E('Homebridge with Matter and eKey Locks, driven by a matter.js contro
     return user;
   };
 
-  beforeAll(async () => {
-    pluginFolder = buildPluginFolder();
-    setup = { storage, pluginFolder, platform: { demo: true }, env: { [DEMO_CONTROL_ENV]: controlPath } };
+  /** Starts Homebridge on the same storage, opens the control socket and signs the owner in. */
+  async function startAndSignIn(): Promise<void> {
     homebridge = await supervisor.start(setup);
     control = new DemoControlClient(controlPath);
     tokens = await loginOverHttp({
@@ -118,6 +84,12 @@ describeE2E('Homebridge with Matter and eKey Locks, driven by a matter.js contro
       email: owner().email,
       password: owner().password,
     });
+  }
+
+  beforeAll(async () => {
+    pluginFolder = buildPluginFolder();
+    setup = { storage, pluginFolder, platform: { demo: true }, env: { [DEMO_CONTROL_ENV]: controlPath } };
+    await startAndSignIn();
     controller = await supervisor.controller(controllerStorage);
     await controller.expectOk('commission', { pairingCode: homebridge.manualPairingCode }, 60_000);
   }, 180_000);
@@ -213,14 +185,7 @@ describeE2E('Homebridge with Matter and eKey Locks, driven by a matter.js contro
     await controller.close();
     control.close();
     await homebridge.stop();
-    homebridge = await supervisor.start(setup);
-    control = new DemoControlClient(controlPath);
-    tokens = await loginOverHttp({
-      baseUrl: homebridge.apiUrl,
-      client: homebridge.demo.clients[0] ?? { client_id: '', redirect_uri: '' },
-      email: owner().email,
-      password: owner().password,
-    });
+    await startAndSignIn();
     expect(homebridge.output()).toContain('Restored Matter door lock Front Door');
 
     controller = await supervisor.controller(controllerStorage);
