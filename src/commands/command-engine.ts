@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Clock } from '../domain/clock.js';
 import { ServiceError, badRequest, notFound, tooManyRequests, describeError } from '../domain/errors.js';
 import { newId, normalizeId } from '../domain/ids.js';
+import { familySupportsCommand } from '../domain/lock-command-type.js';
 import type { LockEventSink } from '../events/lock-event-sink.js';
 import type { CommandOutcome } from '../gateway/command-outcome.js';
 import type { Logger } from '../logger.js';
@@ -42,7 +43,7 @@ export interface CommandEngineOptions {
 /** What the engine needs. */
 export interface CommandEngineDependencies {
   commands: CommandRepository;
-  locks: { findById(id: string): Pick<LockRecord, 'id' | 'hasGateway'> & Partial<Pick<LockRecord, 'name'>> | undefined };
+  locks: { findById(id: string): Pick<LockRecord, 'id' | 'hasGateway'> & Partial<Pick<LockRecord, 'name' | 'family'>> | undefined };
   access: CommandAccess;
   gateway: CommandGateway;
   /** Told about every completed command (the requester is the event's performer). */
@@ -147,7 +148,8 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
 
   /**
    * Creates a command, or replays the one created earlier with the same idempotency key.
-   * @throws ServiceError 404 unknown lock or no key on it; 403 key not usable now; 400
+   * @throws ServiceError 404 unknown lock or no key on it; 400 `unsupported_command` a type the
+   *   lock's family cannot run (docs/design.md §4d); 403 key not usable now; 400
    *   `lock_unreachable` no gateway connection or lock out of reach; 429 `command_queue_full`;
    *   422 `idempotency_key_reused` when the key was used for a different request; 400
    *   `invalid_idempotency_key`; 503 `shutting_down`.
@@ -173,6 +175,11 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
     if (!lock) throw notFound('lock');
     const permission = this.deps.access.permissionAt(request.userId, lock.id, now);
     if (permission === 'none') throw notFound('lock');
+    // docs/design.md §4d: unlatch only where the family can, the Opener's modes only on an Opener.
+    const family = lock.family ?? 'ekey';
+    if (!familySupportsCommand(family, request.type)) {
+      throw badRequest('unsupported_command', `${lock.name ?? 'This lock'} (family "${family}") cannot run "${request.type}".`);
+    }
     if (permission === 'not_usable') throw keyNotUsableError(lock.name ?? 'this lock', this.deps.access.explainAt?.(request.userId, lock.id, now));
     // Spec Errors: 400 when no gateway-connected lock is available to the user.
     if (!lock.hasGateway) throw badRequest('lock_unreachable', 'This lock is not connected to a Bluetooth gateway.');

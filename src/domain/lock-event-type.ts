@@ -1,2 +1,13 @@
-/** A LockEvent type (spec: lock, unlock or battery). */
-export type LockEventType = 'lock' | 'unlock' | 'battery';
+/** A LockEvent type (spec: lock, unlock or battery; docs/design.md §4d adds `ring`, an Opener's doorbell). */
+export type LockEventType = 'lock' | 'unlock' | 'battery' | 'ring';
+
+/**
+ * What an event carries beyond the spec's fields (docs/design.md §4d), each present only when
+ * true or set: `unlatched` (an unlock that pulled the latch), `opened` (a ring the Opener opened
+ * the door on), `mode` (an Opener mode switched on, as `unlock`, or off, as `lock`).
+ */
+export interface LockEventDetail {
+  unlatched?: true;
+  opened?: true;
+  mode?: 'ring_to_open' | 'continuous_mode';
+}

@@ -1,6 +1,6 @@
 import type { Clock } from '../domain/clock.js';
 import { badRequest, notFound } from '../domain/errors.js';
-import { buildPageLinks, parseEventPageQuery, takeWindow, type EventPageQuery, type RawEventPageQuery } from '../domain/event-paging.js';
+import { EVENT_TYPES, buildPageLinks, parseEventPageQuery, takeWindow, type EventPageQuery, type RawEventPageQuery } from '../domain/event-paging.js';
 import { isUuid, normalizeId } from '../domain/ids.js';
 import type { EventFilter, EventRepository, EventSummary } from '../store/event-repository.js';
 import { eventViewFor, type EventView, type LockRoles } from './event-access.js';
@@ -155,7 +155,7 @@ export class EventQueryService {
       if (!anchor || !this.canSee(audience, anchor)) return null;
       fromSeq = anchor.seq;
     }
-    const events = this.deps.events.page(this.filterFor(audience, ['lock', 'unlock', 'battery']), 'newer', fromSeq, REPLAY_BATCH);
+    const events = this.deps.events.page(this.filterFor(audience, EVENT_TYPES), 'newer', fromSeq, REPLAY_BATCH);
     return { events, done: events.length < REPLAY_BATCH };
   }
 

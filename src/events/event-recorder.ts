@@ -1,5 +1,6 @@
 import type { Clock } from '../domain/clock.js';
 import { normalizeId } from '../domain/ids.js';
+import { eventShapeOfCommand } from '../domain/lock-command-type.js';
 import type { Logger } from '../logger.js';
 import type { EventRepository, NewEvent, StoredEvent } from '../store/event-repository.js';
 import type { EKeyFinder, UsableKeys, UserNames } from './event-access.js';
@@ -119,6 +120,7 @@ export class EventRecorder implements LockEventSink {
   private activity(report: ActivityReport): { event: StoredEvent; fresh: boolean } | null {
     // Spec §Events rule 2: manual turns, triple-tap and key fobs produce no event; remote moves
     // are recorded from the completed command (with its requester), auto-relock by nobody.
+    if (report.ring !== undefined) return this.ring(report, report.ring.opened);
     if (report.source !== 'tap') return null;
     const lockId = normalizeId(report.lockId);
     if (this.deps.events.hasLockSequence(lockId, report.sequence)) return null;
@@ -140,6 +142,7 @@ export class EventRecorder implements LockEventSink {
       performerId: holder,
       occurredAt: report.timestamp,
       value: null,
+      detail: report.unlatched === true ? { unlatched: true } : null,
       source: 'tap',
       ekeyId: credential,
       commandId: null,
@@ -164,6 +167,7 @@ export class EventRecorder implements LockEventSink {
       performerId: linked,
       occurredAt: report.timestamp,
       value: null,
+      detail: report.unlatched === true ? { unlatched: true } : null,
       source: 'tap',
       ekeyId: null,
       commandId: null,
@@ -175,12 +179,14 @@ export class EventRecorder implements LockEventSink {
   private command(report: CommandCompletedReport): { event: StoredEvent; fresh: boolean } {
     const existing = this.deps.events.findByCommand(report.commandId);
     if (existing) return { event: existing, fresh: false };
+    const { type, ...detail } = eventShapeOfCommand(report.action);
     return this.insert({
       lockId: normalizeId(report.lockId),
-      type: report.action,
+      type,
       performerId: normalizeId(report.performerId),
       occurredAt: report.timestamp,
       value: null,
+      detail: Object.keys(detail).length === 0 ? null : detail,
       source: 'command',
       ekeyId: null,
       commandId: report.commandId,
@@ -204,10 +210,33 @@ export class EventRecorder implements LockEventSink {
       performerId: null,
       occurredAt: report.timestamp,
       value: level,
+      detail: null,
       source: 'battery',
       ekeyId: null,
       commandId: null,
       lockSequence: null,
+      flagged: false,
+    });
+  }
+
+  /**
+   * docs/design.md §4d: a ring at an Opener is a `ring` event without a performer (so only owners
+   * and admins see it), with `"opened": true` when Ring to Open or Continuous Mode opened the door.
+   */
+  private ring(report: ActivityReport, opened: boolean): { event: StoredEvent; fresh: boolean } | null {
+    const lockId = normalizeId(report.lockId);
+    if (this.deps.events.hasLockSequence(lockId, report.sequence)) return null;
+    return this.insert({
+      lockId,
+      type: 'ring',
+      performerId: null,
+      occurredAt: report.timestamp,
+      value: null,
+      detail: opened ? { opened: true } : null,
+      source: 'ring',
+      ekeyId: null,
+      commandId: null,
+      lockSequence: report.sequence,
       flagged: false,
     });
   }

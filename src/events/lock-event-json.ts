@@ -12,6 +12,12 @@ export interface LockEventJson {
   timestamp: string;
   /** Battery level on a 0–1 scale; present only for battery events. */
   value?: number;
+  /** docs/design.md §4d: an unlock that pulled the latch. */
+  unlatched?: true;
+  /** docs/design.md §4d: a ring the Opener opened the door on. */
+  opened?: true;
+  /** docs/design.md §4d: the Opener mode an unlock switched on or a lock switched off. */
+  mode?: 'ring_to_open' | 'continuous_mode';
 }
 
 /**
@@ -27,5 +33,11 @@ export function toLockEventJson(event: EventSummary): LockEventJson {
       ? { id: event.id, type: event.type, lock_id: event.lockId, timestamp }
       : { id: event.id, type: event.type, lock_id: event.lockId, performer: { id: event.performerId, name: event.performerName ?? '' }, timestamp };
   if (event.type === 'battery' && event.value !== null) json.value = event.value;
+  const detail = event.detail;
+  if (detail !== null) {
+    if (detail.unlatched === true) json.unlatched = true;
+    if (detail.opened === true) json.opened = true;
+    if (detail.mode !== undefined) json.mode = detail.mode;
+  }
   return json;
 }

@@ -1,3 +1,4 @@
+import type { LockCommandType } from '../domain/lock-command-type.js';
 import type { LockEventType } from '../domain/lock-event-type.js';
 import type { ActivitySource, LockAction } from '../gateway/lock-profile.js';
 
@@ -42,12 +43,17 @@ export interface LockEventSink {
     actor?: string;
     /** The user that authorization is linked to (config `locks[].nuki_users`), null when unlinked. */
     linkedUserId?: string | null;
+    /** The unlock pulled the latch (a Nuki's unlatch). */
+    unlatched?: boolean;
+    /** Not a bolt move but a ring at a Nuki Opener: a `ring` event; `opened` when the Opener opened on it. */
+    ring?: { opened: boolean };
   }): RecordedEvent | null;
 
   recordCommandCompleted(input: {
     lockId: string;
     commandId: string;
-    action: LockAction;
+    /** The command's type: `unlatch` and the Opener's modes are recorded as §4d says. */
+    action: LockCommandType;
     performerId: string;
     timestamp: number;
   }): RecordedEvent;

@@ -24,6 +24,13 @@ export interface ActivityRecord {
    * families whose locks keep their own user list; absent for our profile.
    */
   actor?: string | null;
+  /** The unlock pulled the latch (a Nuki Smart Lock's unlatch); absent for our profile. */
+  unlatched?: boolean;
+  /**
+   * Not a bolt move: a ring at a Nuki Opener (docs/design.md §4d), `opened` when Ring to Open or
+   * Continuous Mode opened the door on it. `action` is then `unlock` when opened, else `lock`.
+   */
+  ring?: { opened: boolean };
   /** When the bolt moved, by the lock's clock, ms since the Unix epoch. */
   timestamp: number;
 }

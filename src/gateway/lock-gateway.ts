@@ -1,3 +1,4 @@
+import type { LockCommandType } from '../domain/lock-command-type.js';
 import { EventEmitter } from 'node:events';
 import type { Clock } from '../domain/clock.js';
 import { failed, type CommandOutcome } from './command-outcome.js';
@@ -5,7 +6,6 @@ import type { CredentialEntry, LockDriver } from './drivers/lock-driver.js';
 import type { Advertisement, GattTransport } from './gatt-transport.js';
 import type { LockGatewayEvents } from './gateway-events.js';
 import type { GatewayLogger } from './gateway-logger.js';
-import type { LockAction } from './lock-profile.js';
 import type { LockSnapshot } from './lock-snapshot.js';
 import { ManagedLock, type ManagedLockSettings } from './managed-lock.js';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './reconnect-backoff.js';
@@ -172,7 +172,7 @@ export class LockGateway extends EventEmitter<LockGatewayEvents> {
    * confirmed the bolt position; `lock_offline` for an unknown id or an unreachable lock.
    * Commands to one lock run one at a time in call order; `timeoutMs` counts from this call.
    */
-  async sendCommand(lockId: string, action: LockAction, options: { timeoutMs?: number } = {}): Promise<CommandOutcome> {
+  async sendCommand(lockId: string, action: LockCommandType, options: { timeoutMs?: number } = {}): Promise<CommandOutcome> {
     const lock = this.locks.get(lockId);
     if (lock === undefined) {
       this.logger.warn(`Command for unknown lock ${lockId}.`);

@@ -1,3 +1,4 @@
+import type { LockCommandType } from '../domain/lock-command-type.js';
 import type { Clock } from '../domain/clock.js';
 import type { ActivityRecord } from './activity-record-codec.js';
 import { failed, type CommandOutcome } from './command-outcome.js';
@@ -9,7 +10,6 @@ import type { GatewayLogger } from './gateway-logger.js';
 import { LockLink } from './lock-link.js';
 import { LockObservations, type GatewayEmit } from './lock-observations.js';
 import { LockPresence } from './lock-presence.js';
-import type { LockAction } from './lock-profile.js';
 import type { LockSnapshot } from './lock-snapshot.js';
 import type { BackoffPolicy } from './reconnect-backoff.js';
 import { describeError } from '../domain/errors.js';
@@ -181,7 +181,7 @@ export class ManagedLock {
    * queued when its time is up (behind a slow refresh, say) ends `timeout` then, not when the
    * queue reaches it; it is never sent afterwards (its deadline, created first, has expired).
    */
-  async sendCommand(action: LockAction, timeoutMs: number): Promise<CommandOutcome> {
+  async sendCommand(action: LockCommandType, timeoutMs: number): Promise<CommandOutcome> {
     const job = { started: false };
     const outcome = this.queue.run(timeoutMs, (deadline) => {
       job.started = true;
@@ -269,7 +269,7 @@ export class ManagedLock {
     await this.credentialWork;
   }
 
-  private async executeCommand(action: LockAction, deadline: Deadline): Promise<CommandOutcome> {
+  private async executeCommand(action: LockCommandType, deadline: Deadline): Promise<CommandOutcome> {
     if (this.stopped || this.driver.unusableReason !== null) return failed('lock_offline');
     if (deadline.expired) return failed('timeout');
     this.link.hold();

@@ -1,3 +1,4 @@
+import type { LockCommandType } from '../domain/lock-command-type.js';
 import { EventEmitter } from 'node:events';
 import type { Clock } from '../domain/clock.js';
 import type { LockEventSink, RecordedEvent } from '../events/lock-event-sink.js';
@@ -7,7 +8,7 @@ import { EKeyDriver } from '../gateway/drivers/ekey/ekey-driver.js';
 import type { LockDriver } from '../gateway/drivers/lock-driver.js';
 import type { ActivityEvent, BatteryChangedEvent, BoltChangedEvent, ConnectivityChangedEvent, DoorChangedEvent } from '../gateway/gateway-events.js';
 import { LockGateway, type LockGatewayOptions } from '../gateway/lock-gateway.js';
-import type { ActivitySource, LockAction } from '../gateway/lock-profile.js';
+import type { ActivitySource } from '../gateway/lock-profile.js';
 import type { DoorState, LockSnapshot } from '../gateway/lock-snapshot.js';
 import type { GattTransport } from '../gateway/gatt-transport.js';
 import type { Logger } from '../logger.js';
@@ -224,7 +225,7 @@ export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
   }
 
   /** Locks or unlocks through the gateway; never rejects. */
-  sendCommand(lockId: string, action: LockAction, options: { timeoutMs?: number } = {}): Promise<CommandOutcome> {
+  sendCommand(lockId: string, action: LockCommandType, options: { timeoutMs?: number } = {}): Promise<CommandOutcome> {
     return this.gateway.sendCommand(lockId.toLowerCase(), action, options);
   }
 
@@ -298,6 +299,8 @@ export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
       credential: record.credential,
       timestamp: record.timestamp,
       ...(actor === null ? {} : { actor, linkedUserId: this.deps.linkedUser?.(event.lockId, actor) ?? null }),
+      ...(record.unlatched === true ? { unlatched: true } : {}),
+      ...(record.ring === undefined ? {} : { ring: record.ring }),
     });
     // With the recorder's write: the read-back after a reconnect starts after what was recorded.
     this.deps.lockState.saveActivitySequence(event.lockId, record.sequence, this.seenAt(event.lockId));

@@ -1,4 +1,5 @@
 import { newId } from '../domain/ids.js';
+import { eventShapeOfCommand } from '../domain/lock-command-type.js';
 import type { LockEventSink, RecordedEvent } from '../events/lock-event-sink.js';
 
 /**
@@ -10,7 +11,7 @@ export const nullEventSink: LockEventSink = {
   recordCommandCompleted: (input): RecordedEvent => ({
     id: newId(),
     lockId: input.lockId,
-    type: input.action,
+    type: eventShapeOfCommand(input.action).type,
     performerId: input.performerId,
     timestamp: input.timestamp,
     value: null,

@@ -1,7 +1,9 @@
 import type { SqliteDatabase } from './database.js';
 
-/** Command types (spec: LockCommand `type`). */
-export type CommandType = 'lock' | 'unlock';
+import type { LockCommandType } from '../domain/lock-command-type.js';
+
+/** Command types (spec: LockCommand `type`; docs/design.md §4d adds unlatch and the Opener's modes). */
+export type CommandType = LockCommandType;
 
 /** Command statuses (spec: LockCommand `status`). */
 export type CommandStatus = 'created' | 'processing' | 'completed' | 'failed';

@@ -77,6 +77,7 @@ export function applyMigrations(db: SqliteDatabase, migrations: readonly Migrati
     if (migration.version <= current) continue;
     db.transaction(() => {
       db.exec(migration.sql);
+      migration.run?.(db);
       db.pragma(`user_version = ${migration.version}`);
     })();
   }

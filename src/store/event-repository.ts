@@ -1,9 +1,10 @@
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
-import type { LockEventType } from '../domain/lock-event-type.js';
+import type { LockEventDetail, LockEventType } from '../domain/lock-event-type.js';
+import { EVENT_TYPES } from '../domain/event-paging.js';
 
-/** Where a stored event came from: a tap on the lock, a completed remote command, a battery report. */
-export type EventSource = 'tap' | 'command' | 'battery';
+/** Where a stored event came from: a tap on the lock, a completed remote command, a battery report, an Opener's ring. */
+export type EventSource = 'tap' | 'command' | 'battery' | 'ring';
 
 /** What a page, a stream and the API need of an event. `seq` is the keyset position; `id` the public UUID. */
 export interface EventSummary {
@@ -16,6 +17,8 @@ export interface EventSummary {
   performerName: string | null;
   occurredAt: number;
   value: number | null;
+  /** `unlatched`, `opened`, `mode` (docs/design.md §4d); null when the event has none. */
+  detail: LockEventDetail | null;
 }
 
 /** A lock event as stored: the summary plus where it came from. */
@@ -49,6 +52,7 @@ interface EventRow {
   performer_name: string | null;
   occurred_at: number;
   value: number | null;
+  detail: string | null;
   source: EventSource;
   ekey_id: string | null;
   command_id: string | null;
@@ -66,6 +70,7 @@ const toStored = (row: EventRow): StoredEvent => ({
   performerName: row.performer_name,
   occurredAt: row.occurred_at,
   value: row.value,
+  detail: parseDetail(row.detail),
   source: row.source,
   ekeyId: row.ekey_id,
   commandId: row.command_id,
@@ -75,15 +80,30 @@ const toStored = (row: EventRow): StoredEvent => ({
 });
 
 const SELECT_COLUMNS = `e.seq, e.id, e.lock_id, e.type, e.performer_id, COALESCE(u.name, e.performer_name) AS performer_name,
-  e.occurred_at, e.value, e.source, e.ekey_id, e.command_id, e.lock_sequence, e.flagged, e.recorded_at`;
+  e.occurred_at, e.value, e.detail, e.source, e.ekey_id, e.command_id, e.lock_sequence, e.flagged, e.recorded_at`;
 
 type Direction = 'older' | 'newer';
 
-/** How many event types exist (lock, unlock, battery). */
-const ALL_TYPES = 3;
+/** How many event types exist (lock, unlock, battery, ring). */
+const ALL_TYPES = EVENT_TYPES.length;
 
-/** A page row in raw (array) mode: seq, id, type, performer_id, performer name, occurred_at, value. */
-type SummaryRow = [number, string, LockEventType, string | null, string | null, number, number | null];
+/** A page row in raw (array) mode: seq, id, type, performer_id, performer name, occurred_at, value, detail. */
+type SummaryRow = [number, string, LockEventType, string | null, string | null, number, number | null, string | null];
+
+/** The stored detail column: JSON of the fields set, or null. */
+function parseDetail(text: string | null): LockEventDetail | null {
+  return text === null ? null : (JSON.parse(text) as LockEventDetail);
+}
+
+/** Only the fields that are set, as JSON; null when none is. */
+function detailColumn(detail: LockEventDetail | null): string | null {
+  if (detail === null) return null;
+  const kept: LockEventDetail = {};
+  if (detail.unlatched === true) kept.unlatched = true;
+  if (detail.opened === true) kept.opened = true;
+  if (detail.mode !== undefined) kept.mode = detail.mode;
+  return Object.keys(kept).length === 0 ? null : JSON.stringify(kept);
+}
 
 /**
  * The lock_events table and its counters. Every page query is a keyset range on `seq` over one of
@@ -113,9 +133,9 @@ export class EventRepository {
 
   constructor(private readonly db: SqliteDatabase) {
     this.insertStatement = db.prepare(
-      `INSERT INTO lock_events (id, lock_id, type, performer_id, performer_name, occurred_at, value, source, ekey_id,
+      `INSERT INTO lock_events (id, lock_id, type, performer_id, performer_name, occurred_at, value, detail, source, ekey_id,
          command_id, lock_sequence, flagged, recorded_at)
-       VALUES (@id, @lock_id, @type, @performer_id, @performer_name, @occurred_at, @value, @source, @ekey_id,
+       VALUES (@id, @lock_id, @type, @performer_id, @performer_name, @occurred_at, @value, @detail, @source, @ekey_id,
          @command_id, @lock_sequence, @flagged, @recorded_at)`,
     );
     this.byIdStatement = db.prepare<[string], EventRow>(
@@ -131,7 +151,7 @@ export class EventRepository {
     this.lastBatteryStatement = db.prepare<[string], { value: number | null }>(
       "SELECT value FROM lock_events WHERE lock_id = ? AND type = 'battery' ORDER BY seq DESC LIMIT 1",
     );
-    this.countStatements = [1, 2, 3].map((types) =>
+    this.countStatements = EVENT_TYPES.map((_, index) => index + 1).map((types) =>
       db
         .prepare<string[], number | null>(
           `SELECT SUM(n) FROM lock_event_counts WHERE lock_id = ? AND performer_id = ? AND type IN (${Array.from({ length: types }, () => '?').join(', ')})`,
@@ -177,6 +197,7 @@ export class EventRepository {
       performer_name: event.performerName,
       occurred_at: event.occurredAt,
       value: event.value,
+      detail: detailColumn(event.detail),
       source: event.source,
       ekey_id: event.ekeyId,
       command_id: event.commandId,
@@ -222,7 +243,7 @@ export class EventRepository {
     return row?.value ?? undefined;
   }
 
-  /** How many events match the filter: a sum over at most three counter rows, never a scan. */
+  /** How many events match the filter: a sum over at most one counter row per type, never a scan. */
   count(filter: EventFilter): number {
     const statement = this.countStatements[filter.types.length - 1];
     if (!statement) return 0;
@@ -258,7 +279,7 @@ export class EventRepository {
     // A page has few distinct performers: one name look-up each (the current name; the stored
     // one if the user is gone) is cheaper than joining users on every row.
     const names = new Map<string, string | null>();
-    return statement.all(...params).map(([seq, id, type, performerId, storedName, occurredAt, value]) => {
+    return statement.all(...params).map(([seq, id, type, performerId, storedName, occurredAt, value, detail]) => {
       let performerName = storedName;
       if (performerId !== null) {
         let current = names.get(performerId);
@@ -268,7 +289,7 @@ export class EventRepository {
         }
         performerName = current ?? storedName;
       }
-      return { seq, id, lockId: filter.lockId, type, performerId, performerName, occurredAt, value };
+      return { seq, id, lockId: filter.lockId, type, performerId, performerName, occurredAt, value, detail: detail === null ? null : parseDetail(detail) };
     });
   }
 
@@ -291,7 +312,7 @@ export class EventRepository {
     const branch = `SELECT * FROM (SELECT seq FROM lock_events WHERE lock_id = ?${byPerformer ? ' AND performer_id = ?' : ''}
       ${typeCount > 0 ? 'AND type = ?' : ''}${hasCursor ? ` AND seq ${comparison} ?` : ''} ORDER BY seq ${order} LIMIT ?)`;
     // No users join here: names are looked up once per distinct performer of the page (page()).
-    const columns = 'e.seq, e.id, e.type, e.performer_id, e.performer_name, e.occurred_at, e.value';
+    const columns = 'e.seq, e.id, e.type, e.performer_id, e.performer_name, e.occurred_at, e.value, e.detail';
     if (typeCount <= 1) {
       // One index range: read the rows straight off it, in order, no temporary sort.
       const sql = `SELECT ${columns} FROM lock_events e
@@ -313,7 +334,7 @@ export class EventRepository {
 
   /** The `limit` oldest events of a lock (retention by count), oldest first. */
   oldestSeqs(lockId: string, limit: number): number[] {
-    return this.page({ lockId, types: ['lock', 'unlock', 'battery'] }, 'newer', null, limit).map((event) => event.seq);
+    return this.page({ lockId, types: EVENT_TYPES }, 'newer', null, limit).map((event) => event.seq);
   }
 
   /**

@@ -1,12 +1,30 @@
 import { Type, type Static } from 'typebox';
 import { Uuid } from './common.js';
 
+/** Every command type (docs/design.md §4d); a lock runs those of its family (400 `unsupported_command` otherwise). */
+const CommandTypeSchema = Type.Union(
+  [
+    Type.Literal('lock'),
+    Type.Literal('unlock'),
+    Type.Literal('unlatch'),
+    Type.Literal('ring_to_open_on'),
+    Type.Literal('ring_to_open_off'),
+    Type.Literal('continuous_mode_on'),
+    Type.Literal('continuous_mode_off'),
+  ],
+  {
+    description:
+      'lock or unlock (every lock); unlatch (Nuki Smart Lock: pull the latch so the door swings open); ring_to_open_on, ring_to_open_off, ' +
+      'continuous_mode_on, continuous_mode_off (Nuki Opener). A type the lock\'s family cannot run is 400 `unsupported_command`.',
+  },
+);
+
 /** Spec: LockCommand — the spec's five fields, then ours (DESIGN §3 Commands). */
 export const LockCommandSchema = Type.Object(
   {
     id: Type.String({ format: 'uuid', description: 'Command ID' }),
     lock_id: Type.String({ format: 'uuid', description: 'Lock the command is for' }),
-    type: Type.Union([Type.Literal('lock'), Type.Literal('unlock')], { description: 'lock or unlock' }),
+    type: CommandTypeSchema,
     status: Type.Union([Type.Literal('created'), Type.Literal('processing'), Type.Literal('completed'), Type.Literal('failed')], {
       description: 'created (queued behind another command on the lock), processing (handed to the gateway), completed (the lock confirmed the bolt), failed',
     }),
@@ -36,7 +54,7 @@ export type LockCommandBody = Static<typeof LockCommandSchema>;
 
 /** Spec: POST /locks/{lock_id}/commands request body. */
 export const CreateCommandBodySchema = Type.Object(
-  { type: Type.Union([Type.Literal('lock'), Type.Literal('unlock')], { description: 'lock or unlock' }) },
+  { type: CommandTypeSchema },
   { additionalProperties: false },
 );
 

@@ -1,15 +1,24 @@
 import { Type } from 'typebox';
 import { DEFAULT_EVENT_LIMIT, MAX_EVENT_LIMIT } from '../../domain/event-paging.js';
 
-/** Spec: LockEvent. `performer` only on lock/unlock, `value` only on battery events. */
+/** Spec: LockEvent. `performer` only on lock/unlock, `value` only on battery events; docs/design.md §4d adds `ring`, `unlatched`, `opened`, `mode`. */
 export const LockEventSchema = Type.Object(
   {
     id: Type.String({ format: 'uuid', description: 'Event ID' }),
-    type: Type.Union([Type.Literal('lock'), Type.Literal('unlock'), Type.Literal('battery')], { description: 'lock, unlock or battery' }),
+    type: Type.Union([Type.Literal('lock'), Type.Literal('unlock'), Type.Literal('battery'), Type.Literal('ring')], {
+      description: 'lock, unlock, battery, or ring (a ring at a Nuki Opener; no performer)',
+    }),
     lock_id: Type.String({ format: 'uuid', description: 'Lock the event is for' }),
     performer: Type.Optional(Type.Ref('User', { description: 'User who performed the event; absent in battery events' })),
     timestamp: Type.String({ format: 'date-time', description: 'When the event occurred, ISO 8601 UTC with milliseconds and Z' }),
     value: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'Battery level on a 0 to 1 scale (battery events)' })),
+    unlatched: Type.Optional(Type.Literal(true, { description: 'An unlock that pulled the latch (command `unlatch`); absent otherwise' })),
+    opened: Type.Optional(Type.Literal(true, { description: 'A ring on which the Opener opened the door (Ring to Open or Continuous Mode); absent otherwise' })),
+    mode: Type.Optional(
+      Type.Union([Type.Literal('ring_to_open'), Type.Literal('continuous_mode')], {
+        description: "The Opener mode a command switched: on (an unlock event) or off (a lock event)",
+      }),
+    ),
   },
   { $id: 'LockEvent', additionalProperties: false },
 );

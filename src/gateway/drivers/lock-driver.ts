@@ -1,10 +1,11 @@
+import type { LockCommandType } from '../../domain/lock-command-type.js';
 import type { Clock } from '../../domain/clock.js';
 import type { ActivityRecord } from '../activity-record-codec.js';
 import type { CommandOutcome } from '../command-outcome.js';
 import type { Deadline } from '../deadline.js';
 import type { Advertisement, GattConnection, GattProfile } from '../gatt-transport.js';
 import type { GatewayLogger } from '../gateway-logger.js';
-import type { ActivitySource, DeviceInformation, LockAction } from '../lock-profile.js';
+import type { ActivitySource, DeviceInformation } from '../lock-profile.js';
 import type { DoorState } from '../lock-snapshot.js';
 
 /**
@@ -83,8 +84,11 @@ export interface LockDriver {
    * the read-back is complete. @throws when it does not complete in time.
    */
   readActivitySince(connection: GattConnection, sequence: number): Promise<void>;
-  /** Locks or unlocks on a prepared connection; `completed` only on the lock's confirmation. Never throws. */
-  executeCommand(connection: GattConnection, action: LockAction, deadline: Deadline): Promise<CommandOutcome>;
+  /**
+   * Runs a command on a prepared connection; `completed` only on the lock's confirmation. The
+   * engine sends only the types of the driver's family (docs/design.md §4d). Never throws.
+   */
+  executeCommand(connection: GattConnection, action: LockCommandType, deadline: Deadline): Promise<CommandOutcome>;
   /** One notification or indication from the lock. Never throws. */
   handleNotification(connection: GattConnection, characteristic: string, value: Buffer): void;
   /** The link dropped: whatever waits for an answer gives up now. */

@@ -610,6 +610,8 @@ export interface NukiRequestLogEntries {
   /** The challenge nK. */
   nonce: Buffer;
   securityPin: number;
+  /** Bytes of the PIN field: 2 (u16, API 2.1/2.2, the default) or 4 (u32, API 2.3; docs/nuki.md "Models"). */
+  pinSize?: 2 | 4;
 }
 
 export function encodeRequestLogEntries(message: NukiRequestLogEntries): Buffer {
@@ -619,19 +621,22 @@ export function encodeRequestLogEntries(message: NukiRequestLogEntries): Buffer 
     u8(message.sortOrder),
     flag(message.totalCount),
     fixed(message.nonce, NONCE_LENGTH, 'nonce'),
-    u16(message.securityPin),
+    message.pinSize === 4 ? u32(message.securityPin) : u16(message.securityPin),
   ]);
 }
 
+/** Reads the PIN field as u16, or as u32 when the payload has the two bytes more of API 2.3. */
 export function decodeRequestLogEntries(payload: Buffer): NukiRequestLogEntries {
   const reader = new PayloadReader(payload, 4 + 2 + 1 + 1 + NONCE_LENGTH + 2, 'Request Log Entries');
+  const wide = payload.length === 4 + 2 + 1 + 1 + NONCE_LENGTH + 4;
   return {
     startIndex: reader.u32(),
     count: reader.u16(),
     sortOrder: reader.u8(),
     totalCount: reader.flag(),
     nonce: reader.bytes(NONCE_LENGTH),
-    securityPin: reader.u16(),
+    securityPin: wide ? reader.u32() : reader.u16(),
+    ...(wide ? { pinSize: 4 as const } : {}),
   };
 }
 

@@ -35,8 +35,18 @@ const IBEACON_TYPE = 0x02;
 const IBEACON_LENGTH = 0x15;
 const IBEACON_DATA_LENGTH = 2 + IBEACON_LENGTH;
 
-/** The Nuki services whose UUID a lock's iBeacon may carry. */
-const NUKI_BEACON_UUIDS: ReadonlySet<string> = new Set([NukiUuids.initializationService, NukiUuids.pairingService, NukiUuids.keyturnerService]);
+/**
+ * The Nuki services whose UUID a device's iBeacon may carry: a Smart Lock's (API 2.3 pairing
+ * included) and a Nuki Opener's (docs/nuki.md "Models").
+ */
+const NUKI_BEACON_UUIDS: ReadonlySet<string> = new Set([
+  NukiUuids.initializationService,
+  NukiUuids.pairingService,
+  NukiUuids.keyturnerService,
+  `a92ee300${NUKI_UUID_SUFFIX}`,
+  `a92ae100${NUKI_UUID_SUFFIX}`,
+  `a92ae200${NUKI_UUID_SUFFIX}`,
+]);
 
 /** What a Nuki lock's iBeacon says. */
 export interface NukiBeacon {
@@ -73,11 +83,11 @@ export function parseNukiBeacon(manufacturerDataAfterCompanyId: Buffer): NukiBea
 }
 
 /** Builds the manufacturer data (after the company id) of a Nuki lock's iBeacon; for the simulator. */
-export function encodeNukiBeacon(beacon: { newState: boolean; major?: number; minor?: number }): Buffer {
+export function encodeNukiBeacon(beacon: { newState: boolean; major?: number; minor?: number; serviceUuid?: string }): Buffer {
   const data = Buffer.alloc(IBEACON_DATA_LENGTH);
   data[0] = IBEACON_TYPE;
   data[1] = IBEACON_LENGTH;
-  Buffer.from(NukiUuids.keyturnerService.replace(/-/g, ''), 'hex').copy(data, 2);
+  Buffer.from((beacon.serviceUuid ?? NukiUuids.keyturnerService).replace(/-/g, ''), 'hex').copy(data, 2);
   data.writeUInt16BE(beacon.major ?? 0, 18);
   data.writeUInt16BE(beacon.minor ?? 0, 20);
   data.writeInt8(beacon.newState ? NEW_STATE_MEASURED_POWER : IDLE_MEASURED_POWER, 22);

@@ -133,7 +133,8 @@ export class SimulatedNuki implements SimulatedDevice {
       batteryReport: () => batteryReportPayload(this.statusSnapshot()),
       selectLog: (startIndex, sortOrder) => this.lockLog.select(startIndex, sortOrder),
       remoteAction: (action, authorization, nameSuffix, settled) =>
-        this.motorisedAction(action, NukiTrigger.system, { id: authorization.id, name: nameSuffix === null ? authorization.name : `${authorization.name} ${nameSuffix}` }, 'lock_action', settled),
+        // The responder passes only codes isSimulatedNukiAction accepted.
+        this.motorisedAction(action as SimulatedNukiAction, NukiTrigger.system, { id: authorization.id, name: nameSuffix === null ? authorization.name : `${authorization.name} ${nameSuffix}` }, 'lock_action', settled),
     });
   }
 

@@ -1,3 +1,4 @@
+import { eventShapeOfCommand } from '../../../src/domain/lock-command-type.js';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { CommandEngine } from '../../../src/commands/command-engine.js';
@@ -23,7 +24,7 @@ class RecordingSink implements LockEventSink {
   }
   recordCommandCompleted(input: Parameters<LockEventSink['recordCommandCompleted']>[0]): RecordedEvent {
     this.commands.push(input);
-    return { id: randomUUID(), lockId: input.lockId, type: input.action, performerId: input.performerId, timestamp: input.timestamp, value: null };
+    return { id: randomUUID(), lockId: input.lockId, type: eventShapeOfCommand(input.action).type, performerId: input.performerId, timestamp: input.timestamp, value: null };
   }
   recordBattery(input: Parameters<LockEventSink['recordBattery']>[0]): RecordedEvent | null {
     this.battery.push(input);

@@ -82,6 +82,33 @@ describe('ekey-locks demo: Back Door, the simulated Nuki (DESIGN §4b, §6), thr
     expect(older).toMatchObject({ type: 'unlock', performer: { id: ownerId } });
   });
 
+  it('unlatches Back Door (docs/design.md §4d): completed, an unlock event with "unlatched": true that type=unlock lists', async () => {
+    const created = await api('POST', `/locks/${backDoor}/commands`, { type: 'unlatch' });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ type: 'unlatch', status: 'processing' });
+    expect(await finished(String(created.body.id))).toMatchObject({ type: 'unlatch', status: 'completed', requested_by: ownerId });
+    expect((await backDoorEntry()).bolt_state).toBe('unlocked');
+    const [newest] = await events();
+    expect(newest).toMatchObject({ type: 'unlock', performer: { id: ownerId }, unlatched: true });
+    const unlocks = (await api('GET', `/locks/${backDoor}/events?type=unlock`)).body.lock_events as Record<string, unknown>[];
+    expect(unlocks[0]).toEqual(newest);
+    expect(await command('lock')).toMatchObject({ status: 'completed' });
+    expect((await events())[0]).not.toHaveProperty('unlatched');
+  });
+
+  it('refuses unlatch on our own profile and the Opener\'s commands on a Smart Lock: 400 unsupported_command, nothing queued', async () => {
+    const before = await events();
+    const unlatch = await api('POST', `/locks/${frontDoor}/commands`, { type: 'unlatch' });
+    expect(unlatch.status).toBe(400);
+    expect(unlatch.body).toMatchObject({ code: 'unsupported_command' });
+    for (const type of ['ring_to_open_on', 'ring_to_open_off', 'continuous_mode_on', 'continuous_mode_off']) {
+      const answer = await api('POST', `/locks/${backDoor}/commands`, { type });
+      expect(answer.status).toBe(400);
+      expect(answer.body).toMatchObject({ code: 'unsupported_command' });
+    }
+    expect(await events()).toEqual(before);
+  });
+
   it('tap by the linked "Olivia\'s iPhone": the bolt moves and an owner event is in the history and on the stream', async () => {
     const before = (await events()).length;
     let stream: SseClient | undefined;

@@ -2,6 +2,7 @@
  * A small world for command engine tests: an in-memory store with an owner, a guest and a
  * stranger, a lock with a gateway connection and one without, and a gateway scripted by the test.
  */
+import { eventShapeOfCommand } from '../../../src/domain/lock-command-type.js';
 import { randomUUID } from 'node:crypto';
 import { CommandEngine, type CommandEngineOptions, type CommandGateway } from '../../../src/commands/command-engine.js';
 import { ServiceError } from '../../../src/domain/errors.js';
@@ -126,7 +127,7 @@ export function createWorld(options: { lockKey?: string } = {}): World {
         events: {
           recordCommandCompleted: (input) => {
             recorded.push({ commandId: input.commandId, performerId: input.performerId, action: input.action });
-            return { id: randomUUID(), lockId: input.lockId, type: input.action, performerId: input.performerId, timestamp: input.timestamp, value: null };
+            return { id: randomUUID(), lockId: input.lockId, type: eventShapeOfCommand(input.action).type, performerId: input.performerId, timestamp: input.timestamp, value: null };
           },
         },
         clock,

@@ -122,7 +122,42 @@ describe('applyMigrations', () => {
     db.close();
   });
 
-  it('numbers the shipped migrations 1, 2, … without gaps or duplicates', () => {
-    expect(migrations.map((migration) => migration.version)).toEqual(migrations.map((_, index) => index + 1));
+  it('numbers the shipped migrations from 1, in ascending order, without duplicates (numbers are reserved per change, so one may land before a lower one)', () => {
+    const versions = migrations.map((migration) => migration.version);
+    expect(versions[0]).toBe(1);
+    expect(versions).toEqual([...new Set(versions)].sort((a, b) => a - b));
+  });
+});
+
+describe('migration 10 (docs/design.md §4d): unlatch, the Opener commands, ring events', () => {
+  const before = migrations.filter((migration) => migration.version < 10);
+
+  it('keeps every command and event while widening the CHECK constraints', () => {
+    const db = new Database(':memory:');
+    db.pragma('foreign_keys = ON');
+    applyMigrations(db, before);
+    db.exec(`INSERT INTO users (id, email, email_normalized, name, password_hash, created_at) VALUES ('u1', 'a@example.com', 'a@example.com', 'A', 'x', 0)`);
+    db.exec(`INSERT INTO locks (id, name, owner_id, time_zone, created_at) VALUES ('l1', 'Door', 'u1', 'UTC', 0)`);
+    db.exec(`INSERT INTO commands (id, lock_id, type, status, requested_by, created_at) VALUES ('c1', 'l1', 'unlock', 'completed', 'u1', 1)`);
+    db.exec(`INSERT INTO lock_events (id, lock_id, type, occurred_at, source, recorded_at) VALUES ('e1', 'l1', 'battery', 5, 'battery', 5)`);
+    db.exec('DELETE FROM lock_events');
+    db.exec(`INSERT INTO lock_events (id, lock_id, type, occurred_at, source, recorded_at) VALUES ('e2', 'l1', 'unlock', 6, 'command', 6)`);
+    expect(() => db.exec(`INSERT INTO commands (id, lock_id, type, status, requested_by, created_at) VALUES ('c0', 'l1', 'unlatch', 'created', 'u1', 1)`)).toThrow(/CHECK/);
+
+    applyMigrations(db, migrations);
+    expect(db.prepare('SELECT id, type FROM commands').all()).toEqual([{ id: 'c1', type: 'unlock' }]);
+    expect(db.prepare('SELECT seq, id, type, detail FROM lock_events').all()).toEqual([{ seq: 2, id: 'e2', type: 'unlock', detail: null }]);
+    db.exec(`INSERT INTO commands (id, lock_id, type, status, requested_by, created_at) VALUES ('c2', 'l1', 'unlatch', 'created', 'u1', 1)`);
+    db.exec(`INSERT INTO commands (id, lock_id, type, status, requested_by, created_at) VALUES ('c3', 'l1', 'continuous_mode_off', 'created', 'u1', 1)`);
+    db.exec(`INSERT INTO lock_events (id, lock_id, type, occurred_at, source, recorded_at, detail) VALUES ('e3', 'l1', 'ring', 7, 'ring', 7, '{"opened":true}')`);
+    // AUTOINCREMENT kept: the pruned seq 1 is not handed out again, the next is 3.
+    expect(db.prepare("SELECT seq FROM lock_events WHERE id = 'e3'").get()).toEqual({ seq: 3 });
+    expect(() => db.exec(`INSERT INTO commands (id, lock_id, type, status, requested_by, created_at) VALUES ('c4', 'l1', 'open_sesame', 'created', 'u1', 1)`)).toThrow(/CHECK/);
+    // The indexes came back with the tables.
+    const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('commands', 'lock_events') AND sql IS NOT NULL ORDER BY name").all();
+    expect(indexes.map((row) => (row as { name: string }).name)).toEqual(
+      expect.arrayContaining(['commands_lock', 'commands_unfinished', 'commands_idempotency', 'lock_events_lock_sequence', 'lock_events_command', 'lock_events_by_lock']),
+    );
+    db.close();
   });
 });

@@ -1,3 +1,4 @@
+import type { LockCommandType } from '../../../domain/lock-command-type.js';
 import { randomInt } from 'node:crypto';
 import { decodeActivityNotification, encodeActivityReadSince } from '../../activity-record-codec.js';
 import { failed, type CommandOutcome } from '../../command-outcome.js';
@@ -96,8 +97,11 @@ export class EKeyDriver implements LockDriver {
     }
   }
 
-  async executeCommand(connection: GattConnection, action: LockAction, deadline: Deadline): Promise<CommandOutcome> {
+  async executeCommand(connection: GattConnection, command: LockCommandType, deadline: Deadline): Promise<CommandOutcome> {
     const context = this.attached();
+    // Our profile knows lock and unlock only; the engine refuses the rest (docs/design.md §4d).
+    if (command !== 'lock' && command !== 'unlock') return failed('delivery_failed');
+    const action: LockAction = command;
     const target = action === 'lock' ? 'locked' : 'unlocked';
     // Two tries: the second only after the lock told us (authenticated) its counter is ahead.
     for (let attempt = 0; attempt < 2; attempt += 1) {

@@ -1,9 +1,10 @@
+import type { LockCommandType } from '../../../domain/lock-command-type.js';
 import { describeError } from '../../../domain/errors.js';
 import { failed, type CommandOutcome, type CommandFailureReason } from '../../command-outcome.js';
 import { Deadline } from '../../deadline.js';
 import { TransportError, type Advertisement, type GattConnection } from '../../gatt-transport.js';
-import type { DeviceInformation, LockAction } from '../../lock-profile.js';
-import { NukiCommand, NukiCompletionStatus, NukiErrorCode, NukiLockAction, NukiLockState, NukiLogSortOrder, NukiStatusCode, NukiTrigger, nukiErrorName } from '../../nuki/nuki-commands.js';
+import type { DeviceInformation } from '../../lock-profile.js';
+import { NukiCommand, NukiErrorCode, NukiLockState, NukiLogSortOrder, NukiStatusCode, NukiTrigger, nukiErrorName } from '../../nuki/nuki-commands.js';
 import {
   decodeChallenge,
   decodeConfig,
@@ -19,17 +20,9 @@ import {
 } from '../../nuki/nuki-messages.js';
 import { NUKI_APPLE_COMPANY_ID, parseNukiBeacon } from '../../nuki/nuki-uuids.js';
 import type { ConnectionPolicy, DriverContext, LockDriver } from '../lock-driver.js';
-import { NUKI_KEYTURNER_PROFILE } from './nuki-gatt-profile.js';
+import type { NukiDriverVariant } from '../../../families/nuki/nuki-driver-variant.js';
+import { smartLockVariant } from '../../../families/nuki/smart-lock-variant.js';
 import { NukiKeyturnerChannel, type NukiMessage } from './nuki-keyturner-channel.js';
-import {
-  activityOfNukiLogEntry,
-  batteryLevelOfNuki,
-  boltOfNukiLockState,
-  deviceInformationOfNukiConfig,
-  doorOfNukiSensorState,
-  reachedTarget,
-  sourceOfNukiTrigger,
-} from './nuki-state-mapping.js';
 
 /** What pairing produced and the driver needs (src/store/nuki-credential-file.ts keeps it). */
 export interface NukiDriverCredentials {
@@ -55,6 +48,8 @@ export interface NukiDriverOptions {
   ownNewsSettleMs?: number;
   /** ... but never later than this after it was raised, ms (default 1 000). */
   ownNewsMaxDelayMs?: number;
+  /** Which Nuki device (default: a Smart Lock on API 2.2); docs/design.md §4d. */
+  variant?: NukiDriverVariant;
 }
 
 /** Why an exchange ended without the message it waited for. */
@@ -87,9 +82,10 @@ class ExchangeError extends Error {
  * gateway.addLock({ id, address, name: 'Back Door', driver: new NukiDriver(credentials) });
  */
 export class NukiDriver implements LockDriver {
-  readonly family = 'nuki';
-  readonly profile = NUKI_KEYTURNER_PROFILE;
+  readonly family: string;
+  readonly profile: LockDriver['profile'];
   readonly connectionPolicy: ConnectionPolicy;
+  private readonly variant: NukiDriverVariant;
   readonly unusableReason: string | null;
   private context: DriverContext | null = null;
   private channel: NukiKeyturnerChannel | null = null;
@@ -121,6 +117,9 @@ export class NukiDriver implements LockDriver {
     private readonly pairing: NukiDriverCredentials | null,
     options: NukiDriverOptions & { unpairedReason?: string } = {},
   ) {
+    this.variant = options.variant ?? smartLockVariant();
+    this.family = this.variant.family;
+    this.profile = this.variant.profile;
     this.connectionPolicy = { kind: 'on_demand', idleDisconnectMs: options.idleDisconnectMs ?? 3_000 };
     this.logPageSize = options.logPageSize ?? 20;
     this.newsCooldownMs = options.newsCooldownMs ?? 1_000;
@@ -149,7 +148,7 @@ export class NukiDriver implements LockDriver {
         const nonce = await this.challenge(channel, deadline);
         await this.send(channel, NukiCommand.requestConfig, encodeRequestConfig({ nonce }));
         const config = decodeConfig((await this.expect(channel, deadline, NukiCommand.config)).payload);
-        return deviceInformationOfNukiConfig(config);
+        return this.variant.deviceInformation(config);
       });
     } catch (error) {
       this.attached().logger.debug(`Lock ${this.attached().name}: no configuration read: ${describeError(error)}`);
@@ -196,8 +195,12 @@ export class NukiDriver implements LockDriver {
     this.lastReadAt = context.clock.now();
   }
 
-  async executeCommand(connection: GattConnection, action: LockAction, deadline: Deadline): Promise<CommandOutcome> {
+  async executeCommand(connection: GattConnection, command: LockCommandType, deadline: Deadline): Promise<CommandOutcome> {
     const context = this.attached();
+    // The engine sends only the commands of the lock's family (docs/design.md §4d).
+    const actions = this.variant.actionsFor(command);
+    if (actions === null) return failed('delivery_failed');
+    const action = command;
     const channel = this.channelFor(connection);
     this.actionInFlight = true;
     this.holdOwnNews();
@@ -205,7 +208,7 @@ export class NukiDriver implements LockDriver {
       // Two tries: the second only when the lock said our challenge was spent (K_ERROR_BAD_NONCE).
       for (let attempt = 0; attempt < 2; attempt += 1) {
         try {
-          return await this.lockAction(channel, action, deadline);
+          return await this.lockActions(channel, action, actions, deadline);
         } catch (error) {
           if (!(error instanceof ExchangeError)) throw error;
           const failure = error.failure;
@@ -290,21 +293,35 @@ export class NukiDriver implements LockDriver {
     this.ownNewsTimer.unref();
   }
 
-  /** Challenge, Lock Action, ACCEPTED, states, COMPLETE; the outcome from the final state. */
-  private async lockAction(channel: NukiKeyturnerChannel, action: LockAction, deadline: Deadline): Promise<CommandOutcome> {
+  /**
+   * Each Lock Action of the command in turn (the Opener's `lock` sends two): challenge, Lock
+   * Action, ACCEPTED, states, COMPLETE; the outcome from the final state after the last.
+   */
+  private async lockActions(channel: NukiKeyturnerChannel, command: LockCommandType, actions: readonly number[], deadline: Deadline): Promise<CommandOutcome> {
+    let last: NukiKeyturnerStates | null = null;
+    for (const action of actions) {
+      const outcome = await this.lockAction(channel, action, deadline);
+      if ('status' in outcome) return outcome;
+      last = outcome.states;
+    }
+    if (last === null) return failed('delivery_failed');
+    const reached = this.variant.reached(command, last);
+    if (reached.done) return { status: 'completed', bolt: reached.bolt };
+    this.attached().logger.warn(`Lock ${this.attached().name} completed the ${command} but reports lock state ${last.lockState}.`);
+    return failed('delivery_failed');
+  }
+
+  /** One Lock Action up to COMPLETE: the final states, or a failed outcome (a blocked motor). */
+  private async lockAction(channel: NukiKeyturnerChannel, action: number, deadline: Deadline): Promise<{ states: NukiKeyturnerStates } | CommandOutcome> {
     const credentials = this.paired();
     const nonce = await this.challenge(channel, deadline);
-    await this.send(
-      channel,
-      NukiCommand.lockAction,
-      encodeLockAction({ action: action === 'lock' ? NukiLockAction.lock : NukiLockAction.unlock, appId: credentials.appId, flags: 0, nameSuffix: null, nonce }),
-    );
+    await this.send(channel, NukiCommand.lockAction, encodeLockAction({ action, appId: credentials.appId, flags: 0, nameSuffix: null, nonce }));
     let last: NukiKeyturnerStates | null = null;
     for (;;) {
       const message = await this.receive(channel, deadline);
       if (message.command === NukiCommand.keyturnerStates) {
         last = decodeKeyturnerStates(message.payload);
-        if (last.lockState === NukiLockState.motorBlocked) {
+        if (last.lockState === NukiLockState.motorBlocked && this.variant.blocked(last)) {
           await this.awaitMotorBlockedReport(channel, deadline);
           return failed('jammed');
         }
@@ -315,14 +332,12 @@ export class NukiDriver implements LockDriver {
       if (status === NukiStatusCode.ACCEPTED) continue;
       if (status !== NukiStatusCode.COMPLETE) continue;
       // COMPLETE: the final state decides; ask for it when the lock sent none after moving.
-      if (last === null || boltOfNukiLockState(last.lockState) === 'moving') {
+      if (last === null || this.variant.moving(last)) {
         await this.send(channel, NukiCommand.requestData, encodeRequestData({ command: NukiCommand.keyturnerStates, additionalData: Buffer.alloc(0) }));
         last = decodeKeyturnerStates((await this.expect(channel, deadline, NukiCommand.keyturnerStates)).payload);
       }
-      if (last.lockState === NukiLockState.motorBlocked || last.lastLockActionCompletionStatus === NukiCompletionStatus.motorBlocked) return failed('jammed');
-      if (reachedTarget(last.lockState, action)) return { status: 'completed', bolt: action === 'lock' ? 'locked' : 'unlocked' };
-      this.attached().logger.warn(`Lock ${this.attached().name} completed the ${action} but reports lock state ${last.lockState}.`);
-      return failed('delivery_failed');
+      if (this.variant.blocked(last)) return failed('jammed');
+      return { states: last };
     }
   }
 
@@ -357,7 +372,7 @@ export class NukiDriver implements LockDriver {
     try {
       return await this.withOperationDeadline(async (deadline) => {
         const nonce = await this.challenge(channel, deadline);
-        await this.send(channel, NukiCommand.requestLogEntries, encodeRequestLogEntries({ startIndex, count, sortOrder, totalCount: false, nonce, securityPin }));
+        await this.send(channel, NukiCommand.requestLogEntries, encodeRequestLogEntries({ startIndex, count, sortOrder, totalCount: false, nonce, securityPin, ...(this.variant.apiLevel === '2.3' ? { pinSize: 4 as const } : {}) }));
         let received = 0;
         let highest = 0;
         for (;;) {
@@ -367,7 +382,7 @@ export class NukiDriver implements LockDriver {
             received += 1;
             highest = Math.max(highest, entry.index);
             if (report) {
-              const record = activityOfNukiLogEntry(entry, this.paired().authorizationId, context.clock.now());
+              const record = this.variant.activityOf(entry, this.paired().authorizationId, context.clock.now());
               if (record !== null) context.reportActivity(record);
             }
             continue;
@@ -447,12 +462,11 @@ export class NukiDriver implements LockDriver {
       return;
     }
     // During our Lock Action the lock's "system" trigger is us; other triggers name themselves.
-    const source = sourceOfNukiTrigger(states.trigger) ?? (this.actionInFlight && states.trigger === NukiTrigger.system ? 'remote' : null);
-    context.reportBolt(boltOfNukiLockState(states.lockState), source);
-    const level = batteryLevelOfNuki(states.battery);
-    if (level !== null) context.reportBattery(level);
-    const door = doorOfNukiSensorState(states.doorSensorState);
-    if (door !== null) context.reportDoor(door);
+    const report = this.variant.statesReport(states);
+    const source = report.source ?? (this.actionInFlight && states.trigger === NukiTrigger.system ? 'remote' : null);
+    context.reportBolt(report.bolt, source);
+    if (report.battery !== null) context.reportBattery(report.battery);
+    if (report.door !== null) context.reportDoor(report.door);
   }
 
   private channelFor(connection: GattConnection): NukiKeyturnerChannel {

@@ -113,7 +113,8 @@ export function activityOfNukiLogEntry(entry: NukiLogEntry, ourAuthorizationId: 
       // Fob actions 1-3 carry no direction in the log; the bolt state read tells where it went.
       return null;
     }
-    const base = { sequence: entry.index, action, credential: null, timestamp };
+    const unlatched = detail.action === NukiLockAction.unlatch || detail.action === NukiLockAction.lockNGoWithUnlatch;
+    const base = { sequence: entry.index, action, credential: null, timestamp, ...(unlatched ? { unlatched: true } : {}) };
     if (detail.trigger === NukiTrigger.system) {
       if (entry.authorizationId === ourAuthorizationId) return { ...base, source: 'remote' };
       return { ...base, source: 'tap', actor: entry.name };

@@ -20,7 +20,7 @@ import { NukiUuids } from '../../nuki/nuki-uuids.js';
 import type { NukiAuthorization, NukiAuthorizationTable } from './nuki-authorization-table.js';
 import { NukiCommandRefusal, errorCodeOf, exactLength } from './nuki-command-refusal.js';
 import type { NukiIndicationLink } from './nuki-indication-link.js';
-import { isSimulatedNukiAction, type NukiMoveOutcome, type NukiMoveRefusal, type SimulatedNukiAction } from './nuki-lock-mechanism.js';
+import { isSimulatedNukiAction, type NukiMoveOutcome, type NukiMoveRefusal } from './nuki-lock-mechanism.js';
 import type { NukiReplySender } from './nuki-reply-sender.js';
 import type { SimulatedNukiFaults } from './simulated-nuki-faults.js';
 
@@ -43,11 +43,15 @@ export interface NukiKeyturnerContext {
   batteryReport(): Buffer;
   /** Request Log Entries selection (every match; the caller takes `count`). */
   selectLog(startIndex: number, sortOrder: number): NukiLogEntry[];
-  /** Starts a motorised action for an authorization; `settled` runs when the motor stops. */
-  remoteAction(action: SimulatedNukiAction, authorization: NukiAuthorization, nameSuffix: string | null, settled: (outcome: NukiMoveOutcome) => void): NukiMoveRefusal | 'started';
+  /** The User-Specific Data I/O the replies go out on (default: the Smart Lock's; the Opener has its own). */
+  readonly usdio?: string;
+  /** Whether the device knows a Lock Action code (default: the Smart Lock's actions). */
+  isAction?(action: number): boolean;
+  /** Starts a motorised action for an authorization (a code `isAction` accepted); `settled` runs when the motor stops. */
+  remoteAction(action: number, authorization: NukiAuthorization, nameSuffix: string | null, settled: (outcome: NukiMoveOutcome) => void): NukiMoveRefusal | 'started';
 }
 
-const USDIO = NukiUuids.keyturnerUsdio;
+const SMART_LOCK_USDIO = NukiUuids.keyturnerUsdio;
 /** Error Report of a frame whose command could not be read (unknown authorization, bad MAC). */
 const UNREADABLE_COMMAND = 0x0000;
 
@@ -75,7 +79,7 @@ export class NukiKeyturnerResponder {
       return;
     }
     const reply = (command: number, payload: Buffer): void => {
-      context.sender.encrypted(link, USDIO, sharedKey, authorization.id, command, payload);
+      context.sender.encrypted(link, context.usdio ?? SMART_LOCK_USDIO, sharedKey, authorization.id, command, payload);
     };
     let command = UNREADABLE_COMMAND;
     try {
@@ -115,7 +119,7 @@ export class NukiKeyturnerResponder {
       case NukiCommand.lockAction: {
         const request = decodeLockAction(payload);
         this.takeChallenge(authorization, request.nonce);
-        if (!isSimulatedNukiAction(request.action)) throw new NukiCommandRefusal(NukiErrorCode.K_ERROR_BAD_PARAMETER);
+        if (!(context.isAction ?? isSimulatedNukiAction)(request.action)) throw new NukiCommandRefusal(NukiErrorCode.K_ERROR_BAD_PARAMETER);
         if (context.faults.busy) throw new NukiCommandRefusal(NukiErrorCode.K_ERROR_BUSY);
         const disconnect = context.faults.disconnectMidAction;
         const started = context.remoteAction(request.action, authorization, request.nameSuffix, (outcome) => {
@@ -175,6 +179,6 @@ export class NukiKeyturnerResponder {
   }
 
   private unencryptedError(link: NukiIndicationLink, errorCode: number): void {
-    this.context.sender.unencrypted(link, USDIO, NukiCommand.errorReport, encodeErrorReport({ errorCode, command: UNREADABLE_COMMAND }));
+    this.context.sender.unencrypted(link, this.context.usdio ?? SMART_LOCK_USDIO, NukiCommand.errorReport, encodeErrorReport({ errorCode, command: UNREADABLE_COMMAND }));
   }
 }

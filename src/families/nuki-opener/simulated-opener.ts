@@ -1,0 +1,404 @@
+import { createHash } from 'node:crypto';
+import type { Clock } from '../../domain/clock.js';
+import { NukiCommand, NukiCompletionStatus } from '../../gateway/nuki/nuki-commands.js';
+import { createNukiKeyPair, randomNukiNonce, type NukiKeyPair } from '../../gateway/nuki/nuki-crypto.js';
+import { encodeErrorReport, encodeKeyturnerStates, type NukiLogEntry } from '../../gateway/nuki/nuki-messages.js';
+import { NUKI_APPLE_COMPANY_ID, encodeNukiBeacon } from '../../gateway/nuki/nuki-uuids.js';
+import { NukiAuthorizationTable, type NukiAuthorization } from '../../gateway/simulator/nuki/nuki-authorization-table.js';
+import { keyturnerGdioErrorReport } from '../../gateway/simulator/nuki/nuki-gatt-database.js';
+import { NukiIndicationLink } from '../../gateway/simulator/nuki/nuki-indication-link.js';
+import { NukiKeyturnerResponder } from '../../gateway/simulator/nuki/nuki-keyturner-responder.js';
+import { NukiLockLog } from '../../gateway/simulator/nuki/nuki-lock-log.js';
+import { NukiPairingResponder } from '../../gateway/simulator/nuki/nuki-pairing-responder.js';
+import { NukiReplySender } from '../../gateway/simulator/nuki/nuki-reply-sender.js';
+import { configPayload } from '../../gateway/simulator/nuki/nuki-status-payloads.js';
+import { noSimulatedNukiFaults, type SimulatedNukiFaults } from '../../gateway/simulator/nuki/simulated-nuki-faults.js';
+import { GattOperationError, type SimulatedAdvertisement, type SimulatedDevice, type SimulatedGattService, type SimulatedLockLink } from '../../gateway/simulator/simulated-device.js';
+import { NukiFamilyUuids } from '../nuki/nuki-api-level.js';
+import {
+  OpenerLockAction,
+  OpenerLockState,
+  OpenerLogEntryType,
+  OpenerState,
+  OpenerTrigger,
+  encodeDoorbellRecognition,
+  type OpenerRingMode,
+} from './opener-protocol.js';
+
+/** Signal strength every scan reports, dBm. */
+const SIMULATED_RSSI = -65;
+const WRITE_INDICATE = ['write', 'indicate'] as const;
+
+/** The GATT database of a Nuki Opener: its pairing service and its keyturner service. */
+export const OPENER_GATT_DATABASE: readonly SimulatedGattService[] = [
+  { uuid: NukiFamilyUuids.openerPairingService, characteristics: [{ uuid: NukiFamilyUuids.openerPairingGdio, flags: WRITE_INDICATE }] },
+  {
+    uuid: NukiFamilyUuids.openerKeyturnerService,
+    characteristics: [
+      { uuid: NukiFamilyUuids.openerKeyturnerGdio, flags: WRITE_INDICATE },
+      { uuid: NukiFamilyUuids.openerKeyturnerUsdio, flags: WRITE_INDICATE },
+    ],
+  },
+];
+
+/** An authorization the simulated Opener starts with. */
+export interface SimulatedOpenerAuthorization {
+  id: number;
+  name: string;
+  /** The key shared with it (only a paired gateway's frames are accepted). */
+  sharedKey?: Buffer;
+}
+
+/** How to build a simulated Opener. */
+export interface SimulatedOpenerOptions {
+  address: string;
+  name: string;
+  clock: Clock;
+  securityPin: number;
+  nukiId?: number;
+  authorizations?: readonly SimulatedOpenerAuthorization[];
+  /** How long the electric strike takes, real ms (0: the next turn of the event loop). */
+  strikeTimeMs?: number;
+  /** First log index (a restarted demo continues its numbering). */
+  firstLogIndex?: number;
+  /** Battery critical at start. */
+  batteryCritical?: boolean;
+  /** Fragment size of indications (default 20). */
+  fragmentSize?: number;
+  keyPair?: NukiKeyPair;
+}
+
+/**
+ * The Nuki Opener's side of the Bluetooth API, in memory (docs/design.md §4d, docs/nuki.md
+ * "Opener"): pairing, the encrypted keyturner channel, Lock Actions 0x01–0x05 (Ring to Open,
+ * electric strike, Continuous Mode), Keyturner States with the Opener's states, a log with
+ * Doorbell Recognition entries, and its iBeacon with the new-state flag. It changes only when
+ * driven. Rules:
+ * - a ring logs a Doorbell Recognition entry with the mode it met; under Ring to Open or
+ *   Continuous Mode the strike opens (a lock-action entry, trigger automatic); Ring to Open then
+ *   ends (the real Opener's default), Continuous Mode stays;
+ * - the strike is reported `opening` while it runs and the Opener is back to its mode after;
+ * - the battery is only a critical flag.
+ */
+export class SimulatedOpener implements SimulatedDevice {
+  readonly address: string;
+  readonly name: string;
+  readonly nukiId: number;
+  readonly faults: SimulatedNukiFaults = noSimulatedNukiFaults();
+  readonly gattDatabase = OPENER_GATT_DATABASE;
+  readonly lockUuid: Buffer;
+
+  private readonly clock: Clock;
+  private readonly strikeTimeMs: number;
+  private readonly keyPair: NukiKeyPair;
+  private readonly authorizationTable: NukiAuthorizationTable;
+  private readonly lockLog: NukiLockLog;
+  private readonly sender: NukiReplySender;
+  private readonly keyturner: NukiKeyturnerResponder;
+  private readonly links = new Map<NukiIndicationLink, NukiPairingResponder>();
+  private readonly advertisementListeners = new Set<() => void>();
+  private readonly idleWaiters: (() => void)[] = [];
+  private ringToOpenActive = false;
+  private continuousModeActive = false;
+  private strikeRunning = false;
+  private stateTrigger: number = OpenerTrigger.system;
+  private last: { action: number; trigger: number; completionStatus: number } | null = null;
+  private critical: boolean;
+  private reachable = true;
+  private newState = false;
+  private pairingModeUntil: number | null = null;
+
+  constructor(options: SimulatedOpenerOptions) {
+    this.address = options.address.toUpperCase();
+    this.name = options.name;
+    this.clock = options.clock;
+    this.nukiId = options.nukiId ?? Number.parseInt(this.address.replace(/:/g, '').slice(-8), 16);
+    this.strikeTimeMs = options.strikeTimeMs ?? 0;
+    this.critical = options.batteryCritical ?? false;
+    this.keyPair = options.keyPair ?? createNukiKeyPair();
+    this.lockUuid = createHash('sha256').update(`simulated-opener:${this.address}`).digest().subarray(0, 16);
+    this.authorizationTable = new NukiAuthorizationTable(
+      100,
+      (options.authorizations ?? []).map((entry) => ({ id: entry.id, name: entry.name, type: 'app', sharedKey: entry.sharedKey ?? null, appId: 0 })),
+    );
+    this.lockLog = new NukiLockLog(500, options.firstLogIndex ?? 1);
+    this.sender = new NukiReplySender(this.faults, () => randomNukiNonce(32));
+    this.keyturner = new NukiKeyturnerResponder({
+      authorizations: this.authorizationTable,
+      faults: this.faults,
+      sender: this.sender,
+      securityPin: options.securityPin,
+      hasDoorSensor: false,
+      usdio: NukiFamilyUuids.openerKeyturnerUsdio,
+      isAction: (action) => action >= OpenerLockAction.activateRingToOpen && action <= OpenerLockAction.deactivateContinuousMode,
+      nonce32: () => randomNukiNonce(32),
+      keyturnerStates: () => this.keyturnerStatesPayload(),
+      keyturnerStatesRead: () => {
+        this.setNewState(false);
+      },
+      config: () =>
+        configPayload({ nukiId: this.nukiId, name: this.name, firmware: [1, 10, 2], hardware: [3, 0] }, this.clock.now(), { fob: false, keypad: false }),
+      batteryReport: () => Buffer.alloc(0),
+      selectLog: (startIndex, sortOrder) => this.lockLog.select(startIndex, sortOrder),
+      remoteAction: (action, authorization, nameSuffix, settled) => this.remoteAction(action, authorization, nameSuffix, settled),
+    });
+  }
+
+  /** `locked` / `unlocked` as docs/design.md §4d maps the Opener. */
+  get bolt(): 'locked' | 'unlocked' {
+    return this.ringToOpenActive || this.continuousModeActive || this.strikeRunning ? 'unlocked' : 'locked';
+  }
+
+  get ringToOpen(): boolean {
+    return this.ringToOpenActive;
+  }
+
+  get continuousMode(): boolean {
+    return this.continuousModeActive;
+  }
+
+  get inRange(): boolean {
+    return this.reachable;
+  }
+
+  get newStateFlagged(): boolean {
+    return this.newState;
+  }
+
+  get log(): readonly NukiLogEntry[] {
+    return this.lockLog.all;
+  }
+
+  get authorizations(): readonly { id: number; name: string }[] {
+    return this.authorizationTable.list();
+  }
+
+  /** Resolves when the strike is not running. */
+  idle(): Promise<void> {
+    if (!this.strikeRunning) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Resolves when the strike is idle and every queued reply has been delivered. */
+  async settled(): Promise<void> {
+    await this.idle();
+    await Promise.all([...this.links.keys()].map((link) => link.drained()));
+  }
+
+  startPairingMode(): void {
+    this.pairingModeUntil = this.clock.now() + 30_000;
+  }
+
+  /**
+   * Someone rings at the intercom: a Doorbell Recognition entry; with Ring to Open or Continuous
+   * Mode the strike opens (and Ring to Open ends). Resolves once the ring (and an opening) is
+   * logged. Returns whether the door was opened.
+   */
+  async ring(): Promise<{ opened: boolean }> {
+    const mode: OpenerRingMode = this.continuousModeActive ? 'continuous_mode' : this.ringToOpenActive ? 'ring_to_open' : 'none';
+    this.lockLog.append({
+      timestamp: this.clock.now(),
+      authorizationId: 0,
+      name: '',
+      detail: { kind: 'other', type: OpenerLogEntryType.doorbellRecognition, data: encodeDoorbellRecognition({ mode, source: 0, trailing: Buffer.alloc(0) }) },
+    });
+    this.markNewState();
+    if (mode === 'none') return { opened: false };
+    if (mode === 'ring_to_open') this.ringToOpenActive = false;
+    await new Promise<void>((resolve) => {
+      if (this.strikeRunning) {
+        resolve();
+        return;
+      }
+      this.strike(OpenerTrigger.automatic, { id: 0, name: '' }, () => {
+        resolve();
+      });
+    });
+    return { opened: true };
+  }
+
+  /** Sets the battery's critical flag (the Opener reports nothing else). */
+  setBatteryCritical(critical: boolean): void {
+    if (critical === this.critical) return;
+    this.critical = critical;
+    this.markNewState();
+  }
+
+  goOutOfRange(): void {
+    if (!this.reachable) return;
+    this.reachable = false;
+    for (const link of [...this.links.keys()]) link.lose();
+    this.advertisementChanged();
+  }
+
+  comeBackInRange(): void {
+    if (this.reachable) return;
+    this.reachable = true;
+    this.advertisementChanged();
+  }
+
+  openLink(): SimulatedLockLink {
+    if (!this.reachable) throw new GattOperationError('not_connected', `${this.address} is out of range`);
+    const link = new NukiIndicationLink(
+      {
+        handleWrite: (from, uuid, value) => {
+          this.handleWrite(from, uuid, value);
+        },
+        detach: (from) => {
+          this.links.delete(from);
+        },
+        replyDelayMs: () => this.faults.replyDelayMs,
+      },
+      20,
+    );
+    const pairing = new NukiPairingResponder({
+      inPairingMode: () => this.pairingModeUntil !== null && this.clock.now() < this.pairingModeUntil,
+      keyPair: this.keyPair,
+      lockUuid: this.lockUuid,
+      authorizations: this.authorizationTable,
+      nonce32: () => randomNukiNonce(32),
+      completePairing: (entry) => {
+        this.authorizationTable.add(entry);
+        this.pairingModeUntil = null;
+      },
+      reply: (command, payload) => {
+        this.sender.unencrypted(link, NukiFamilyUuids.openerPairingGdio, command, payload);
+      },
+    });
+    this.links.set(link, pairing);
+    return link;
+  }
+
+  /** An iBeacon with the Opener's keyturner service UUID; measured power −59 while something new is unread. */
+  advertisement(): SimulatedAdvertisement | null {
+    if (!this.reachable) return null;
+    const beacon = encodeNukiBeacon({ newState: this.newState, major: this.nukiId >>> 16, minor: this.nukiId & 0xffff, serviceUuid: NukiFamilyUuids.openerKeyturnerService });
+    return { manufacturerData: new Map([[NUKI_APPLE_COMPANY_ID, beacon]]), rssi: SIMULATED_RSSI };
+  }
+
+  onAdvertisementChange(listener: () => void): () => void {
+    const wrapped = (): void => {
+      listener();
+    };
+    this.advertisementListeners.add(wrapped);
+    return () => this.advertisementListeners.delete(wrapped);
+  }
+
+  private handleWrite(link: NukiIndicationLink, uuid: string, value: Buffer): void {
+    if (value.length === 0) throw new GattOperationError('invalid_length', 'empty write');
+    switch (uuid) {
+      case NukiFamilyUuids.openerPairingGdio:
+        this.links.get(link)?.handle(value);
+        return;
+      case NukiFamilyUuids.openerKeyturnerUsdio:
+        this.keyturner.handle(link, value);
+        return;
+      case NukiFamilyUuids.openerKeyturnerGdio:
+        this.sender.unencrypted(link, uuid, NukiCommand.errorReport, encodeErrorReport(keyturnerGdioErrorReport(value)));
+        return;
+      default:
+        throw new GattOperationError('not_supported', `characteristic ${uuid} is not writable`);
+    }
+  }
+
+  private remoteAction(
+    action: number,
+    authorization: NukiAuthorization,
+    nameSuffix: string | null,
+    settled: (outcome: 'success' | 'motor_blocked') => void,
+  ): 'busy' | 'started' {
+    const actor = { id: authorization.id, name: nameSuffix === null ? authorization.name : `${authorization.name} ${nameSuffix}` };
+    if (action === OpenerLockAction.electricStrikeActuation) {
+      if (this.strikeRunning) return 'busy';
+      this.strike(OpenerTrigger.system, actor, () => {
+        settled('success');
+      });
+      return 'started';
+    }
+    switch (action) {
+      case OpenerLockAction.activateRingToOpen:
+        this.ringToOpenActive = true;
+        break;
+      case OpenerLockAction.deactivateRingToOpen:
+        this.ringToOpenActive = false;
+        break;
+      case OpenerLockAction.activateContinuousMode:
+        this.continuousModeActive = true;
+        break;
+      case OpenerLockAction.deactivateContinuousMode:
+        this.continuousModeActive = false;
+        break;
+    }
+    this.stateTrigger = OpenerTrigger.system;
+    this.last = { action, trigger: OpenerTrigger.system, completionStatus: NukiCompletionStatus.success };
+    this.appendAction(actor, action, OpenerTrigger.system);
+    setImmediate(() => {
+      settled('success');
+    });
+    return 'started';
+  }
+
+  /** The electric strike: `opening` for strikeTimeMs, then logged and back to the mode. */
+  private strike(trigger: number, actor: { id: number; name: string }, done: () => void): void {
+    this.strikeRunning = true;
+    this.stateTrigger = trigger;
+    this.markNewState();
+    const finish = (): void => {
+      this.strikeRunning = false;
+      this.last = { action: OpenerLockAction.electricStrikeActuation, trigger, completionStatus: NukiCompletionStatus.success };
+      this.appendAction(actor, OpenerLockAction.electricStrikeActuation, trigger);
+      done();
+      for (const resolve of this.idleWaiters.splice(0)) resolve();
+    };
+    if (this.strikeTimeMs === 0) setImmediate(finish);
+    else setTimeout(finish, this.strikeTimeMs);
+  }
+
+  private appendAction(actor: { id: number; name: string }, action: number, trigger: number): void {
+    this.lockLog.append({
+      timestamp: this.clock.now(),
+      authorizationId: actor.id,
+      name: actor.name,
+      detail: { kind: 'lock_action', action, trigger, flags: 0, completionStatus: NukiCompletionStatus.success, trailing: Buffer.alloc(0) },
+    });
+    this.markNewState();
+  }
+
+  private keyturnerStatesPayload(): Buffer {
+    const pairing = this.pairingModeUntil !== null && this.clock.now() < this.pairingModeUntil;
+    const lockState = this.strikeRunning ? OpenerLockState.opening : this.ringToOpenActive ? OpenerLockState.ringToOpenActive : OpenerLockState.locked;
+    const states = {
+      nukiState: pairing ? OpenerState.pairingMode : this.continuousModeActive ? OpenerState.continuousMode : OpenerState.doorMode,
+      lockState,
+      trigger: this.stateTrigger,
+      currentTime: this.clock.now(),
+      timezoneOffsetMinutes: 0,
+      battery: { critical: this.critical, charging: null, percent: null },
+      configUpdateCount: 0,
+      // The Opener keeps its Ring to Open timer where the Smart Lock keeps lock 'n' go's.
+      lockNGoTimer: this.ringToOpenActive ? 20 : 0,
+      lastLockAction: this.last?.action ?? 0,
+      lastLockActionTrigger: this.last?.trigger ?? 0,
+      lastLockActionCompletionStatus: this.last?.completionStatus ?? 0,
+      doorSensorState: null,
+      nightModeActive: null,
+      accessoryBatteryState: null,
+      trailing: Buffer.alloc(0),
+    };
+    return encodeKeyturnerStates(states);
+  }
+
+  private markNewState(): void {
+    this.setNewState(true);
+  }
+
+  private setNewState(value: boolean): void {
+    if (this.newState === value) return;
+    this.newState = value;
+    this.advertisementChanged();
+  }
+
+  private advertisementChanged(): void {
+    for (const listener of [...this.advertisementListeners]) listener();
+  }
+}
