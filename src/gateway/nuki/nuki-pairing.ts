@@ -77,6 +77,8 @@ export type NukiPairingFailure =
   | 'max_users'
   /** The lock did not answer in time (or the channel failed while waiting). */
   | 'timeout'
+  /** An API 2.3 lock refused the security PIN sent with Authorization Data. */
+  | 'bad_pin'
   /** Anything else: a bad CRC, an unexpected message, another Error Report. */
   | 'protocol';
 

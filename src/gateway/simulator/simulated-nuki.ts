@@ -16,6 +16,8 @@ import { NukiReplySender } from './nuki/nuki-reply-sender.js';
 import { batteryReportPayload, configPayload, keyturnerStatesPayload, type NukiKeyturnerStatesLength, type NukiStatusSnapshot } from './nuki/nuki-status-payloads.js';
 import { noSimulatedNukiFaults, type SimulatedNukiFaults } from './nuki/simulated-nuki-faults.js';
 import type { SimulatedNukiOptions } from './nuki/simulated-nuki-options.js';
+import { NUKI_MODELS, NukiFamilyUuids, type NukiApiLevel, type NukiModel } from '../../families/nuki/nuki-api-level.js';
+import { SimulatedApi23PairingResponder } from '../../families/nuki/simulated-api23-pairing-responder.js';
 import { GattOperationError, type SimulatedAdvertisement, type SimulatedDevice, type SimulatedGattService, type SimulatedLockLink } from './simulated-device.js';
 
 export type { SimulatedNukiFaults } from './nuki/simulated-nuki-faults.js';
@@ -58,7 +60,10 @@ export class SimulatedNuki implements SimulatedDevice {
   readonly lockUuid: Buffer;
   /** Injectable faults; change any field at any time. */
   readonly faults: SimulatedNukiFaults = noSimulatedNukiFaults();
-  readonly gattDatabase: readonly SimulatedGattService[] = NUKI_GATT_DATABASE;
+  readonly gattDatabase: readonly SimulatedGattService[];
+  /** The model it simulates; its API level decides the pairing service and the PIN's size. */
+  readonly model: Exclude<NukiModel, 'opener'>;
+  readonly apiLevel: NukiApiLevel;
 
   private readonly clock: Clock;
   private readonly firmware: [number, number, number];
@@ -75,7 +80,7 @@ export class SimulatedNuki implements SimulatedDevice {
   private readonly mechanism: NukiLockMechanism;
   private readonly sender: NukiReplySender;
   private readonly keyturner: NukiKeyturnerResponder;
-  private readonly links = new Map<NukiIndicationLink, NukiPairingResponder>();
+  private readonly links = new Map<NukiIndicationLink, { handle(frame: Buffer): void }>();
   private readonly advertisementListeners = new Set<() => void>();
   private battery: number;
   private charging = false;
@@ -92,7 +97,13 @@ export class SimulatedNuki implements SimulatedDevice {
     if (!isU32(this.nukiId)) throw new RangeError(`a Nuki ID is a u32, not ${this.nukiId}`);
     this.firmware = options.firmware ?? [2, 14, 6];
     this.hardware = options.hardware ?? [2, 0];
-    if (!Number.isInteger(options.securityPin) || options.securityPin < 0 || options.securityPin > 0xffff) throw new RangeError('the security PIN is a u16');
+    this.model = options.model ?? 'smart_lock_4';
+    this.apiLevel = NUKI_MODELS[this.model].apiLevel;
+    this.gattDatabase = this.apiLevel === '2.3' ? API23_GATT_DATABASE : NUKI_GATT_DATABASE;
+    const maxPin = this.apiLevel === '2.3' ? 999_999 : 0xffff;
+    if (!Number.isInteger(options.securityPin) || options.securityPin < 0 || options.securityPin > maxPin) {
+      throw new RangeError(this.apiLevel === '2.3' ? 'the security PIN of an API 2.3 lock has six digits' : 'the security PIN is a u16');
+    }
     this.securityPin = options.securityPin;
     this.fragmentSize = options.fragmentSize ?? 20;
     if (!Number.isInteger(this.fragmentSize) || this.fragmentSize < 1) throw new RangeError('fragmentSize must be a positive integer');
@@ -207,6 +218,7 @@ export class SimulatedNuki implements SimulatedDevice {
   /** The user held the button for 5 s: pairing is accepted for `pairingTimeoutMs`. */
   startPairingMode(): void {
     this.pairingModeUntil = this.clock.now() + this.pairingTimeoutMs;
+    this.advertisementChanged();
   }
 
   /**
@@ -318,20 +330,31 @@ export class SimulatedNuki implements SimulatedDevice {
       },
       this.fragmentSize,
     );
-    const pairing = new NukiPairingResponder({
+    const gdio = this.apiLevel === '2.3' ? NukiFamilyUuids.lockPairingGdioApi23 : NukiUuids.pairingGdio;
+    const context = {
       inPairingMode: () => this.inPairingMode(),
       keyPair: this.keyPair,
       lockUuid: this.lockUuid,
       authorizations: this.authorizationTable,
       nonce32: () => this.nonce32(),
-      completePairing: (entry) => {
+      completePairing: (entry: Parameters<NukiAuthorizationTable['add']>[0]) => {
         this.authorizationTable.add(entry);
         this.pairingModeUntil = null;
       },
-      reply: (command, payload) => {
-        this.sender.unencrypted(link, NukiUuids.pairingGdio, command, payload);
+      reply: (command: number, payload: Buffer) => {
+        this.sender.unencrypted(link, gdio, command, payload);
       },
-    });
+    };
+    const pairing =
+      this.apiLevel === '2.3'
+        ? new SimulatedApi23PairingResponder({
+            ...context,
+            securityPin: this.securityPin,
+            replyEncrypted: (sharedKey, authorizationId, command, payload) => {
+              this.sender.encrypted(link, gdio, sharedKey, authorizationId, command, payload);
+            },
+          })
+        : new NukiPairingResponder(context);
     this.links.set(link, pairing);
     return link;
   }
@@ -339,7 +362,9 @@ export class SimulatedNuki implements SimulatedDevice {
   /** An iBeacon with the keyturner service UUID; measured power −59 while something new is unread. */
   advertisement(): SimulatedAdvertisement | null {
     if (!this.reachable) return null;
-    const beacon = encodeNukiBeacon({ newState: this.newState, major: this.nukiId >>> 16, minor: this.nukiId & 0xffff });
+    // An API 2.3 lock in pairing mode shows its pairing service, which is how a scan tells the model class.
+    const serviceUuid = this.apiLevel === '2.3' && this.inPairingMode() ? NukiFamilyUuids.lockPairingServiceApi23 : NukiUuids.keyturnerService;
+    const beacon = encodeNukiBeacon({ newState: this.newState, major: this.nukiId >>> 16, minor: this.nukiId & 0xffff, serviceUuid });
     return { manufacturerData: new Map([[NUKI_APPLE_COMPANY_ID, beacon]]), rssi: SIMULATED_RSSI };
   }
 
@@ -355,6 +380,10 @@ export class SimulatedNuki implements SimulatedDevice {
     if (value.length === 0) throw new GattOperationError('invalid_length', 'empty write');
     switch (uuid) {
       case NukiUuids.pairingGdio:
+      case NukiFamilyUuids.lockPairingGdioApi23:
+        if (uuid !== (this.apiLevel === '2.3' ? NukiFamilyUuids.lockPairingGdioApi23 : NukiUuids.pairingGdio)) {
+          throw new GattOperationError('not_supported', `characteristic ${uuid} is not writable`);
+        }
         this.links.get(link)?.handle(value);
         return;
       case NukiUuids.keyturnerUsdio:
@@ -434,6 +463,13 @@ export class SimulatedNuki implements SimulatedDevice {
     for (const listener of [...this.advertisementListeners]) listener();
   }
 }
+
+/** The GATT database of an API 2.3 Smart Lock: the 2.3 pairing service instead of the older one. */
+const API23_GATT_DATABASE: readonly SimulatedGattService[] = NUKI_GATT_DATABASE.map((service) =>
+  service.uuid === NukiUuids.pairingService
+    ? { uuid: NukiFamilyUuids.lockPairingServiceApi23, characteristics: [{ uuid: NukiFamilyUuids.lockPairingGdioApi23, flags: ['write', 'indicate'] as const }] }
+    : service,
+);
 
 function toNukiAction(action: LockAction): typeof NukiLockAction.lock | typeof NukiLockAction.unlock {
   return action === 'lock' ? NukiLockAction.lock : NukiLockAction.unlock;

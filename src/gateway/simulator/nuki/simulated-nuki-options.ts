@@ -1,3 +1,4 @@
+import type { NukiModel } from '../../../families/nuki/nuki-api-level.js';
 import type { Clock } from '../../../domain/clock.js';
 import type { NukiKeyPair } from '../../nuki/nuki-crypto.js';
 import type { NukiAuthorizationType } from './nuki-authorization-table.js';
@@ -58,4 +59,9 @@ export interface SimulatedNukiOptions {
   pairingTimeoutMs?: number;
   /** Length of the Keyturner States payload: 15, 20 or 27 bytes (default 27). */
   keyturnerStatesLength?: NukiKeyturnerStatesLength;
+  /**
+   * Which Smart Lock (default `smart_lock_4`): the Ultra, Go and Pro 5th generation speak API 2.3
+   * (another pairing service, a 6-digit security PIN); docs/design.md §4d.
+   */
+  model?: Exclude<NukiModel, 'opener'>;
 }

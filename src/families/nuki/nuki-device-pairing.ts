@@ -1,0 +1,84 @@
+import { withTimeout } from '../../gateway/deadline.js';
+import { TransportError, type GattProfile, type GattTransport } from '../../gateway/gatt-transport.js';
+import { NukiMessageAssembler } from '../../gateway/nuki/nuki-message-assembler.js';
+import { NukiPairingError, pairNukiLock, type NukiCredentials, type NukiPairingOptions } from '../../gateway/nuki/nuki-pairing.js';
+import { allPairingTargets, type NukiPairingTarget } from './nuki-api-level.js';
+import { pairNukiApi23, type NukiApi23PairingChannel } from './nuki-api23-pairing.js';
+
+/** Every Nuki pairing GDIO, each optional: the device offers the one of its kind and API level. */
+const ANY_NUKI_PAIRING_PROFILE: GattProfile = {
+  characteristics: allPairingTargets().map((target, index) => ({ name: `gdio${index}`, service: target.pairingService, uuid: target.pairingGdio, required: false, subscribe: true })),
+};
+
+/** What pairing produced, and which device it was. */
+export interface NukiDevicePairing {
+  credentials: NukiCredentials;
+  target: NukiPairingTarget;
+}
+
+/**
+ * Pairs with the Nuki device at `address`, whichever it is (docs/design.md §4d): connects, sees
+ * which pairing service it offers — Smart Lock API 2.1/2.2, Smart Lock API 2.3 (Ultra, Go, Pro
+ * 5th generation) or Opener — and runs that pairing. An API 2.3 lock needs its 6-digit security
+ * PIN. Disconnects whatever happens.
+ *
+ * @throws TransportError (`gatt_unavailable` when the device offers no Nuki pairing service);
+ *   NukiPairingError (`pin_required` is `protocol` with a message saying so).
+ */
+export async function pairNukiDevice(
+  transport: GattTransport,
+  address: string,
+  options: NukiPairingOptions & { connectTimeoutMs?: number; securityPin: number | null },
+): Promise<NukiDevicePairing> {
+  const connection = await transport.connect(address, ANY_NUKI_PAIRING_PROFILE, { timeoutMs: options.connectTimeoutMs ?? 15_000 });
+  const index = allPairingTargets().findIndex((_, position) => connection.has(`gdio${position}`));
+  const target = allPairingTargets()[index];
+  if (target === undefined) {
+    await connection.disconnect();
+    throw new TransportError('gatt_unavailable', `${address} offers no Nuki pairing service`);
+  }
+  const characteristic = `gdio${index}`;
+  let assembler = new NukiMessageAssembler('unencrypted');
+  const frames: Buffer[] = [];
+  const waiter: { wake: (() => void) | null } = { wake: null };
+  connection.onNotification((name, value) => {
+    if (name !== characteristic) return;
+    frames.push(...assembler.push(value));
+    waiter.wake?.();
+  });
+  connection.onDisconnect(() => {
+    waiter.wake?.();
+  });
+  const channel: NukiApi23PairingChannel = {
+    send: (frame) => connection.write(characteristic, frame),
+    receive: async (timeoutMs) => {
+      const waited = (async (): Promise<Buffer> => {
+        for (;;) {
+          const frame = frames.shift();
+          if (frame !== undefined) return frame;
+          if (!connection.connected) throw new NukiPairingError('timeout', 'the lock closed the connection');
+          await new Promise<void>((resolve) => {
+            waiter.wake = resolve;
+          });
+          waiter.wake = null;
+        }
+      })();
+      return withTimeout(waited, timeoutMs, () => new NukiPairingError('timeout', `no answer from the lock within ${timeoutMs} ms`));
+    },
+    expectEncrypted: () => {
+      assembler = new NukiMessageAssembler('encrypted');
+    },
+  };
+  try {
+    if (target.apiLevel === '2.3') {
+      if (options.securityPin === null) {
+        throw new NukiPairingError('protocol', `This is a ${target.description} (Bluetooth API 2.3): pairing needs its 6-digit security PIN (--pin).`);
+      }
+      return { credentials: await pairNukiApi23(channel, { ...options, securityPin: options.securityPin }), target };
+    }
+    return { credentials: await pairNukiLock(channel, options), target };
+  } finally {
+    waiter.wake?.();
+    await connection.disconnect();
+  }
+}

@@ -1,0 +1,124 @@
+import { NukiCommand, NukiErrorCode } from '../../gateway/nuki/nuki-commands.js';
+import { deriveNukiSharedKey, verifyNukiAuthenticator } from '../../gateway/nuki/nuki-crypto.js';
+import { NUKI_ENCRYPTED_HEADER_LENGTH, decodeEncryptedFrame, decodeUnencryptedFrame } from '../../gateway/nuki/nuki-frame.js';
+import {
+  authorizationAuthenticatorBytes,
+  decodeAuthorizationAuthenticator,
+  decodePublicKey,
+  decodeRequestData,
+  encodeChallenge,
+  encodeErrorReport,
+  encodePublicKey,
+} from '../../gateway/nuki/nuki-messages.js';
+import type { NukiPairingContext } from '../../gateway/simulator/nuki/nuki-pairing-responder.js';
+import { NukiCommandRefusal, errorCodeOf } from '../../gateway/simulator/nuki/nuki-command-refusal.js';
+import { NUKI_AUTHORIZATION_INFO_COMMAND, decodeApi23AuthorizationData, encodeApi23AuthorizationId } from './nuki-api23-messages.js';
+
+/** What the API 2.3 pairing side needs beyond the API 2.2 one. */
+export interface Api23PairingContext extends NukiPairingContext {
+  /** The lock's 6-digit security PIN, which Authorization Data must carry. */
+  readonly securityPin: number;
+  /** Sends one encrypted reply on the pairing GDIO. */
+  replyEncrypted(sharedKey: Buffer, authorizationId: number, command: number, payload: Buffer): void;
+}
+
+type Step =
+  | { step: 'idle' }
+  | { step: 'public_key_sent' }
+  | { step: 'challenge_sent'; clientPublicKey: Buffer; sharedKey: Buffer; lockNonce: Buffer }
+  | { step: 'info_sent'; sharedKey: Buffer };
+
+/**
+ * The lock side of API 2.3 pairing (docs/nuki.md "API 2.3 pairing") for one central, on the
+ * pairing GDIO `a92ee301-…`: key exchange and authenticator as in API 2.2, then Authorization
+ * Info, then the encrypted Authorization Data with the security PIN, answered by an encrypted
+ * Authorization-ID (a wrong PIN: encrypted Error Report K_ERROR_BAD_PIN).
+ */
+export class SimulatedApi23PairingResponder {
+  private state: Step = { step: 'idle' };
+
+  constructor(private readonly context: Api23PairingContext) {}
+
+  handle(frame: Buffer): void {
+    if (this.state.step === 'info_sent' && frame.length >= NUKI_ENCRYPTED_HEADER_LENGTH) {
+      this.authorizationData(frame, this.state.sharedKey);
+      return;
+    }
+    let command = 0;
+    try {
+      const decoded = decodeUnencryptedFrame(frame);
+      command = decoded.command;
+      if (!decoded.crcOk) throw new NukiCommandRefusal(NukiErrorCode.ERROR_BAD_CRC);
+      this.state = this.advance(decoded.command, decoded.payload);
+    } catch (error) {
+      this.state = { step: 'idle' };
+      this.context.reply(NukiCommand.errorReport, encodeErrorReport({ errorCode: errorCodeOf(error), command }));
+    }
+  }
+
+  private advance(command: number, payload: Buffer): Step {
+    if (!this.context.inPairingMode()) throw new NukiCommandRefusal(NukiErrorCode.P_ERROR_NOT_PAIRING);
+    const { state, context } = this;
+    switch (command) {
+      case NukiCommand.requestData: {
+        if (decodeRequestData(payload).command !== NukiCommand.publicKey) throw new NukiCommandRefusal(NukiErrorCode.P_ERROR_BAD_PARAMETER);
+        context.reply(NukiCommand.publicKey, encodePublicKey({ publicKey: context.keyPair.publicKey }));
+        return { step: 'public_key_sent' };
+      }
+      case NukiCommand.publicKey: {
+        if (state.step !== 'public_key_sent') throw new NukiCommandRefusal(NukiErrorCode.ERROR_UNKNOWN);
+        const { publicKey } = decodePublicKey(payload);
+        let sharedKey: Buffer;
+        try {
+          sharedKey = deriveNukiSharedKey(context.keyPair.secretKey, publicKey);
+        } catch {
+          throw new NukiCommandRefusal(NukiErrorCode.P_ERROR_BAD_PARAMETER);
+        }
+        const lockNonce = context.nonce32();
+        context.reply(NukiCommand.challenge, encodeChallenge({ nonce: lockNonce }));
+        return { step: 'challenge_sent', clientPublicKey: publicKey, sharedKey, lockNonce };
+      }
+      case NukiCommand.authorizationAuthenticator: {
+        if (state.step !== 'challenge_sent') throw new NukiCommandRefusal(NukiErrorCode.ERROR_UNKNOWN);
+        const { authenticator } = decodeAuthorizationAuthenticator(payload);
+        const covered = authorizationAuthenticatorBytes(state.clientPublicKey, context.keyPair.publicKey, state.lockNonce);
+        if (!verifyNukiAuthenticator(state.sharedKey, authenticator, covered)) throw new NukiCommandRefusal(NukiErrorCode.P_ERROR_BAD_AUTHENTICATOR);
+        // Its content is not needed by the app; the simulated lock sends none.
+        context.reply(NUKI_AUTHORIZATION_INFO_COMMAND, Buffer.alloc(0));
+        return { step: 'info_sent', sharedKey: state.sharedKey };
+      }
+      default:
+        throw new NukiCommandRefusal(NukiErrorCode.ERROR_UNKNOWN);
+    }
+  }
+
+  private authorizationData(frame: Buffer, sharedKey: Buffer): void {
+    const { context } = this;
+    const appId = frame.readUInt32LE(24);
+    this.state = { step: 'idle' };
+    const refuse = (errorCode: number, command: number): void => {
+      context.replyEncrypted(sharedKey, appId, NukiCommand.errorReport, encodeErrorReport({ errorCode, command }));
+    };
+    let decoded;
+    try {
+      decoded = decodeEncryptedFrame(frame, sharedKey);
+    } catch {
+      context.reply(NukiCommand.errorReport, encodeErrorReport({ errorCode: NukiErrorCode.P_ERROR_BAD_AUTHENTICATOR, command: NukiCommand.authorizationData }));
+      return;
+    }
+    if (!decoded.crcOk) { refuse(NukiErrorCode.ERROR_BAD_CRC, decoded.command); return; }
+    if (decoded.command !== NukiCommand.authorizationData) { refuse(NukiErrorCode.ERROR_UNKNOWN, decoded.command); return; }
+    if (!context.inPairingMode()) { refuse(NukiErrorCode.P_ERROR_NOT_PAIRING, decoded.command); return; }
+    let data;
+    try {
+      data = decodeApi23AuthorizationData(decoded.payload);
+    } catch {
+      refuse(NukiErrorCode.ERROR_BAD_LENGTH, decoded.command); return;
+    }
+    if (data.securityPin !== context.securityPin) { refuse(NukiErrorCode.K_ERROR_BAD_PIN, decoded.command); return; }
+    if (context.authorizations.full) { refuse(NukiErrorCode.P_ERROR_MAX_USER, decoded.command); return; }
+    const entry = { id: context.authorizations.nextId(), name: data.name, type: 'app' as const, sharedKey, appId: data.appId };
+    context.completePairing(entry);
+    context.replyEncrypted(sharedKey, entry.id, NukiCommand.authorizationId, encodeApi23AuthorizationId({ authorizationId: entry.id, lockUuid: context.lockUuid, trailing: Buffer.alloc(0) }));
+  }
+}
