@@ -1,6 +1,6 @@
 import type { Clock } from '../domain/clock.js';
 import { newId, normalizeId, stableId } from '../domain/ids.js';
-import { DEFAULT_LOCK_FAMILY } from '../domain/lock-family.js';
+import { DEFAULT_LOCK_FAMILY } from '../families/registry.js';
 import { sha256Hex } from '../auth/secrets.js';
 import type { Logger } from '../logger.js';
 import type { ClientRepository } from '../store/client-repository.js';

@@ -1,8 +1,8 @@
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { isUuid } from '../domain/ids.js';
-import { activityOfNukiLogEntry } from '../gateway/drivers/nuki/nuki-state-mapping.js';
-import { SimulatedNuki } from '../gateway/simulator/simulated-nuki.js';
+import { activityOfNukiLogEntry } from '../families/nuki/driver/nuki-state-mapping.js';
+import { SimulatedNuki } from '../families/nuki/simulator/simulated-nuki.js';
 import { DEMO_GATEWAY_AUTHORIZATION } from './demo-household.js';
 import type { DemoSimulatedLock } from './demo-locks.js';
 import type { LockRuntime } from '../locks/lock-runtime.js';

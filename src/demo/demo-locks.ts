@@ -1,10 +1,10 @@
 import type { Clock } from '../domain/clock.js';
-import { parseLockKey } from '../gateway/frame-authentication.js';
-import { SimulatedLock } from '../gateway/simulator/simulated-lock.js';
-import { SimulatedNuki } from '../gateway/simulator/simulated-nuki.js';
+import { parseLockKey } from '../families/ekey/protocol/frame-authentication.js';
+import { SimulatedLock } from '../families/ekey/simulator/simulated-lock.js';
+import { SimulatedNuki } from '../families/nuki/simulator/simulated-nuki.js';
 import { SimulatorTransport } from '../gateway/transports/simulator-transport.js';
 import type { LockStateRepository } from '../store/lock-state-repository.js';
-import type { StoredNukiCredentials } from '../store/nuki-credential-file.js';
+import type { StoredNukiCredentials } from '../families/nuki/nuki-credential-file.js';
 import { DEMO_GATEWAY_AUTHORIZATION, DEMO_LINKED_AUTHORIZATION, type DemoHousehold, type DemoLockSecrets } from './demo-household.js';
 
 /** A demo lock of either family. */

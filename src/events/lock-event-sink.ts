@@ -1,5 +1,5 @@
+import type { ActivitySource, LockAction } from '../domain/lock-vocabulary.js';
 import type { LockEventType } from '../domain/lock-event-type.js';
-import type { ActivitySource, LockAction } from '../gateway/lock-profile.js';
 
 export type { LockEventType } from '../domain/lock-event-type.js';
 

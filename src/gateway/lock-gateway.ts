@@ -1,17 +1,17 @@
+import type { LockAction } from '../domain/lock-vocabulary.js';
 import { EventEmitter } from 'node:events';
 import type { Clock } from '../domain/clock.js';
 import { failed, type CommandOutcome } from './command-outcome.js';
-import type { CredentialEntry, LockDriver } from './drivers/lock-driver.js';
+import type { CredentialEntry, LockDriver } from './lock-driver.js';
 import type { Advertisement, GattTransport } from './gatt-transport.js';
 import type { LockGatewayEvents } from './gateway-events.js';
 import type { GatewayLogger } from './gateway-logger.js';
-import type { LockAction } from './lock-profile.js';
 import type { LockSnapshot } from './lock-snapshot.js';
 import { ManagedLock, type ManagedLockSettings } from './managed-lock.js';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './reconnect-backoff.js';
 import { describeError, describeFault } from '../domain/errors.js';
 
-export type { CredentialEntry } from './drivers/lock-driver.js';
+export type { CredentialEntry } from './lock-driver.js';
 
 /** A lock the gateway should manage. */
 export interface LockRegistration {
@@ -21,7 +21,7 @@ export interface LockRegistration {
   address: string;
   /** Human name, for logs. */
   name: string;
-  /** The lock family's protocol driver (src/gateway/drivers/), one instance per lock. */
+  /** The lock family's protocol driver (src/families/<family>/driver/), one instance per lock. */
   driver: LockDriver;
 }
 

@@ -1,4 +1,4 @@
-import type { ActivitySource, DeviceInformation } from './lock-profile.js';
+import type { ActivitySource, DeviceInformation } from '../domain/lock-vocabulary.js';
 
 /** Bolt state as the service shows it (DESIGN §3 "Locks": `bolt_state` values). */
 export type GatewayBolt = 'locked' | 'unlocked' | 'jammed' | 'unknown';

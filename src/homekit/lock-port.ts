@@ -1,4 +1,4 @@
-import type { ActivitySource, DeviceInformation, LockAction } from '../gateway/lock-profile.js';
+import type { ActivitySource, DeviceInformation, LockAction } from '../domain/lock-vocabulary.js';
 
 /**
  * The port between the HomeKit adapter and the access service: everything the Homebridge

@@ -1,4 +1,5 @@
-import type { ActivitySource } from '../gateway/lock-profile.js';
+import { isLockFamilyId, lockFamily } from '../families/registry.js';
+import type { ActivitySource } from '../domain/lock-vocabulary.js';
 import type { HomeKitBolt, HomeKitBoltTarget, HomeKitDoor, HomeKitLock } from './lock-port.js';
 
 /*
@@ -259,8 +260,8 @@ function nonEmpty(value: string | undefined): string | undefined {
  * and printed on nothing else; the lock id when neither is known.
  */
 export function toSerialNumber(lock: Pick<HomeKitLock, 'family' | 'bleAddress' | 'deviceInformation' | 'id'>): string {
-  const nukiId = lock.family === 'nuki' ? lock.deviceInformation?.serial.trim() : undefined;
-  if (nukiId !== undefined && nukiId !== '') return nukiId;
+  const ownSerial = isLockFamilyId(lock.family) ? lockFamily(lock.family).serialNumberOf(lock.deviceInformation ?? undefined) : undefined;
+  if (ownSerial !== undefined) return ownSerial;
   return lock.bleAddress.trim() === '' ? lock.id : lock.bleAddress;
 }
 

@@ -1,8 +1,7 @@
+import type { ActivityRecord, ActivitySource } from '../domain/lock-vocabulary.js';
 import type { CommandAccess } from '../commands/command-access.js';
 import type { CommandEngine } from '../commands/command-engine.js';
 import { ServiceError, describeError } from '../domain/errors.js';
-import type { ActivityRecord } from '../gateway/activity-record-codec.js';
-import type { ActivitySource } from '../gateway/lock-profile.js';
 import type {
   HomeKitBoltTarget,
   HomeKitCommandRefusal,

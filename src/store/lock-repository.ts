@@ -1,5 +1,5 @@
 import type { SqliteDatabase } from './database.js';
-import { DEFAULT_LOCK_FAMILY, isLockFamily, type LockFamily } from '../domain/lock-family.js';
+import { DEFAULT_LOCK_FAMILY, isLockFamilyId, type LockFamilyId } from '../families/registry.js';
 
 /** Bolt states a lock can report (DESIGN §3 Locks). */
 export type BoltState = 'locked' | 'unlocked' | 'jammed' | 'unknown';
@@ -9,7 +9,7 @@ export interface LockRecord {
   id: string;
   name: string;
   /** Which protocol the lock speaks (DESIGN §4b). */
-  family: LockFamily;
+  family: LockFamilyId;
   bleAddress: string | null;
   lockKey: string | null;
   timeZone: string;
@@ -41,7 +41,7 @@ interface LockRow {
 const toRecord = (row: LockRow): LockRecord => ({
   id: row.id,
   name: row.name,
-  family: isLockFamily(row.family) ? row.family : DEFAULT_LOCK_FAMILY,
+  family: isLockFamilyId(row.family) ? row.family : DEFAULT_LOCK_FAMILY,
   bleAddress: row.ble_address,
   lockKey: row.lock_key,
   timeZone: row.time_zone,
@@ -142,6 +142,8 @@ export class LockRepository {
 
   /** Inserts a lock, or updates its configuration (not its observed state) when it exists; a retired lock returns. */
   upsert(lock: LockRecord): void {
+    // The registry, not SQL, knows the families (migration 7).
+    if (!isLockFamilyId(lock.family)) throw new Error(`Lock ${lock.id}: "${String(lock.family)}" is not a lock family (src/families/registry.ts).`);
     this.writes += 1;
     this.upsertStatement.run({
       id: lock.id.toLowerCase(),

@@ -1,3 +1,4 @@
+import type { LockFamilyId } from '../../families/registry.js';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -43,7 +44,7 @@ const TARGET_P99_MS = 5;
 interface RoundtripVariant {
   scenario: string;
   /** The demo lock of this family with a gateway connection. */
-  family: 'ekey' | 'nuki';
+  family: LockFamilyId;
 }
 
 interface Answer {

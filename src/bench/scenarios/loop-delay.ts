@@ -1,3 +1,4 @@
+import { lockFamily, type LockFamilyId } from '../../families/registry.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -90,7 +91,7 @@ interface Household {
   streamerToken: string;
   call: ReturnType<typeof api>;
   /** The demo's locks with a gateway connection, with the owner's eKey on each. */
-  locks: { id: string; family: string; ownerKeyId: string }[];
+  locks: { id: string; family: LockFamilyId; ownerKeyId: string }[];
   /** The demo's users other than the owner (eKey recipients). */
   others: { email: string }[];
 }
@@ -180,7 +181,7 @@ async function burst(hb: RunningHomebridge, home: Household): Promise<BurstResul
     try {
       for (let index = 0; index < count; index += 1) {
         const action = index % 2 === 0 ? 'unlock' : 'lock';
-        const who = lock.family === 'nuki' ? { authorization: DEMO_LINKED_AUTHORIZATION } : { ekey_id: lock.ownerKeyId };
+        const who = lockFamily(lock.family).keepsOwnUsers ? { authorization: DEMO_LINKED_AUTHORIZATION } : { ekey_id: lock.ownerKeyId };
         const answer = await control.send({ op: 'tap', lock_id: lock.id, action, ...who });
         if (answer.ok && answer.observed !== false) activityRecords += 1;
         else failures.push(`tap: ${JSON.stringify(answer)}`);

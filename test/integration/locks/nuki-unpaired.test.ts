@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configuredLockId } from '../../../src/config/config-sync.js';
 import type { LockConfig } from '../../../src/config/plugin-config.js';
-import { NUKI_CREDENTIALS_FILE, NukiCredentialFile } from '../../../src/store/nuki-credential-file.js';
+import { NUKI_CREDENTIALS_FILE, NukiCredentialFile } from '../../../src/families/nuki/nuki-credential-file.js';
 import { startCommandFixture, untilOnline, type CommandFixture } from '../commands/command-fixture.js';
 
 /**

@@ -1,6 +1,6 @@
+import type { ActivitySource } from '../../../src/domain/lock-vocabulary.js';
 import { describe, expect, it } from '@jest/globals';
 import { Characteristic } from '@homebridge/hap-nodejs';
-import type { ActivitySource } from '../../../src/gateway/lock-profile.js';
 import type { HomeKitBolt } from '../../../src/homekit/lock-port.js';
 import {
   ContactSensorStateValue,

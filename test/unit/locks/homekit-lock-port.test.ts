@@ -1,8 +1,8 @@
+import type { ActivityRecord } from '../../../src/domain/lock-vocabulary.js';
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import { EventEmitter } from 'node:events';
 import type { CommandAccess, CommandPermission } from '../../../src/commands/command-access.js';
 import type { CommandEngine } from '../../../src/commands/command-engine.js';
-import type { ActivityRecord } from '../../../src/gateway/activity-record-codec.js';
 import type { LockChange } from '../../../src/homekit/lock-port.js';
 import { HomeKitLockPort } from '../../../src/locks/homekit-lock-port.js';
 import type { LiveLockState, LockRuntime, LockRuntimeChange, LockRuntimeEvents } from '../../../src/locks/lock-runtime.js';
