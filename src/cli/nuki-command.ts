@@ -5,7 +5,7 @@ import { nukiPairCommand, nukiScanCommand } from '../families/nuki/nuki-pairing-
 import { UsageError } from './usage-error.js';
 import { describeError } from '../domain/errors.js';
 
-/** A frame or value that cannot be used: one line on stderr, exit 2, no usage text (DESIGN §4b). */
+/** A frame or value that cannot be used: one line on stderr, exit 2, no usage text (docs/design.md §4b). */
 class FrameInputError extends Error {}
 
 /**

@@ -22,7 +22,7 @@ export interface ConfigSyncDependencies {
 
 /**
  * The id of a configured lock: its explicit `id`, else one derived from its Bluetooth address —
- * never from its name, so renaming a lock keeps its eKeys and history (DESIGN §9). Undefined for
+ * never from its name, so renaming a lock keeps its eKeys and history (docs/design.md §9). Undefined for
  * an entry with neither (see {@link resolveLockId}).
  */
 export const configuredLockId = (lock: { id?: string | undefined; address?: string | undefined; name?: string }): string | undefined =>

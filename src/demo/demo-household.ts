@@ -10,14 +10,14 @@ import type { SettingsRepository } from '../store/settings-repository.js';
 import { hostTimeZone } from '../config/time-zone.js';
 import { lockFamily, type LockFamilyId } from '../families/registry.js';
 
-/** The demo household as printed on the demo's first stdout line (DESIGN §6), minus `base_url`. */
+/** The demo household as printed on the demo's first stdout line (docs/design.md §6), minus `base_url`. */
 export interface DemoHousehold {
   clients: { client_id: string; client_secret: string; redirect_uri: string }[];
   users: { id: string; email: string; password: string; name: string }[];
   locks: { id: string; name: string; owner_id: string; gateway: boolean; family: LockFamilyId }[];
 }
 
-/** What pairing the demo's simulated Nuki produced (DESIGN §4b, §6), as if `ekey-locks nuki pair` had run. */
+/** What pairing the demo's simulated Nuki produced (docs/design.md §4b, §6), as if `ekey-locks nuki pair` had run. */
 export interface DemoNukiSecrets {
   /** 64 hex digits. */
   sharedKey: string;
@@ -37,11 +37,11 @@ export interface DemoLockSecrets {
   nuki?: DemoNukiSecrets;
 }
 
-/** The Nuki authorization linked to the demo's owner: a tap naming it is the owner's (DESIGN §4b). */
+/** The Nuki authorization linked to the demo's owner: a tap naming it is the owner's (docs/design.md §4b). */
 export const DEMO_LINKED_AUTHORIZATION = "Olivia's iPhone";
 /** Our own authorization's name in the demo Nuki's list. */
 /**
- * The demo's Nuki user links (DESIGN §4b), as config `locks[].nuki_users` would give them: on each
+ * The demo's Nuki user links (docs/design.md §4b), as config `locks[].nuki_users` would give them: on each
  * demo Nuki, "Olivia's iPhone" is the owner. Lock ids lower-case, as the runtime looks them up.
  */
 export function demoNukiUserLinks(household: DemoHousehold): Map<string, Map<string, string>> {
@@ -84,7 +84,7 @@ export interface DemoDependencies {
   transaction: <T>(work: () => T) => T;
 }
 
-/** The demo's locks (DESIGN §6): our profile, one without a gateway connection, and a simulated Nuki. */
+/** The demo's locks (docs/design.md §6): our profile, one without a gateway connection, and a simulated Nuki. */
 const LOCK_SPECS: readonly { name: string; gateway: boolean; address: string; family: LockFamilyId }[] = [
   { name: 'Front Door', gateway: true, address: 'D0:E1:00:00:00:01', family: 'ekey' },
   { name: 'Garden Gate', gateway: false, address: 'D0:E1:00:00:00:02', family: 'ekey' },

@@ -3,7 +3,7 @@ import type { LockFamily } from './lock-family.js';
 import { nukiFamily } from './nuki/nuki-family.js';
 
 /**
- * Every lock family the gateway drives (DESIGN §4b), each in its folder under src/families/. This
+ * Every lock family the gateway drives (docs/design.md §4b), each in its folder under src/families/. This
  * list is the only place a family is named: config validation, the store, the driver factory and
  * the adapters ask it. Adding a family = its folder and one entry here (docs/architecture.md).
  */

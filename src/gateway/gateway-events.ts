@@ -16,7 +16,7 @@ export interface BatteryChangedEvent {
   level: number;
 }
 
-/** The lock became reachable or unreachable (DESIGN §3 "online"). */
+/** The lock became reachable or unreachable (docs/design.md §3 "online"). */
 export interface ConnectivityChangedEvent {
   lockId: string;
   online: boolean;

@@ -29,9 +29,9 @@ export interface LockRegistration {
 export interface LockGatewayOptions {
   /** Budget for finding + connecting + resolving GATT, ms (default 10 000). */
   connectTimeoutMs?: number;
-  /** Default command timeout, ms, counted from the `sendCommand` call (default 15 000, DESIGN §3). */
+  /** Default command timeout, ms, counted from the `sendCommand` call (default 15 000, docs/design.md §3). */
   commandTimeoutMs?: number;
-  /** A lock not connected and not heard from for this long is offline, s (default 120, DESIGN §3). */
+  /** A lock not connected and not heard from for this long is offline, s (default 120, docs/design.md §3). */
   offlineAfterS?: number;
   /** Budget of each read and of the activity read-back after a connect, ms (default 5 000). */
   operationTimeoutMs?: number;
@@ -209,7 +209,7 @@ export class LockGateway extends EventEmitter<LockGatewayEvents> {
     await this.locks.get(lockId)?.credentialsSettled();
   }
 
-  /** Connected now, or heard from within `offlineAfterS` (DESIGN §3). False for unknown ids. */
+  /** Connected now, or heard from within `offlineAfterS` (docs/design.md §3). False for unknown ids. */
   isReachable(lockId: string): boolean {
     return this.locks.get(lockId)?.isReachable() ?? false;
   }

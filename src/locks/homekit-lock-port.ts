@@ -172,7 +172,7 @@ export class HomeKitLockPort implements LockPort {
         }
         // Arrivals: live taps only (the recorder names the performer). An eKey tap counts when the
         // key was usable at that moment; a tap by a Nuki authorization linked to a user is that
-        // user's whether or not they also hold an eKey: the lock let them in (DESIGN §4b).
+        // user's whether or not they also hold an eKey: the lock let them in (docs/design.md §4b).
         if (!change.backlog && record.source === 'tap' && event?.performerId != null) {
           const byLinkedAuthorization = record.actor != null;
           if (byLinkedAuthorization || this.deps.access.permissionAt(event.performerId, change.lockId, record.timestamp) === 'usable') {

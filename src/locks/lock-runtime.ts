@@ -66,7 +66,7 @@ export interface LockRuntimeDependencies {
   driverFor: (lock: LockRecord) => LockDriver | null;
   /**
    * The user a lock-side authorization (a Nuki app authorization, by name) is linked to
-   * (config `locks[].nuki_users`), or null. Its actions are taps by that user (DESIGN §4b).
+   * (config `locks[].nuki_users`), or null. Its actions are taps by that user (docs/design.md §4b).
    */
   linkedUser?: (lockId: string, authorization: string) => string | null;
 }
@@ -75,7 +75,7 @@ export interface LockRuntimeDependencies {
  * The lock runtime: owns the gateway, registers every lock that has a gateway connection
  * (address and key) with it, and turns what the gateway observes into stored lock state
  * (`bolt_state`, `online_status`, `battery_level`, `last_seen_at`, `last_activity_sequence`) and
- * into recorder calls (DESIGN §3 Locks, Events). The gateway reads activity back from the stored
+ * into recorder calls (docs/design.md §3 Locks, Events). The gateway reads activity back from the stored
  * `last_activity_sequence` after every (re)connect, so nothing is lost while a lock was away.
  *
  * @example
@@ -225,7 +225,7 @@ export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
     return this.gateway.sendCommand(lockId.toLowerCase(), action, options);
   }
 
-  /** `online` or `offline` now (DESIGN §3 Locks); a lock without a gateway connection is offline. */
+  /** `online` or `offline` now (docs/design.md §3 Locks); a lock without a gateway connection is offline. */
   onlineStatus(lockId: string): OnlineStatus {
     return this.isReachable(lockId) ? 'online' : 'offline';
   }

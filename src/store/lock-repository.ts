@@ -1,14 +1,14 @@
 import type { SqliteDatabase } from './database.js';
 import { DEFAULT_LOCK_FAMILY, isLockFamilyId, type LockFamilyId } from '../families/registry.js';
 
-/** Bolt states a lock can report (DESIGN §3 Locks). */
+/** Bolt states a lock can report (docs/design.md §3 Locks). */
 export type BoltState = 'locked' | 'unlocked' | 'jammed' | 'unknown';
 
 /** A lock as stored. `lockKey` is secret: it never leaves the service. */
 export interface LockRecord {
   id: string;
   name: string;
-  /** Which protocol the lock speaks (DESIGN §4b). */
+  /** Which protocol the lock speaks (docs/design.md §4b). */
   family: LockFamilyId;
   bleAddress: string | null;
   lockKey: string | null;
@@ -95,7 +95,7 @@ export class LockRepository {
   }
 
   /**
-   * The owner of a registered lock automatically holds an accepted `owner` eKey (DESIGN §3 Locks).
+   * The owner of a registered lock automatically holds an accepted `owner` eKey (docs/design.md §3 Locks).
    * Inserts one unless the owner already holds a live key on the lock.
    */
   ensureOwnerKey(lockId: string, ownerId: string, keyId: string, now: number): boolean {

@@ -1,7 +1,7 @@
 import { closeSync, fchmodSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-/** The file, in the data folder, that holds what pairing with Nuki locks produced (DESIGN §4b). */
+/** The file, in the data folder, that holds what pairing with Nuki locks produced (docs/design.md §4b). */
 export const NUKI_CREDENTIALS_FILE = 'nuki-credentials.json';
 
 /** What pairing with one Nuki lock produced: secret, never in config.json, never logged. */

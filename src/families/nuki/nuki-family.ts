@@ -37,7 +37,7 @@ export const nukiFamily = {
       sources.nuki ?? {},
     );
   },
-  /** A Nuki shows its Nuki ID, as the Nuki app does (read from the lock's Config, DESIGN §4b). */
+  /** A Nuki shows its Nuki ID, as the Nuki app does (read from the lock's Config, docs/design.md §4b). */
   serialNumberOf(deviceInformation) {
     const nukiId = deviceInformation?.serial.trim();
     return nukiId === undefined || nukiId === '' ? undefined : nukiId;

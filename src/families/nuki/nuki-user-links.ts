@@ -17,7 +17,7 @@ export function nukiUserLinksOfConfig(config: PluginConfig): Map<string, Map<str
 }
 
 /**
- * Resolves a Nuki authorization (by the name the lock logs) to one of our users (DESIGN §4b,
+ * Resolves a Nuki authorization (by the name the lock logs) to one of our users (docs/design.md §4b,
  * config `locks[].nuki_users`). Names match exactly, else ignoring case and surrounding spaces
  * (the lock stores at most 32 bytes and pads them); e-mails are looked up at each call, so a
  * user who signs up later is linked from then on. Null when unlinked or the user does not exist.

@@ -8,7 +8,7 @@ import { NUKI_CREDENTIALS_FILE, NukiCredentialFile } from '../../../src/families
 import { startCommandFixture, untilOnline, type CommandFixture } from '../commands/command-fixture.js';
 
 /**
- * A Nuki lock in the config that was never paired (DESIGN §4b): one log line that says how to pair,
+ * A Nuki lock in the config that was never paired (docs/design.md §4b): one log line that says how to pair,
  * the lock listed offline, commands refused, everything else running. Once its credentials are in
  * the data folder's file, the same lock gets a working Nuki driver.
  */

@@ -55,7 +55,7 @@ const activity = (record: Partial<ActivityRecord>, performerId: string | null, b
 
 const taps = (): LockChange[] => changes.filter((change) => change.kind === 'tap');
 
-describe('HomeKitLockPort arrivals (DESIGN §5 arrival triggers, §4b linked Nuki authorizations)', () => {
+describe('HomeKitLockPort arrivals (docs/design.md §5 arrival triggers, §4b linked Nuki authorizations)', () => {
   it('announces a live tap by a linked Nuki authorization as that user\'s, also when the user holds no eKey', () => {
     runtime.emit('change', activity({ actor: "Alex's Watch" }, ALEX));
     runtime.emit('change', activity({ actor: "Olivia's iPhone", sequence: 8, action: 'lock' }, OLIVIA));

@@ -77,7 +77,7 @@ class ExchangeError extends Error {
 }
 
 /**
- * The Nuki Smart Lock driver (DESIGN §4b, docs/nuki.md): the encrypted keyturner channel,
+ * The Nuki Smart Lock driver (docs/design.md §4b, docs/nuki.md): the encrypted keyturner channel,
  * Keyturner States, Lock Action with a fresh challenge each time, Request Config for Device
  * Information, and the log read with the security PIN. Its link is on demand — connected for a
  * command or a read, released after a few idle seconds — and its presence and "news" come from
@@ -499,7 +499,7 @@ function exchangeFailureOf(error: unknown): ExchangeFailure | null {
   return null;
 }
 
-/** DESIGN §4b: motor blocked → jammed; no answer in time → timeout; link and protocol errors → delivery_failed. */
+/** docs/design.md §4b: motor blocked → jammed; no answer in time → timeout; link and protocol errors → delivery_failed. */
 function commandFailure(failure: ExchangeFailure): CommandFailureReason {
   switch (failure.kind) {
     case 'expired':

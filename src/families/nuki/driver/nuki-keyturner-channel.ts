@@ -35,7 +35,7 @@ const UNENCRYPTED_ERROR_REPORT_LENGTH = 2 + 1 + 2 + 2;
  * the exchange that waits. Messages nobody waits for stay queued until the next exchange clears
  * them. A frame that cannot be read takes its place in the queue as {@link NukiUnreadableFrame}:
  * the exchange that waited for it learns at once that its answer is lost (a protocol error,
- * DESIGN §4b) instead of waiting out its deadline, and a log read never reads on past a hole.
+ * docs/design.md §4b) instead of waiting out its deadline, and a log read never reads on past a hole.
  * The lock answers an unknown authorization with an unencrypted Error Report (spec §3.2): that is
  * recognised too.
  */

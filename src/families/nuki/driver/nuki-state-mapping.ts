@@ -5,7 +5,7 @@ import type { NukiBatteryState, NukiConfig, NukiLogEntry } from '../protocol/nuk
 import type { ReportedBolt } from '../../../gateway/lock-driver.js';
 
 /**
- * DESIGN §4b: locked → `locked`; unlocked, unlatched, unlocked (lock 'n' go) → `unlocked`;
+ * docs/design.md §4b: locked → `locked`; unlocked, unlatched, unlocked (lock 'n' go) → `unlocked`;
  * unlocking, locking, unlatching → moving; motor blocked → `jammed`; everything else (uncalibrated,
  * calibration, boot run, undefined) → `unknown`.
  */
@@ -97,7 +97,7 @@ export function reachedTarget(lockState: number, action: LockAction): boolean {
 
 /**
  * One log entry as an activity record, or null when it is not a completed bolt move (logging
- * switched, calibration, door sensor, failed actions). DESIGN §4b: the log index is the
+ * switched, calibration, door sensor, failed actions). docs/design.md §4b: the log index is the
  * activity sequence; an action by our own authorization is `remote` (recorded from the command);
  * by another app or bridge authorization a `tap` naming it (linked authorizations become taps by
  * their user); the wheel, a key or the button `manual`; timers `auto`; keypad codes and fobs `fob`.

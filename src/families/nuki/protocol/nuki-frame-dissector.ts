@@ -1,5 +1,5 @@
 /**
- * The pure half of `ekey-locks nuki decode|encode` (DESIGN.md §4b): hex in, a description or a
+ * The pure half of `ekey-locks nuki decode|encode` (docs/design.md §4b): hex in, a description or a
  * frame out, with the exact JSON shape and key order the CLI prints. Every reason a frame cannot
  * be read is a NukiFrameError.
  */

@@ -52,7 +52,7 @@ export function isSimulatedNukiAction(action: number): action is SimulatedNukiAc
 }
 
 /**
- * The bolt position of a lock state: the driver's DESIGN §4b mapping, one table for both sides.
+ * The bolt position of a lock state: the driver's docs/design.md §4b mapping, one table for both sides.
  * The states the simulated lock takes all map to a position, never to `unknown`.
  */
 export function boltOfNukiLockState(state: SimulatedNukiLockState): BoltPosition {

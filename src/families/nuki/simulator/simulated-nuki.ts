@@ -137,7 +137,7 @@ export class SimulatedNuki implements SimulatedDevice {
     });
   }
 
-  /** Where the bolt is now (DESIGN §4b mapping of the Nuki lock state). */
+  /** Where the bolt is now (docs/design.md §4b mapping of the Nuki lock state). */
   get bolt(): BoltPosition {
     return boltOfNukiLockState(this.mechanism.lockState);
   }

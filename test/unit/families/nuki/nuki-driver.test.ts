@@ -20,7 +20,7 @@ const GATEWAY_AUTHORIZATION = 11;
 const LINKED = "Olivia's iPhone";
 const PIN = 4321;
 const APP_ID = 0x1234;
-/** Longer than the default cooldown after a read, so a new change counts as news (DESIGN §4b). */
+/** Longer than the default cooldown after a read, so a new change counts as news (docs/design.md §4b). */
 const LATER = 5_000;
 
 interface RigOptions {

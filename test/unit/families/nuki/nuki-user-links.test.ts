@@ -44,7 +44,7 @@ describe('nukiUserLinksOfConfig', () => {
   });
 });
 
-describe('nukiUserResolver (DESIGN §4b: config locks[].nuki_users, authorization name → e-mail)', () => {
+describe('nukiUserResolver (docs/design.md §4b: config locks[].nuki_users, authorization name → e-mail)', () => {
   const table = new Map([[BACK_DOOR, new Map([["Olivia's iPhone", OLIVIA.email], ["Alex's Watch", 'ALEX@Example.com']])]]);
 
   it('resolves an exact name to the linked user\'s id', () => {
