@@ -1,7 +1,7 @@
 import type { FieldError } from '../domain/errors.js';
 import { escapeHtml, htmlPage, messagePage } from './html-page.js';
 
-/** The pages of an invitation link (DESIGN §3 eKeys), beside the sign-in page (authorize-page.ts). */
+/** The pages of an invitation link (docs/design.md §3 eKeys), beside the sign-in page (authorize-page.ts). */
 
 export interface SignUpFormOptions {
   email: string;
@@ -15,7 +15,7 @@ export interface SignUpFormOptions {
 /**
  * The sign-up page may load one script of ours: the web app's `invite.js`, which — when the link
  * carries no authorization request — adds the web app's (with a fresh PKCE challenge), so that
- * signing up ends signed in, in the app (DESIGN §7). Without JavaScript the form works as before.
+ * signing up ends signed in, in the app (docs/design.md §7). Without JavaScript the form works as before.
  */
 export const SIGN_UP_CSP =
   "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; " +

@@ -1,4 +1,4 @@
-/** Words for what the service decided about a key (DESIGN §7: "the app explains a refusal"). */
+/** Words for what the service decided about a key (docs/design.md §7: "the app explains a refusal"). */
 import type { EKey, OwnKey, Problem } from './api.js';
 import { describeSchedule, fromExpressions } from './schedule-editor.js';
 import { onClock, specForHumans } from './time.js';

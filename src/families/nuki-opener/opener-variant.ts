@@ -1,8 +1,8 @@
 import { boltAfterCommand, type LockCommandType } from '../../domain/lock-command-type.js';
-import type { ActivityRecord } from '../../gateway/activity-record-codec.js';
-import { CRITICAL_ONLY_BATTERY_LEVEL } from '../../gateway/drivers/nuki/nuki-state-mapping.js';
-import type { DeviceInformation } from '../../gateway/lock-profile.js';
-import type { NukiConfig, NukiLogEntry } from '../../gateway/nuki/nuki-messages.js';
+import type { ActivityRecord } from '../../domain/lock-vocabulary.js';
+import { CRITICAL_ONLY_BATTERY_LEVEL } from '../nuki/driver/nuki-state-mapping.js';
+import type { DeviceInformation } from '../../domain/lock-vocabulary.js';
+import type { NukiConfig, NukiLogEntry } from '../nuki/protocol/nuki-messages.js';
 import { NukiFamilyUuids } from '../nuki/nuki-api-level.js';
 import type { NukiDriverVariant } from '../nuki/nuki-driver-variant.js';
 import {

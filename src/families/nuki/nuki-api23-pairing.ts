@@ -10,9 +10,9 @@
  *        app id | name | security PIN (u32)
  *                                          SL → Authorization-ID, encrypted: auth id | lock UUID
  */
-import { NukiCommand, NukiErrorCode, nukiCommandName, nukiErrorName } from '../../gateway/nuki/nuki-commands.js';
-import { createNukiKeyPair, deriveNukiSharedKey, nukiAuthenticator, randomNukiNonce } from '../../gateway/nuki/nuki-crypto.js';
-import { NukiFrameError, decodeEncryptedFrame, decodeUnencryptedFrame, encodeEncryptedFrame, encodeUnencryptedFrame } from '../../gateway/nuki/nuki-frame.js';
+import { NukiCommand, NukiErrorCode, nukiCommandName, nukiErrorName } from './protocol/nuki-commands.js';
+import { createNukiKeyPair, deriveNukiSharedKey, nukiAuthenticator, randomNukiNonce } from './protocol/nuki-crypto.js';
+import { NukiFrameError, decodeEncryptedFrame, decodeUnencryptedFrame, encodeEncryptedFrame, encodeUnencryptedFrame } from './protocol/nuki-frame.js';
 import {
   authorizationAuthenticatorBytes,
   decodeChallenge,
@@ -21,8 +21,8 @@ import {
   encodeAuthorizationAuthenticator,
   encodePublicKey,
   encodeRequestData,
-} from '../../gateway/nuki/nuki-messages.js';
-import { NukiPairingError, type NukiCredentials, type NukiPairingChannel, type NukiPairingOptions } from '../../gateway/nuki/nuki-pairing.js';
+} from './protocol/nuki-messages.js';
+import { NukiPairingError, type NukiCredentials, type NukiPairingChannel, type NukiPairingOptions } from './protocol/nuki-pairing.js';
 import { MAX_SECURITY_PIN } from './nuki-api-level.js';
 import { NUKI_AUTHORIZATION_INFO_COMMAND, decodeApi23AuthorizationId, encodeApi23AuthorizationData } from './nuki-api23-messages.js';
 

@@ -1,7 +1,7 @@
 import { withTimeout } from '../../gateway/deadline.js';
 import { TransportError, type GattProfile, type GattTransport } from '../../gateway/gatt-transport.js';
-import { NukiMessageAssembler } from '../../gateway/nuki/nuki-message-assembler.js';
-import { NukiPairingError, pairNukiLock, type NukiCredentials, type NukiPairingOptions } from '../../gateway/nuki/nuki-pairing.js';
+import { NukiMessageAssembler } from './protocol/nuki-message-assembler.js';
+import { NukiPairingError, pairNukiLock, type NukiCredentials, type NukiPairingOptions } from './protocol/nuki-pairing.js';
 import { allPairingTargets, type NukiPairingTarget } from './nuki-api-level.js';
 import { pairNukiApi23, type NukiApi23PairingChannel } from './nuki-api23-pairing.js';
 

@@ -1,10 +1,10 @@
 import type { LockCommandType } from '../../domain/lock-command-type.js';
-import type { ActivityRecord } from '../../gateway/activity-record-codec.js';
-import type { ReportedBolt } from '../../gateway/drivers/lock-driver.js';
+import type { ActivityRecord } from '../../domain/lock-vocabulary.js';
+import type { ReportedBolt } from '../../gateway/lock-driver.js';
 import type { GattProfile } from '../../gateway/gatt-transport.js';
-import type { ActivitySource, DeviceInformation } from '../../gateway/lock-profile.js';
+import type { ActivitySource, DeviceInformation } from '../../domain/lock-vocabulary.js';
 import type { DoorState } from '../../gateway/lock-snapshot.js';
-import type { NukiConfig, NukiKeyturnerStates, NukiLogEntry } from '../../gateway/nuki/nuki-messages.js';
+import type { NukiConfig, NukiKeyturnerStates, NukiLogEntry } from './protocol/nuki-messages.js';
 import type { NukiApiLevel } from './nuki-api-level.js';
 
 /** What a device's Keyturner States say, in the gateway's words. */

@@ -1,6 +1,6 @@
-import { NukiCommand, NukiErrorCode } from '../../gateway/nuki/nuki-commands.js';
-import { deriveNukiSharedKey, verifyNukiAuthenticator } from '../../gateway/nuki/nuki-crypto.js';
-import { NUKI_ENCRYPTED_HEADER_LENGTH, decodeEncryptedFrame, decodeUnencryptedFrame } from '../../gateway/nuki/nuki-frame.js';
+import { NukiCommand, NukiErrorCode } from './protocol/nuki-commands.js';
+import { deriveNukiSharedKey, verifyNukiAuthenticator } from './protocol/nuki-crypto.js';
+import { NUKI_ENCRYPTED_HEADER_LENGTH, decodeEncryptedFrame, decodeUnencryptedFrame } from './protocol/nuki-frame.js';
 import {
   authorizationAuthenticatorBytes,
   decodeAuthorizationAuthenticator,
@@ -9,9 +9,9 @@ import {
   encodeChallenge,
   encodeErrorReport,
   encodePublicKey,
-} from '../../gateway/nuki/nuki-messages.js';
-import type { NukiPairingContext } from '../../gateway/simulator/nuki/nuki-pairing-responder.js';
-import { NukiCommandRefusal, errorCodeOf } from '../../gateway/simulator/nuki/nuki-command-refusal.js';
+} from './protocol/nuki-messages.js';
+import type { NukiPairingContext } from './simulator/nuki-pairing-responder.js';
+import { NukiCommandRefusal, errorCodeOf } from './simulator/nuki-command-refusal.js';
 import { NUKI_AUTHORIZATION_INFO_COMMAND, decodeApi23AuthorizationData, encodeApi23AuthorizationId } from './nuki-api23-messages.js';
 
 /** What the API 2.3 pairing side needs beyond the API 2.2 one. */

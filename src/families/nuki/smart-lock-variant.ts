@@ -1,5 +1,5 @@
 import type { LockCommandType } from '../../domain/lock-command-type.js';
-import { NUKI_KEYTURNER_PROFILE } from '../../gateway/drivers/nuki/nuki-gatt-profile.js';
+import { NUKI_KEYTURNER_PROFILE } from './driver/nuki-gatt-profile.js';
 import {
   activityOfNukiLogEntry,
   batteryLevelOfNuki,
@@ -8,9 +8,9 @@ import {
   doorOfNukiSensorState,
   reachedTarget,
   sourceOfNukiTrigger,
-} from '../../gateway/drivers/nuki/nuki-state-mapping.js';
-import { NukiCompletionStatus, NukiLockAction, NukiLockState } from '../../gateway/nuki/nuki-commands.js';
-import { NukiUuids } from '../../gateway/nuki/nuki-uuids.js';
+} from './driver/nuki-state-mapping.js';
+import { NukiCompletionStatus, NukiLockAction, NukiLockState } from './protocol/nuki-commands.js';
+import { NukiUuids } from './protocol/nuki-uuids.js';
 import type { NukiApiLevel } from './nuki-api-level.js';
 import type { NukiDriverVariant } from './nuki-driver-variant.js';
 

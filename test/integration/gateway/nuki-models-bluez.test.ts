@@ -4,11 +4,11 @@ import { pairNukiDevice } from '../../../src/families/nuki/nuki-device-pairing.j
 import { smartLockVariant } from '../../../src/families/nuki/smart-lock-variant.js';
 import { openerVariant } from '../../../src/families/nuki-opener/opener-variant.js';
 import { SimulatedOpener } from '../../../src/families/nuki-opener/simulated-opener.js';
-import { NukiDriver } from '../../../src/gateway/drivers/nuki/nuki-driver.js';
+import { NukiDriver } from '../../../src/families/nuki/driver/nuki-driver.js';
 import type { ActivityEvent } from '../../../src/gateway/gateway-events.js';
 import { LockGateway } from '../../../src/gateway/lock-gateway.js';
-import { NUKI_APPLE_COMPANY_ID, parseNukiBeacon } from '../../../src/gateway/nuki/nuki-uuids.js';
-import { SimulatedNuki } from '../../../src/gateway/simulator/simulated-nuki.js';
+import { NUKI_APPLE_COMPANY_ID, parseNukiBeacon } from '../../../src/families/nuki/protocol/nuki-uuids.js';
+import { SimulatedNuki } from '../../../src/families/nuki/simulator/simulated-nuki.js';
 import { BluezTransport } from '../../../src/gateway/transports/bluez-transport.js';
 import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
 import { testLogger } from '../../support/fake-bluez/test-logger.js';

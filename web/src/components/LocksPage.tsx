@@ -13,7 +13,7 @@ const sleep = (ms: number): Promise<void> =>
     setTimeout(resolve, ms);
   });
 
-/** One lock: a region named after it (DESIGN §7). */
+/** One lock: a region named after it (docs/design.md §7). */
 function LockCard({ name, lockId, zone, lock, ownKey, reload }: { name: string; lockId: string; zone: string; lock: Lock | undefined; ownKey: OwnKey; reload: () => Promise<void> }) {
   const [progress, setProgress] = useState<string>();
   const [busy, setBusy] = useState(false);

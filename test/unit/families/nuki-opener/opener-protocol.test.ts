@@ -8,7 +8,7 @@ import {
   openerActionsFor,
   openerStatusOf,
 } from '../../../../src/families/nuki-opener/opener-protocol.js';
-import { decodeKeyturnerStates, encodeKeyturnerStates, encodeLockAction, type NukiKeyturnerStates } from '../../../../src/gateway/nuki/nuki-messages.js';
+import { decodeKeyturnerStates, encodeKeyturnerStates, encodeLockAction, type NukiKeyturnerStates } from '../../../../src/families/nuki/protocol/nuki-messages.js';
 
 function states(overrides: Partial<NukiKeyturnerStates>): NukiKeyturnerStates {
   return {
