@@ -85,10 +85,25 @@ export interface DemoDependencies {
 }
 
 /** The demo's locks (docs/design.md §6): our profile, one without a gateway connection, and a simulated Nuki. */
-const LOCK_SPECS: readonly { name: string; gateway: boolean; address: string; family: LockFamilyId }[] = [
-  { name: 'Front Door', gateway: true, address: 'D0:E1:00:00:00:01', family: 'ekey' },
-  { name: 'Garden Gate', gateway: false, address: 'D0:E1:00:00:00:02', family: 'ekey' },
-  { name: 'Back Door', gateway: true, address: 'D0:E1:00:00:00:03', family: 'nuki' },
+/** Our profile's secret: a random 256-bit lock key shared with the simulated lock. */
+const sharedLockKey = (): Pick<DemoLockSecrets, 'key' | 'nuki'> => ({ key: randomBytes(32).toString('hex') });
+
+/** A Nuki's pairing, as `ekey-locks nuki pair` would have stored it; no lock key. */
+const nukiPairing = (): Pick<DemoLockSecrets, 'key' | 'nuki'> => ({
+  key: '',
+  nuki: {
+    sharedKey: randomBytes(32).toString('hex'),
+    authorizationId: randomInt(2, 0x7fff_ffff),
+    appId: randomInt(1, 0x7fff_ffff),
+    securityPin: randomInt(1000, 10_000),
+    nukiId: randomInt(0x1000_0000, 0x7fff_ffff),
+  },
+});
+
+const LOCK_SPECS: readonly { name: string; gateway: boolean; address: string; family: LockFamilyId; secrets: () => Pick<DemoLockSecrets, 'key' | 'nuki'> }[] = [
+  { name: 'Front Door', gateway: true, address: 'D0:E1:00:00:00:01', family: 'ekey', secrets: sharedLockKey },
+  { name: 'Garden Gate', gateway: false, address: 'D0:E1:00:00:00:02', family: 'ekey', secrets: sharedLockKey },
+  { name: 'Back Door', gateway: true, address: 'D0:E1:00:00:00:03', family: 'nuki', secrets: nukiPairing },
 ];
 
 /**
@@ -148,21 +163,7 @@ interface SeededLock {
 
 function newDemoLock(spec: (typeof LOCK_SPECS)[number], ownerId: string): SeededLock {
   const id = newId();
-  const secrets: DemoLockSecrets =
-    spec.family === 'nuki'
-      ? {
-          id,
-          address: spec.address,
-          key: '',
-          nuki: {
-            sharedKey: randomBytes(32).toString('hex'),
-            authorizationId: randomInt(2, 0x7fff_ffff),
-            appId: randomInt(1, 0x7fff_ffff),
-            securityPin: randomInt(1000, 10_000),
-            nukiId: randomInt(0x1000_0000, 0x7fff_ffff),
-          },
-        }
-      : { id, address: spec.address, key: randomBytes(32).toString('hex') };
+  const secrets: DemoLockSecrets = { id, address: spec.address, ...spec.secrets() };
   return { lock: { id, name: spec.name, owner_id: ownerId, gateway: spec.gateway, family: spec.family }, secrets, family: spec.family };
 }
 

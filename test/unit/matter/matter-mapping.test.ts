@@ -79,7 +79,9 @@ describe('HomeKit and Matter show every bolt state alike', () => {
       const hap = toBatteryValues(level, 0.2);
       const matter = toMatterBatteryValues(level, 0.2);
       expect(matter.batPercentRemaining).toBe(hap.level === null ? null : hap.level * 2);
-      expect(matter.batChargeLevel === PowerSource.BatChargeLevel.Warning).toBe(hap.low === Characteristic.StatusLowBattery.BATTERY_LEVEL_LOW);
+      const low = hap.low === Characteristic.StatusLowBattery.BATTERY_LEVEL_LOW;
+      expect(matter.batChargeLevel).toBe(low ? PowerSource.BatChargeLevel.Warning : PowerSource.BatChargeLevel.Ok);
+      expect(matter.batReplacementNeeded).toBe(low);
     }
   });
 });

@@ -118,7 +118,9 @@ describe('LockRepository', () => {
 
   it('refuses a family the registry does not know, and stores nothing', () => {
     const locks = setup();
-    expect(() => locks.upsert(lock({ id: 'aaaaaaaa-0000-4000-8000-00000000000b', family: 'acme' as LockRecord['family'] }))).toThrow(/"acme" is not a lock family/);
+    expect(() => {
+      locks.upsert(lock({ id: 'aaaaaaaa-0000-4000-8000-00000000000b', family: 'acme' as LockRecord['family'] }));
+    }).toThrow(/"acme" is not a lock family/);
     expect(locks.findById('aaaaaaaa-0000-4000-8000-00000000000b')).toBeUndefined();
   });
 
