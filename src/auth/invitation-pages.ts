@@ -117,7 +117,8 @@ const REFUSALS: Readonly<Record<string, { title: string; message: string }>> = {
 export function renderInvitationErrorPage(problem: { status: number; detail: string; code?: string }, fromService: boolean): string {
   const { status } = problem;
   const link = { link: 'Sign in to eKey Locks' };
-  if (status >= 500) return messagePage('Something went wrong', 'The service could not finish this; please try again in a moment.');
+  // The API's one mapper already words these safely (a storage fault says that nothing was changed).
+  if (status >= 500) return messagePage('Something went wrong', problem.detail);
   if (status === 429) return messagePage('Too many attempts', 'Please wait a minute and try again.');
   const known = fromService && problem.code !== undefined ? REFUSALS[problem.code] : undefined;
   if (known !== undefined) return messagePage(known.title, known.message, link);
