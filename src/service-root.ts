@@ -27,6 +27,7 @@ import type { ApiServices } from './api/api-services.js';
 import { syncConfig } from './config/config-sync.js';
 import { registerWebAppClient } from './auth/web-app-client.js';
 import type { PluginConfig } from './config/plugin-config.js';
+import { EventRepository } from './store/event-repository.js';
 import { ensureDemoHousehold, type DemoHousehold, type DemoLockSecrets } from './demo/demo-household.js';
 import type { LockPort } from './homekit/lock-port.js';
 import { createLockSubsystem, type LockSubsystem } from './locks/lock-subsystem.js';
@@ -95,7 +96,12 @@ export class ServiceRoot {
       };
       const demo =
         (options.demo ?? options.config.demo ?? false)
-          ? await ensureDemoHousehold({ ...repositories, clock, transaction })
+          ? await ensureDemoHousehold({
+              ...repositories,
+              clock,
+              transaction,
+              ...(options.demoHistory === false ? {} : { events: new EventRepository(db) }),
+            })
           : undefined;
       // The config as it runs: lock entries that cannot run are left out, each lock with its id.
       const config: PluginConfig =
