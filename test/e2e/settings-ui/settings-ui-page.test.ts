@@ -11,6 +11,7 @@ import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../supp
 import { ManualClock } from '../../support/manual-clock.js';
 import { startSettingsUiHost, type SettingsUiHost, type SettingsUiHostOptions } from '../../support/settings-ui-host.js';
 import { describeFindings, seriousViolations } from '../../support/axe-audit.js';
+import { boxOf, computedStyle, hasClass } from '../../support/browser.js';
 import { NO_BLUETOOTH } from '../../../src/settings-ui/settings-ui-handlers.js';
 import { StartReportFile } from '../../../src/store/start-report-file.js';
 
@@ -152,11 +153,11 @@ describe('the settings page with the demo service', () => {
         expect(await inner.evaluate('document.documentElement.lang')).toBe('en');
         expect(await frame.getByRole('main').count()).toBe(1);
         // One visible title: the UI's own; the page's h1 is for screen readers only.
-        expect(await frame.locator('h1').evaluate('(element) => element.getBoundingClientRect().width <= 1')).toBe(true);
+        expect((await boxOf(frame.locator('h1'))).width).toBeLessThanOrEqual(1);
         // The bolt's colour is the table's, from the theme: never a fixed grey.
         const [boltColour, nameColour] = await Promise.all([
-          frame.getByRole('row', { name: /^Front Door\b/ }).getByRole('cell').first().evaluate('(element) => getComputedStyle(element).color'),
-          frame.getByRole('row', { name: /^Front Door\b/ }).getByRole('rowheader').evaluate('(element) => getComputedStyle(element).color'),
+          computedStyle(frame.getByRole('row', { name: /^Front Door\b/ }).getByRole('cell').first(), 'color'),
+          computedStyle(frame.getByRole('row', { name: /^Front Door\b/ }).getByRole('rowheader'), 'color'),
         ]);
         expect(boltColour).toBe(nameColour);
         expect(boltColour).not.toBe('rgb(153, 153, 153)');
@@ -308,7 +309,7 @@ describe('the Nuki pairing wizard', () => {
       await eventually(() => frame.locator('#ekl-nuki-result').innerText(), NO_BLUETOOTH, 2_000);
       expect(Date.now() - began).toBeLessThan(2_000);
       expect(await frame.getByRole('region', { name: 'Pair a Nuki lock' }).innerText()).not.toMatch(/Scanning/);
-      expect(await frame.getByRole('region', { name: 'Pair a Nuki lock' }).getByRole('status').evaluate('(element) => element.classList.contains("alert-danger")')).toBe(true);
+      expect(await hasClass(frame.getByRole('region', { name: 'Pair a Nuki lock' }).getByRole('status'), 'alert-danger')).toBe(true);
       expect(await frame.getByRole('button', { name: 'Scan for Nuki locks' }).isEnabled()).toBe(true);
       await page.close();
     };
@@ -344,7 +345,7 @@ describe('the settings page when the service did not start', () => {
       if (!inner) throw new Error('no settings frame');
       await eventually(() => inner.evaluate('[...document.styleSheets].some((sheet) => /styles-[A-Z0-9]+\\.css$/.test(sheet.href || ""))'), true);
       // An error looks like one: the theme's alert.
-      expect(await frame.getByRole('status').first().evaluate('(element) => element.classList.contains("alert-danger")')).toBe(true);
+      expect(await hasClass(frame.getByRole('status').first(), 'alert-danger')).toBe(true);
       findings.push(...describeFindings(`settings not running ${theme}`, await seriousViolations(inner)));
       await page.screenshot({ path: join(SHOTS, `settings-page-not-running-${theme}.png`), fullPage: true });
       await page.close();

@@ -6,7 +6,7 @@
  * resent page), one look for the service's own pages, unambiguous times in one format, plain words,
  * confirmations, one card per lock, the main button and focus, offline locks, truthful empty states,
  * the manifest — and an axe-core audit of every page state with no serious or critical violation.
- * Phone screenshots of each page go to a temporary folder (docs/images only with UPDATE_SCREENSHOTS=1).
+ * Phone screenshots of each audited state go to a temporary folder (or EKEY_SHOTS).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdirSync, mkdtempSync } from 'node:fs';
@@ -14,14 +14,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { describeFindings, seriousViolations } from '../../support/axe-audit.js';
-import { launchChromium, openPage, type PageProblems } from '../../support/browser.js';
-import { PROJECT_ROOT } from '../../support/child-process.js';
+import { computedStyle, fitsText, inViewport, launchChromium, openPage, type PageProblems } from '../../support/browser.js';
 import { call, startDemo, type DemoProcess } from '../../support/demo-process.js';
 
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 860 };
 const WAIT = { timeout: 15_000 };
-const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(PROJECT_ROOT, 'docs', 'images') : mkdtempSync(join(tmpdir(), 'ekey-web-shots-'));
+/** Phone screenshots of every audited state, for a person to look at (EKEY_SHOTS names the folder). */
+const SHOTS = process.env.EKEY_SHOTS ?? mkdtempSync(join(tmpdir(), 'ekey-web-shots-'));
 /** The spec's wire format (`11/26/2026 5:05:00 PM`) and cron text (`0 9 * * 1-5 *`): never shown. */
 const WIRE_FORMAT = /\b\d{1,2}\/\d{1,2}\/\d{4}\b/;
 const CRON_TEXT = /\b\d{1,2} \d{1,2} \* \* [\d*,-]+ \*/;
@@ -55,7 +55,7 @@ describe('the rules of the web app (docs/design.md §7)', () => {
       for (const scheme of ['light', 'dark'] as const) {
         await page.emulateMedia({ colorScheme: scheme });
         audits.push(...describeFindings(`${label} ${viewport === PHONE ? 'phone' : 'desktop'} ${scheme}`, await seriousViolations(page)));
-        if (viewport === PHONE) await page.screenshot({ path: join(SHOTS, `web-${label}-phone-${scheme}.png`), fullPage: true });
+        if (viewport === PHONE) await page.screenshot({ path: join(SHOTS, `app-${label}-phone-${scheme}.png`), fullPage: true });
       }
     }
     await page.setViewportSize(PHONE);
@@ -180,9 +180,7 @@ describe('the rules of the web app (docs/design.md §7)', () => {
   it('shows one card per lock, the main button after the bolt, an offline lock disabled with its reason, failures as alerts, focus kept', async () => {
     const { context, page } = await auditable();
     await signIn(page, owner().email, owner().password);
-    const cards = page.getByRole('region');
-    const names = await cards.evaluateAll((elements) => elements.map((element) => element.getAttribute('aria-labelledby')));
-    expect(new Set(names).size).toBe(names.length);
+    for (const lock of demo.demo.locks) await expect(region(page, lock.name).count()).resolves.toBe(1);
     const ids: string[] = await page.evaluate('[...document.querySelectorAll("[id]")].map((e) => e.id)');
     expect(ids.length).toBe(new Set(ids).size);
 
@@ -207,8 +205,9 @@ describe('the rules of the web app (docs/design.md §7)', () => {
     await button(door, 'Unlock Front Door').click();
     const alert = door.getByRole('alert');
     await alert.getByText('Unlock failed: the bolt is jammed.').waitFor(WAIT);
-    const alertLook = (await alert.evaluate('(element) => ({ color: getComputedStyle(element).color, border: getComputedStyle(element).borderLeftWidth })')) as { color: string; border: string };
-    expect(alertLook.border).not.toBe('0px');
+    // Visually an error: the danger colour and its bar, not plain text.
+    expect(await computedStyle(alert, 'border-left-width')).not.toBe('0px');
+    expect(await computedStyle(alert, 'color')).toBe(await computedStyle(alert, 'border-left-color'));
     expect((await demo.control({ op: 'manual', lock_id: lockId('Front Door'), bolt: 'locked' })).ok).toBe(true);
     await door.getByText('Locked', { exact: true }).waitFor(WAIT);
 
@@ -220,6 +219,31 @@ describe('the rules of the web app (docs/design.md §7)', () => {
     }
     await gate.getByText(/^The lock is offline: it cannot be locked or unlocked/).waitFor(WAIT);
     await audit(page, 'locks');
+    await context.close();
+  }, 120_000);
+
+  it('shows one card for a lock whose holder has a revoked and a current key, acting with the current one', async () => {
+    const alex = demo.demo.users[1];
+    if (!alex) throw new Error('no second user');
+    const token = (await demo.login(0)).access_token;
+    const first = await call(base, 'POST', '/ekey', { token, body: { email: alex.email, lock_id: lockId('Front Door'), type: 'anytime' } });
+    expect(first.status).toBe(201);
+    expect((await call(base, 'DELETE', `/ekey/${String(first.json.id)}`, { token })).status).toBe(200);
+    expect((await call(base, 'POST', '/ekey', { token, body: { email: alex.email, lock_id: lockId('Front Door'), type: 'anytime' } })).status).toBe(201);
+
+    const { context, page } = await auditable();
+    await signIn(page, alex.email, alex.password);
+    await expect(region(page, 'Front Door').count()).resolves.toBe(1);
+    await expect(button(page, 'Unlock Front Door').count()).resolves.toBe(1);
+    const ids: string[] = await page.evaluate('[...document.querySelectorAll("[id]")].map((e) => e.id)');
+    expect(ids.length).toBe(new Set(ids).size);
+    const door = region(page, 'Front Door');
+    await door.getByText(/^Usable now/).waitFor(WAIT);
+    await button(door, 'Unlock Front Door').click();
+    await door.getByText('Unlock finished.').waitFor(WAIT);
+    await button(door, 'Lock Front Door').click();
+    await door.getByText('Lock finished.').waitFor(WAIT);
+    await audit(page, 'locks-guest');
     await context.close();
   }, 120_000);
 
@@ -252,15 +276,7 @@ describe('the rules of the web app (docs/design.md §7)', () => {
     await to.fill('17:00');
     // The field keeps room for the widest time it can show ("12:00 PM") and its picker.
     for (const field of [from, to]) {
-      const fits = await field.evaluate(`(element) => {
-        const probe = document.createElement('span');
-        probe.textContent = '00:00 PM';
-        probe.style.font = getComputedStyle(element).font;
-        document.body.append(probe);
-        const needed = probe.getBoundingClientRect().width + 48;
-        probe.remove();
-        return element.getBoundingClientRect().width >= needed;
-      }`);
+      const fits = await fitsText(field, '00:00 PM', 48);
       expect(fits).toBe(true);
     }
     const preview = page.getByTestId('schedule-preview');
@@ -275,7 +291,7 @@ describe('the rules of the web app (docs/design.md §7)', () => {
     expect(await sent.isVisible()).toBe(true);
     const [buttonBox, sentBox] = [await send.boundingBox(), await sent.boundingBox()];
     expect(Math.abs((sentBox?.y ?? 0) - (buttonBox?.y ?? 0))).toBeLessThan(120);
-    expect(await sent.evaluate('(element) => { const box = element.getBoundingClientRect(); return box.top >= 0 && box.bottom <= window.innerHeight; }')).toBe(true);
+    expect(await inViewport(sent)).toBe(true);
     expect(await page.getByLabel('E-mail').inputValue()).toBe('');
     expect(await keyName.inputValue()).toBe('');
 

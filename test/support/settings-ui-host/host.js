@@ -24,7 +24,7 @@
       post({ action: 'body-class', class: `config-ui-x-${theme === 'dark' ? 'dark-mode-' : ''}${uiTheme}` });
       post({ action: 'body-class', class: 'modal-content' });
       if (theme === 'dark') post({ action: 'body-class', class: 'dark-mode' });
-      post({ action: 'link-element', href: new URL(uiStylesheet, window.location.href).href, rel: 'stylesheet' });
+      post({ action: 'link-element', href: `${window.location.origin}${uiStylesheet}`, rel: 'stylesheet' });
       const dark = theme === 'dark';
       post({
         action: 'inline-style',

@@ -571,7 +571,7 @@ describe('EKeyLocksPlatform cache and lifecycle', () => {
     const nextReport = new StartReportFile(join(next.api.user.storagePath(), 'ekey-locks'));
     nextReport.write(['an old failure']);
     const service = new InMemoryService(new InMemoryLockPort([FRONT], USERS));
-    const platform = new EKeyLocksPlatform(recordingLogging(), { platform: PLATFORM_NAME, name: 'eKey Locks', demo: true } as PlatformConfig, next.api, { openService: openInMemory(service), writeDemoLine: () => undefined });
+    const platform = new EKeyLocksPlatform(recordingLogging(), { platform: PLATFORM_NAME, name: 'eKey Locks', demo: true }, next.api, { openService: openInMemory(service), writeDemoLine: () => undefined });
     next.api.signalFinished();
     await platform.whenStarted();
     expect(nextReport.read()).toBeUndefined();
