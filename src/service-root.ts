@@ -131,7 +131,7 @@ export class ServiceRoot {
       // an eKey is written (docs/architecture.md "Caches").
       const holdings = new DerivedCache<LockHolding>(db, [repositories.locks, repositories.ekeys], { limit: HOLDINGS_CACHE_LIMIT });
       const ekeys = new EKeyService({ ...repositories, invitations, clock, transaction, changes: ekeyChanges, holdings });
-      // DESIGN §3 Users: owners and admins of a lock see the users holding keys on it.
+      // docs/design.md §3 Users: owners and admins of a lock see the users holding keys on it.
       users.setVisibility((callerId, targetId) => ekeys.canSeeUser(callerId, targetId));
       const events = createEventServices({
         db,
@@ -159,7 +159,7 @@ export class ServiceRoot {
         dataDir: options.dataDir,
         ...(demo === undefined ? {} : { demo }),
       });
-      // DESIGN §3 Locks "online": connected, or heard from within offline_after_s — the gateway knows.
+      // docs/design.md §3 Locks "online": connected, or heard from within offline_after_s — the gateway knows.
       locks.setPresence((lock) => lockSubsystem.runtime.onlineStatus(lock.id));
       const services: ApiServices = {
         authenticator: new StoredBearerAuthenticator(repositories.tokens, clock),
@@ -264,7 +264,7 @@ export class ServiceRoot {
     return this.lockSubsystem.homekitPort();
   }
 
-  /** The demo line's object (DESIGN §6): base_url first, then the household. */
+  /** The demo line's object (docs/design.md §6): base_url first, then the household. */
   demoInfo(): (DemoHousehold & { base_url: string }) | undefined {
     if (!this.demo || !this.url) return undefined;
     return { base_url: this.url, ...this.demo.household };

@@ -1,5 +1,5 @@
 /**
- * Invitations of unknown e-mail addresses (DESIGN §3 eKeys): an eKey sent to an address without an
+ * Invitations of unknown e-mail addresses (docs/design.md §3 eKeys): an eKey sent to an address without an
  * account makes an invited user (no password) holding a `pending` key, and an invitation whose link
  * leads to a sign-up page. Signing up sets the name and password and accepts every pending key of
  * that user, in one transaction.

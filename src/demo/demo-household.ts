@@ -8,18 +8,18 @@ import type { ClientRepository } from '../store/client-repository.js';
 import type { LockRepository } from '../store/lock-repository.js';
 import type { SettingsRepository } from '../store/settings-repository.js';
 import { hostTimeZone } from '../config/time-zone.js';
-import type { LockFamily } from '../domain/lock-family.js';
+import { lockFamily, type LockFamilyId } from '../families/registry.js';
 import type { EventRepository } from '../store/event-repository.js';
 import { seedDemoHistory } from './demo-history.js';
 
-/** The demo household as printed on the demo's first stdout line (DESIGN §6), minus `base_url`. */
+/** The demo household as printed on the demo's first stdout line (docs/design.md §6), minus `base_url`. */
 export interface DemoHousehold {
   clients: { client_id: string; client_secret: string; redirect_uri: string }[];
   users: { id: string; email: string; password: string; name: string }[];
-  locks: { id: string; name: string; owner_id: string; gateway: boolean; family: LockFamily }[];
+  locks: { id: string; name: string; owner_id: string; gateway: boolean; family: LockFamilyId }[];
 }
 
-/** What pairing the demo's simulated Nuki produced (DESIGN §4b, §6), as if `ekey-locks nuki pair` had run. */
+/** What pairing the demo's simulated Nuki produced (docs/design.md §4b, §6), as if `ekey-locks nuki pair` had run. */
 export interface DemoNukiSecrets {
   /** 64 hex digits. */
   sharedKey: string;
@@ -39,11 +39,11 @@ export interface DemoLockSecrets {
   nuki?: DemoNukiSecrets;
 }
 
-/** The Nuki authorization linked to the demo's owner: a tap naming it is the owner's (DESIGN §4b). */
+/** The Nuki authorization linked to the demo's owner: a tap naming it is the owner's (docs/design.md §4b). */
 export const DEMO_LINKED_AUTHORIZATION = "Olivia's iPhone";
 /** Our own authorization's name in the demo Nuki's list. */
 /**
- * The demo's Nuki user links (DESIGN §4b), as config `locks[].nuki_users` would give them: on each
+ * The demo's Nuki user links (docs/design.md §4b), as config `locks[].nuki_users` would give them: on each
  * demo Nuki, "Olivia's iPhone" is the owner. Lock ids lower-case, as the runtime looks them up.
  */
 export function demoNukiUserLinks(household: DemoHousehold): Map<string, Map<string, string>> {
@@ -51,7 +51,7 @@ export function demoNukiUserLinks(household: DemoHousehold): Map<string, Map<str
   const owner = household.users[0];
   if (owner === undefined) return links;
   for (const lock of household.locks) {
-    if (lock.family === 'nuki') links.set(lock.id.toLowerCase(), new Map([[DEMO_LINKED_AUTHORIZATION, owner.email]]));
+    if (lockFamily(lock.family).keepsOwnUsers) links.set(lock.id.toLowerCase(), new Map([[DEMO_LINKED_AUTHORIZATION, owner.email]]));
   }
   return links;
 }
@@ -60,7 +60,7 @@ export const DEMO_GATEWAY_AUTHORIZATION = 'ekey-locks';
 
 interface StoredDemo {
   /** Households stored before the Nuki came have no `family` on their locks. */
-  household: Omit<DemoHousehold, 'locks'> & { locks: (Omit<DemoHousehold['locks'][number], 'family'> & { family?: LockFamily })[] };
+  household: Omit<DemoHousehold, 'locks'> & { locks: (Omit<DemoHousehold['locks'][number], 'family'> & { family?: LockFamilyId })[] };
   lockSecrets: DemoLockSecrets[];
 }
 
@@ -92,8 +92,8 @@ export interface DemoDependencies {
   events?: EventRepository;
 }
 
-/** The demo's locks (DESIGN §6): our profile, one without a gateway connection, and a simulated Nuki. */
-const LOCK_SPECS: readonly { name: string; gateway: boolean; address: string; family: LockFamily }[] = [
+/** The demo's locks (docs/design.md §6): our profile, one without a gateway connection, and a simulated Nuki. */
+const LOCK_SPECS: readonly { name: string; gateway: boolean; address: string; family: LockFamilyId }[] = [
   { name: 'Front Door', gateway: true, address: 'D0:E1:00:00:00:01', family: 'ekey' },
   { name: 'Garden Gate', gateway: false, address: 'D0:E1:00:00:00:02', family: 'ekey' },
   { name: 'Back Door', gateway: true, address: 'D0:E1:00:00:00:03', family: 'nuki' },
@@ -161,7 +161,7 @@ export async function ensureDemoHousehold(deps: DemoDependencies): Promise<{ hou
 interface SeededLock {
   lock: DemoHousehold['locks'][number];
   secrets: DemoLockSecrets;
-  family: LockFamily;
+  family: LockFamilyId;
 }
 
 function newDemoLock(spec: (typeof LOCK_SPECS)[number], ownerId: string): SeededLock {

@@ -1,5 +1,5 @@
 /**
- * The weekly schedule editor's model ↔ the spec's six-field expressions (DESIGN §3 eKeys):
+ * The weekly schedule editor's model ↔ the spec's six-field expressions (docs/design.md §3 eKeys):
  * weekdays plus a from and a to time on the lock's clock. A window whose "to" is not after its
  * "from" crosses midnight: it closes on the following day, so the end expression's weekdays are
  * the start's shifted by one (weekdays 22:00–06:00 → `0 22 * * 1-5 *` / `0 6 * * 2-6 *`). Pure:

@@ -67,7 +67,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
   private readonly accessories = new Map<string, LockAccessory>();
   private readonly openService: EmbeddedServiceOpener;
   private readonly writeDemoLine: (line: string) => void;
-  /** The Matter view of the locks (DESIGN §5b); undefined without Matter (Homebridge 1, or not enabled). */
+  /** The Matter view of the locks (docs/design.md §5b); undefined without Matter (Homebridge 1, or not enabled). */
   private readonly matterLocks: MatterLocks | undefined;
   private service: EmbeddedService | undefined;
   private port: LockPort | undefined;
@@ -147,7 +147,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
 
   private async start(): Promise<void> {
     const check = checkPluginConfig(this.platformConfig ?? {});
-    // DESIGN §9: a bad lock entry is left out with one line naming it and the field; the others run.
+    // docs/design.md §9: a bad lock entry is left out with one line naming it and the field; the others run.
     for (const line of check.skippedLocks) this.log.error(line);
     this.startProblems = [...check.skippedLocks];
     if (check.config === undefined) {
@@ -321,7 +321,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     }
   }
 
-  /** The demo control socket (DESIGN §6), when `EKEY_DEMO_CONTROL` names a path. */
+  /** The demo control socket (docs/design.md §6), when `EKEY_DEMO_CONTROL` names a path. */
   private async openDemoControl(): Promise<void> {
     this.controlChannel = await openDemoControlFromEnvironment(this.service, this.logger);
   }

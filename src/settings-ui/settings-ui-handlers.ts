@@ -1,6 +1,6 @@
 import type { SetupLock, SetupOwner } from '../access/setup-service.js';
-import type { NukiPairingIo } from '../cli/nuki-pairing-command.js';
-import { BluetoothUnavailable, NukiPairingFailed, nukiPairCommand, nukiScanCommand } from '../cli/nuki-pairing-command.js';
+import type { NukiPairingIo } from '../families/nuki/nuki-pairing-commands.js';
+import { BluetoothUnavailable, NukiPairingFailed, nukiPairCommand, nukiScanCommand } from '../families/nuki/nuki-pairing-commands.js';
 import { UsageError } from '../cli/usage-error.js';
 import type { GattTransport } from '../gateway/gatt-transport.js';
 import type { GatewayLogger } from '../gateway/gateway-logger.js';

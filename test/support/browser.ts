@@ -1,5 +1,5 @@
 /**
- * Debian's Chromium driven by playwright-core (../shared/guides/custom-ui-testing.md): pages that
+ * Debian's Chromium driven by playwright-core: pages that
  * record console errors, uncaught exceptions and CSP violations, so a test can fail on any of them.
  */
 import { existsSync } from 'node:fs';

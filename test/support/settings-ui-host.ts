@@ -9,7 +9,7 @@ import { HOMEBRIDGE_UI_THEME, homebridgeUiPublic, homebridgeUiStylesheet } from 
 
 /**
  * A stand-in for homebridge-config-ui-x around our custom settings page (the real UI does not run
- * here: docs in ../shared/guides/custom-ui-testing.md). Like the UI it forks the plugin's real
+ * in tests). Like the UI it forks the plugin's real
  * `homebridge-ui/server.js` with HOMEBRIDGE_STORAGE_PATH/HOMEBRIDGE_CONFIG_PATH, serves
  * `public/index.html` wrapped in a document that loads plugin-ui-utils' `ui.js` (with a CSP like
  * the UI's), answers the iframe's postMessage requests (`request`, `config.*`, `spinner.*`,

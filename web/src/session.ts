@@ -1,5 +1,5 @@
 /**
- * Signing in and staying signed in (DESIGN §7): authorization code + PKCE through the service's
+ * Signing in and staying signed in (docs/design.md §7): authorization code + PKCE through the service's
  * own sign-in page; refresh tokens rotate on every use (one refresh at a time — a second one with
  * the same token would revoke the family); sign-out revokes the tokens (RFC 7009).
  */

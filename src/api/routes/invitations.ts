@@ -50,7 +50,7 @@ const SignUpForm = Type.Object(
 
 /**
  * The sign-up page of an invitation link (HTML, public): GET shows the form, POST creates the
- * account and accepts the pending eKeys (DESIGN §3 eKeys). Registered in its own scope: form bodies
+ * account and accepts the pending eKeys (docs/design.md §3 eKeys). Registered in its own scope: form bodies
  * and HTML error pages apply here only.
  */
 export async function registerInvitationRoutes({ app, services, logger }: RouteContext): Promise<void> {

@@ -11,7 +11,7 @@ import type { BenchRequest, SelfMeasuringOptions, SelfMeasuringScenario } from '
 import { median, round } from '../stats.js';
 
 /*
- * `events-page` (DESIGN §8): `GET /locks/{id}/events` as the owner of a lock holding 1,000,000
+ * `events-page` (docs/design.md §8): `GET /locks/{id}/events` as the owner of a lock holding 1,000,000
  * events, on the real disk, against the raw node:http baseline serving bodies of the same sizes.
  * - `ratio` — the mix a home produces: 80 % of requests ask the lock's newest page (limit 20),
  *   20 % an older page at a random cursor (limit 50), while one new event is recorded every 50 ms

@@ -3,8 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
-import { SimulatedNuki } from '../../../src/gateway/simulator/simulated-nuki.js';
-import { NUKI_CREDENTIALS_FILE } from '../../../src/store/nuki-credential-file.js';
+import { SimulatedNuki } from '../../../src/families/nuki/simulator/simulated-nuki.js';
+import { NUKI_CREDENTIALS_FILE } from '../../../src/families/nuki/nuki-credential-file.js';
 import { builtCli, PROJECT_ROOT, spawnNode, type RunningChild } from '../../support/child-process.js';
 import { startDemo, type DemoProcess } from '../../support/demo-process.js';
 import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';

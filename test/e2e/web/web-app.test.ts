@@ -1,5 +1,5 @@
 /**
- * The web app (DESIGN §7) in Debian's Chromium against the real `ekey-locks demo`: the owner signs
+ * The web app (docs/design.md §7) in Debian's Chromium against the real `ekey-locks demo`: the owner signs
  * in, locks and unlocks, sees a tap arrive live, reads the history past one page and the battery
  * chart, and sends a scheduled key; the invited guest signs up in a second browser context, ends
  * signed in, unlocks inside the window, is refused outside it with the explanation, and loses

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { call, startDemo, type DemoProcess } from '../../support/demo-process.js';
 import { openSse, type SseClient } from '../events/sse-client.js';
 
-/** The demo's Nuki authorization linked to the owner (DESIGN §4b "Demo"). */
+/** The demo's Nuki authorization linked to the owner (docs/design.md §4b "Demo"). */
 const LINKED = "Olivia's iPhone";
 
-describe('ekey-locks demo: Back Door, the simulated Nuki (DESIGN §4b, §6), through the real CLI', () => {
+describe('ekey-locks demo: Back Door, the simulated Nuki (docs/design.md §4b, §6), through the real CLI', () => {
   let demo: DemoProcess;
   let dataDir: string;
   let token: string;
@@ -165,7 +165,7 @@ describe('ekey-locks demo: Back Door, the simulated Nuki (DESIGN §4b, §6), thr
 
   it('offline within 5 s, commands refused with 400; online again, commands work', async () => {
     // Exactly { ok, id }: the demo answers so only once the service shows the lock offline, and
-    // adds observed:false when its own 5 s window (DESIGN §6) runs out first — no test-side clock.
+    // adds observed:false when its own 5 s window (docs/design.md §6) runs out first — no test-side clock.
     expect(await demo.control({ op: 'offline', lock_id: backDoor })).toEqual({ ok: true, id: expect.any(String) });
     expect((await backDoorEntry()).online_status).toBe('offline');
     const refused = await api('POST', `/locks/${backDoor}/commands`, { type: 'unlock' });

@@ -391,7 +391,7 @@ describe('EKeyLocksPlatform arrival triggers', () => {
   });
 });
 
-describe('EKeyLocksPlatform door sensor (a Nuki with a door sensor, DESIGN §4b)', () => {
+describe('EKeyLocksPlatform door sensor (a Nuki with a door sensor, docs/design.md §4b)', () => {
   const BACK = testLock({
     id: '6f1d2c3b-0000-4000-8000-000000000003',
     name: 'Back Door',
