@@ -28,6 +28,7 @@ import { syncConfig } from './config/config-sync.js';
 import { registerWebAppClient } from './auth/web-app-client.js';
 import type { PluginConfig } from './config/plugin-config.js';
 import type { DemoControl } from './demo/demo-control.js';
+import { EventRepository } from './store/event-repository.js';
 import { ensureDemoHousehold, type DemoHousehold, type DemoLockSecrets } from './demo/demo-household.js';
 import { demoLockParts } from './demo/demo-lock-parts.js';
 import type { DemoSimulation } from './demo/demo-locks.js';
@@ -110,7 +111,12 @@ export class ServiceRoot {
       };
       const demo =
         (options.demo ?? options.config.demo ?? false)
-          ? await ensureDemoHousehold({ ...repositories, clock, transaction })
+          ? await ensureDemoHousehold({
+              ...repositories,
+              clock,
+              transaction,
+              ...(options.demoHistory === false ? {} : { events: new EventRepository(db) }),
+            })
           : undefined;
       // The config as it runs: lock entries that cannot run are left out, each lock with its id.
       const config: PluginConfig =
