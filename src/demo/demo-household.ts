@@ -9,6 +9,8 @@ import type { LockRepository } from '../store/lock-repository.js';
 import type { SettingsRepository } from '../store/settings-repository.js';
 import { hostTimeZone } from '../config/time-zone.js';
 import { lockFamily, type LockFamilyId } from '../families/registry.js';
+import type { EventRepository } from '../store/event-repository.js';
+import { seedDemoHistory } from './demo-history.js';
 
 /** The demo household as printed on the demo's first stdout line (docs/design.md §6), minus `base_url`. */
 export interface DemoHousehold {
@@ -82,13 +84,34 @@ export interface DemoDependencies {
   clock: Clock;
   /** Runs a function in one SQLite transaction: the household is seeded whole or not at all. */
   transaction: <T>(work: () => T) => T;
+  /**
+   * Where the household's week of history goes (src/demo/demo-history.ts), written once with the
+   * household; without it the household starts with an empty history (tests that count events from
+   * zero use that).
+   */
+  events?: EventRepository;
 }
 
 /** The demo's locks (docs/design.md §6): our profile, one without a gateway connection, and a simulated Nuki. */
-const LOCK_SPECS: readonly { name: string; gateway: boolean; address: string; family: LockFamilyId }[] = [
-  { name: 'Front Door', gateway: true, address: 'D0:E1:00:00:00:01', family: 'ekey' },
-  { name: 'Garden Gate', gateway: false, address: 'D0:E1:00:00:00:02', family: 'ekey' },
-  { name: 'Back Door', gateway: true, address: 'D0:E1:00:00:00:03', family: 'nuki' },
+/** Our profile's secret: a random 256-bit lock key shared with the simulated lock. */
+const sharedLockKey = (): Pick<DemoLockSecrets, 'key' | 'nuki'> => ({ key: randomBytes(32).toString('hex') });
+
+/** A Nuki's pairing, as `ekey-locks nuki pair` would have stored it; no lock key. */
+const nukiPairing = (): Pick<DemoLockSecrets, 'key' | 'nuki'> => ({
+  key: '',
+  nuki: {
+    sharedKey: randomBytes(32).toString('hex'),
+    authorizationId: randomInt(2, 0x7fff_ffff),
+    appId: randomInt(1, 0x7fff_ffff),
+    securityPin: randomInt(1000, 10_000),
+    nukiId: randomInt(0x1000_0000, 0x7fff_ffff),
+  },
+});
+
+const LOCK_SPECS: readonly { name: string; gateway: boolean; address: string; family: LockFamilyId; secrets: () => Pick<DemoLockSecrets, 'key' | 'nuki'> }[] = [
+  { name: 'Front Door', gateway: true, address: 'D0:E1:00:00:00:01', family: 'ekey', secrets: sharedLockKey },
+  { name: 'Garden Gate', gateway: false, address: 'D0:E1:00:00:00:02', family: 'ekey', secrets: sharedLockKey },
+  { name: 'Back Door', gateway: true, address: 'D0:E1:00:00:00:03', family: 'nuki', secrets: nukiPairing },
 ];
 
 /**
@@ -134,7 +157,17 @@ export async function ensureDemoHousehold(deps: DemoDependencies): Promise<{ hou
       redirectUris: [client.redirect_uri],
       createdAt: now,
     });
-    for (const entry of seeded) storeDemoLock(deps, entry, owner.id, now);
+    const ownerKeys = seeded.map((entry) => storeDemoLock(deps, entry, owner.id, now));
+    if (deps.events !== undefined) {
+      const historyLocks = seeded
+        .map((entry, index) => ({ id: entry.lock.id, name: entry.lock.name, zone: hostTimeZone(), ownerKeyId: ownerKeys[index] ?? '', gateway: entry.lock.gateway }))
+        .filter((lock) => lock.gateway);
+      for (const history of seedDemoHistory(deps.events, historyLocks, owner, now)) {
+        // The lock's state ends where its history ends: locked, at the last battery reading.
+        const lock = deps.locks.findById(history.lockId);
+        if (lock) deps.locks.saveState({ id: lock.id, boltState: 'locked', batteryLevel: history.batteryLevel, lastSeenAt: lock.lastSeenAt, lastActivitySequence: lock.lastActivitySequence });
+      }
+    }
     deps.settings.set(SETTINGS_KEY, { household: { clients: [client], users, locks }, lockSecrets } satisfies StoredDemo);
   });
   return { household: { clients: [client], users, locks }, lockSecrets };
@@ -148,25 +181,12 @@ interface SeededLock {
 
 function newDemoLock(spec: (typeof LOCK_SPECS)[number], ownerId: string): SeededLock {
   const id = newId();
-  const secrets: DemoLockSecrets =
-    spec.family === 'nuki'
-      ? {
-          id,
-          address: spec.address,
-          key: '',
-          nuki: {
-            sharedKey: randomBytes(32).toString('hex'),
-            authorizationId: randomInt(2, 0x7fff_ffff),
-            appId: randomInt(1, 0x7fff_ffff),
-            securityPin: randomInt(1000, 10_000),
-            nukiId: randomInt(0x1000_0000, 0x7fff_ffff),
-          },
-        }
-      : { id, address: spec.address, key: randomBytes(32).toString('hex') };
+  const secrets: DemoLockSecrets = { id, address: spec.address, ...spec.secrets() };
   return { lock: { id, name: spec.name, owner_id: ownerId, gateway: spec.gateway, family: spec.family }, secrets, family: spec.family };
 }
 
-function storeDemoLock(deps: DemoDependencies, entry: SeededLock, ownerId: string, now: number): void {
+/** Stores a demo lock and its owner key; returns the key's id. */
+function storeDemoLock(deps: DemoDependencies, entry: SeededLock, ownerId: string, now: number): string {
   deps.locks.upsert({
     id: entry.lock.id,
     name: entry.lock.name,
@@ -182,7 +202,9 @@ function storeDemoLock(deps: DemoDependencies, entry: SeededLock, ownerId: strin
     lastActivitySequence: 0,
     createdAt: now,
   });
-  deps.locks.ensureOwnerKey(entry.lock.id, ownerId, newId(), now);
+  const keyId = newId();
+  deps.locks.ensureOwnerKey(entry.lock.id, ownerId, keyId, now);
+  return keyId;
 }
 
 /** A household stored before Back Door (and `family`) existed gains both, once, in one transaction. */

@@ -1,11 +1,10 @@
 import type { LockCommandType } from '../domain/lock-command-type.js';
-import type { ActivityRecord, ActivitySource, DeviceInformation } from '../domain/lock-vocabulary.js';
+import type { ActivityRecord, ActivitySource, DeviceInformation, DoorState } from '../domain/lock-vocabulary.js';
 import type { Clock } from '../domain/clock.js';
 import type { CommandOutcome } from './command-outcome.js';
 import type { Deadline } from './deadline.js';
 import type { Advertisement, GattConnection, GattProfile } from './gatt-transport.js';
 import type { GatewayLogger } from './gateway-logger.js';
-import type { DoorState } from './lock-snapshot.js';
 
 /**
  * How the gateway core holds a lock's link (docs/ble-protocol.md "Connection policy"):

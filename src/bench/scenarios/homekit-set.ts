@@ -7,8 +7,8 @@ import type { EventEmitter } from 'node:events';
 import type { API, Categories, Logging, PlatformAccessory, PlatformConfig } from 'homebridge';
 import { startBenchProcess } from '../bench-process.js';
 import type { SelfMeasuringOptions, SelfMeasuringScenario } from '../scenario.js';
-import { EKeyLocksPlatform } from '../../homekit/ekey-locks-platform.js';
-import { PLATFORM_NAME } from '../../homekit/platform-name.js';
+import { EKeyLocksPlatform } from '../../homebridge/ekey-locks-platform.js';
+import { PLATFORM_NAME } from '../../homebridge/platform-name.js';
 import { describeFault } from '../../domain/errors.js';
 
 /*

@@ -3,7 +3,7 @@ import type { ActivityRecord } from '../../domain/lock-vocabulary.js';
 import type { ReportedBolt } from '../../gateway/lock-driver.js';
 import type { GattProfile } from '../../gateway/gatt-transport.js';
 import type { ActivitySource, DeviceInformation } from '../../domain/lock-vocabulary.js';
-import type { DoorState } from '../../gateway/lock-snapshot.js';
+import type { DoorState } from '../../domain/lock-vocabulary.js';
 import type { NukiConfig, NukiKeyturnerStates, NukiLogEntry } from './protocol/nuki-messages.js';
 import type { NukiApiLevel } from './nuki-api-level.js';
 

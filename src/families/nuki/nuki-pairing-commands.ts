@@ -29,14 +29,33 @@ const defaultIo: NukiPairingIo = {
 };
 
 /** Keeps the transport's error lines (they name no secret) to explain a failure in one sentence. */
-function errorCollector(): { logger: GatewayLogger; errors: string[] } {
+function errorCollector(): { logger: GatewayLogger; errors: string[]; firstError: Promise<void> } {
   const errors: string[] = [];
   const ignore = (): void => undefined;
-  return { errors, logger: { debug: ignore, info: ignore, warn: ignore, error: (message) => errors.push(message) } };
+  let reported: () => void = ignore;
+  const firstError = new Promise<void>((resolve) => {
+    reported = resolve;
+  });
+  return {
+    errors,
+    firstError,
+    logger: {
+      debug: ignore,
+      info: ignore,
+      warn: ignore,
+      error: (message) => {
+        errors.push(message);
+        reported();
+      },
+    },
+  };
 }
 
 /** A failure the user can act on: one clear message, exit code 1. */
 export class NukiPairingFailed extends Error {}
+
+/** The scan could not listen at all: no Bluetooth the transport can use (no D-Bus, no BlueZ, no adapter). */
+export class BluetoothUnavailable extends NukiPairingFailed {}
 
 const ADDRESS_PATTERN = /^([0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}$/;
 /** The name our authorization gets in the lock's list unless --name says otherwise (Nuki allows 32 bytes). */
@@ -51,10 +70,11 @@ export async function nukiScanCommand(args: string[], io: NukiPairingIo = defaul
   const values = parseOptions(args, { seconds: { type: 'string' }, adapter: { type: 'string' } });
   const seconds = values.seconds === undefined ? 10 : Number(values.seconds);
   if (!Number.isInteger(seconds) || seconds < 1 || seconds > 120) throw new UsageError(`--seconds must be a whole number from 1 to 120, not "${values.seconds ?? ''}".`);
-  const { logger, errors } = errorCollector();
+  const { logger, errors, firstError } = errorCollector();
   const transport = io.transport(values.adapter, logger);
   const found = new Map<string, Advertisement>();
   io.out(`Scanning for Nuki Smart Locks for ${seconds} s…`);
+  let timer: NodeJS.Timeout | undefined;
   const stop = transport.watchAdvertisements((advertisement) => {
     const data = advertisement.manufacturerData.get(NUKI_APPLE_COMPANY_ID);
     if (data === undefined || parseNukiBeacon(data) === null) return;
@@ -62,14 +82,20 @@ export async function nukiScanCommand(args: string[], io: NukiPairingIo = defaul
     found.set(advertisement.address, advertisement);
   });
   try {
-    await sleep(seconds * 1000);
+    const scanEnd = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, seconds * 1000);
+    });
+    // A scan that cannot start says so at once (the transport reports it): no point waiting it out.
+    await Promise.race([scanEnd, firstError.then(() => (found.size > 0 ? scanEnd : undefined))]);
   } finally {
+    clearTimeout(timer);
     stop();
     await transport.close();
   }
   if (found.size === 0 && errors.length > 0) {
     // Without this, a host without BlueZ would be told that no lock is around.
-    throw new NukiPairingFailed(`Bluetooth is not available, so nothing could be heard (${errors[0] ?? 'no reason given'}). Install and start BlueZ (docs/nuki.md "Requirements").`);
+    const reason = (errors[0] ?? 'no reason given').replace(/[.\s]+$/, '');
+    throw new BluetoothUnavailable(`Bluetooth is not available, so nothing could be heard (${reason}). Install and start BlueZ (docs/nuki.md "Requirements").`);
   }
   if (found.size === 0) {
     io.out('No Nuki lock heard. Is Bluetooth on, the lock in range and its batteries in? (docs/nuki.md "Troubleshooting")');

@@ -29,6 +29,8 @@ describe('ekey-locks demo: Back Door, the simulated Nuki (docs/design.md ยง4b, ย
   };
 
   const events = async (): Promise<Record<string, unknown>[]> => (await api('GET', `/locks/${backDoor}/events`)).body.lock_events as Record<string, unknown>[];
+  /** The lock's event count: the demo starts with a week of history, so a page's length says nothing. */
+  const eventCount = async (): Promise<number> => ((await api('GET', `/locks/${backDoor}/events?limit=1`)).body.metadata as { count: number }).count;
 
   const finished = async (commandId: string): Promise<Record<string, unknown>> => {
     const deadline = Date.now() + 10_000;
@@ -110,7 +112,7 @@ describe('ekey-locks demo: Back Door, the simulated Nuki (docs/design.md ยง4b, ย
   });
 
   it('tap by the linked "Olivia\'s iPhone": the bolt moves and an owner event is in the history and on the stream', async () => {
-    const before = (await events()).length;
+    const before = await eventCount();
     let stream: SseClient | undefined;
     try {
       stream = await openSse(`${demo.demo.base_url}/locks/${backDoor}/events/stream`, { authorization: `Bearer ${token}` });
@@ -118,7 +120,7 @@ describe('ekey-locks demo: Back Door, the simulated Nuki (docs/design.md ยง4b, ย
       expect(await demo.control({ op: 'tap', lock_id: backDoor, authorization: LINKED, action: 'unlock' })).toEqual({ ok: true, id: expect.any(String) });
       expect((await backDoorEntry()).bolt_state).toBe('unlocked');
       const history = await events();
-      expect(history).toHaveLength(before + 1);
+      expect(await eventCount()).toBe(before + 1);
       expect(history[0]).toMatchObject({ type: 'unlock', performer: { id: ownerId } });
       const streamed = stream;
       const timeout = setTimeout(() => {

@@ -1,4 +1,6 @@
+import { DEFAULT_LOW_BATTERY_THRESHOLD } from '../lock-port/lock-identity.js';
 import { join } from 'node:path';
+import { StartReportFile } from '../store/start-report-file.js';
 import type { API, Categories, DynamicPlatformPlugin, Logging, MatterAccessory, PlatformAccessory, PlatformConfig } from 'homebridge';
 import type { ServiceOptions } from '../service-options.js';
 import { checkPluginConfig, type PluginConfig } from '../config/plugin-config.js';
@@ -10,9 +12,8 @@ import type { EmbeddedService } from './embedded-service.js';
 import { openServiceInWorker } from '../worker/open-service-worker.js';
 import type { MatterLocks } from '../matter/matter-locks.js';
 import { openMatterLocks } from '../matter/open-matter-locks.js';
-import { LockAccessory, type LockAccessorySettings, type LockContext, type LockPlatformAccessory } from './lock-accessory.js';
-import type { HomeKitLock, HomeKitUser, LockChange, LockPort } from './lock-port.js';
-import { DEFAULT_LOW_BATTERY_THRESHOLD } from './lock-state-mapping.js';
+import { LockAccessory, type LockAccessorySettings, type LockContext, type LockPlatformAccessory } from '../homekit/lock-accessory.js';
+import type { PortLock, PortUser, LockChange, LockPort } from '../lock-port/lock-port.js';
 import { PLATFORM_NAME, PLUGIN_NAME } from './platform-name.js';
 
 export type { EmbeddedService } from './embedded-service.js';
@@ -78,6 +79,8 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
   private stopping = false;
   /** Set while a lock entry of the config is left out: its cached accessory must survive the typo. */
   private keepStaleAccessories = false;
+  /** The error lines of the start under way (lock entries left out), for the start report. */
+  private startProblems: string[] = [];
 
   constructor(
     private readonly log: Logging,
@@ -94,6 +97,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     api.on('didFinishLaunching', () => {
       this.starting = this.start().catch(async (error: unknown) => {
         this.log.error(`eKey Locks could not start: ${describeError(error)}`);
+        this.reportStart([...this.startProblems, `eKey Locks could not start: ${describeError(error)}`]);
         if (error instanceof Error && error.stack !== undefined) this.log.debug(error.stack);
         // A service opened before the failure (its worker thread, its port) is closed; the bridge runs on.
         const service = this.service;
@@ -127,13 +131,30 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     await this.starting;
   }
 
+  /**
+   * Records why this start did not bring the service up (the settings page quotes it, docs/design.md
+   * §7), or clears the record once it runs (`lines` empty).
+   */
+  private reportStart(lines: readonly string[]): void {
+    try {
+      const file = new StartReportFile(join(this.api.user.storagePath(), 'ekey-locks'));
+      if (lines.length === 0) file.clear();
+      else file.write(lines);
+    } catch {
+      // Only a help for the settings page: the log says the same.
+    }
+  }
+
   private async start(): Promise<void> {
     const check = checkPluginConfig(this.platformConfig ?? {});
     // docs/design.md §9: a bad lock entry is left out with one line naming it and the field; the others run.
     for (const line of check.skippedLocks) this.log.error(line);
+    this.startProblems = [...check.skippedLocks];
     if (check.config === undefined) {
       // Cached accessories stay: a typo in the config must not delete the user's automations.
-      this.log.error(`Configuration is invalid; eKey Locks is not started:\n${check.errors.map((e) => `  ${e.field}: ${e.message}`).join('\n')}`);
+      const line = `Configuration is invalid; eKey Locks is not started:\n${check.errors.map((e) => `  ${e.field}: ${e.message}`).join('\n')}`;
+      this.log.error(line);
+      this.reportStart([...this.startProblems, line]);
       return;
     }
     const config = check.config;
@@ -141,6 +162,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     this.keepStaleAccessories = check.skippedLocks.length > 0;
     if (!isConfigured(config)) {
       this.log.warn('eKey Locks is not configured (no locks, no clients, demo off): nothing to do. See the README to set it up.');
+      this.reportStart([...this.startProblems, 'eKey Locks is not configured (no locks, no clients, demo off): nothing to do.']);
       this.reconcileAccessories([]);
       await this.matterLocks?.removeCached();
       return;
@@ -152,6 +174,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     const url = await this.service.listen(config.api?.port ?? (demo ? 0 : 8787), config.api?.host ?? (demo ? '127.0.0.1' : '0.0.0.0'));
     if (this.shuttingDown()) return;
     this.log.info(`eKey access service listening on ${url}`);
+    this.reportStart([]);
     this.log.info(`Web app: ${url}/app/`);
 
     this.startHomeKit(config);
@@ -175,7 +198,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
 
   /** Shows the service's locks in HomeKit and follows their changes. */
   private startHomeKit(config: PluginConfig): void {
-    const port = this.service?.homekitPort?.();
+    const port = this.service?.lockPort?.();
     if (!port) {
       this.log.warn('This build of the access service offers no HomeKit port: locks are not shown in HomeKit.');
       return;
@@ -202,8 +225,8 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     await this.matterLocks.start(this.port, this.settings);
   }
 
-  private resolveArrivalUsers(port: LockPort, emails: readonly string[]): HomeKitUser[] {
-    const users: HomeKitUser[] = [];
+  private resolveArrivalUsers(port: LockPort, emails: readonly string[]): PortUser[] {
+    const users: PortUser[] = [];
     for (const email of emails) {
       const user = port.resolveUser(email);
       if (user === null) {
@@ -219,7 +242,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
    * Makes the accessories match the locks: restores cached ones, registers new ones, unregisters
    * those whose lock is gone. One lock that fails to build is logged and left out; the rest work.
    */
-  private reconcileAccessories(locks: readonly HomeKitLock[]): void {
+  private reconcileAccessories(locks: readonly PortLock[]): void {
     const { uuid } = this.api.hap;
     const wanted = new Set<string>();
     const created: LockPlatformAccessory[] = [];
@@ -267,7 +290,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     if (stale.length > 0) this.api.unregisterPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, stale);
   }
 
-  private buildAccessory(accessory: LockPlatformAccessory, lock: HomeKitLock, fromCache: boolean): LockAccessory {
+  private buildAccessory(accessory: LockPlatformAccessory, lock: PortLock, fromCache: boolean): LockAccessory {
     if (!this.port || !this.settings) throw new Error('HomeKit is not started');
     return new LockAccessory(this.api, accessory, lock, this.port, this.logger, this.settings, fromCache);
   }
