@@ -2,6 +2,7 @@ import type { PluginConfig } from './config/plugin-config.js';
 import type { Clock } from './domain/clock.js';
 import type { LockEventSink } from './events/lock-event-sink.js';
 import type { Logger } from './logger.js';
+import type { HostNetwork } from './api/host/host-addresses.js';
 
 /**
  * How the service is opened (src/service-root.ts): by the CLI, by the worker thread inside Homebridge,
@@ -23,4 +24,6 @@ export interface ServiceOptions {
    * administration commands open the store with no config and pass false.
    */
   applyConfig?: boolean;
+  /** This host's name and addresses, for the URLs it hands out and the hosts it answers (default: the real ones). */
+  network?: HostNetwork;
 }

@@ -15,6 +15,7 @@ import { LockService } from './access/lock-service.js';
 import { InvitationService } from './access/invitation-service.js';
 import { SetupService } from './access/setup-service.js';
 import { SettingsUiFile } from './store/settings-ui-file.js';
+import { DemoFile } from './store/demo-file.js';
 import { createInvitationMailer } from './access/invitation-mailer.js';
 import { EKeyRepository } from './store/ekey-repository.js';
 import { InvitationRepository } from './store/invitation-repository.js';
@@ -33,6 +34,8 @@ import { createLockSubsystem, type LockSubsystem } from './locks/lock-subsystem.
 import { CommandRepository } from './store/command-repository.js';
 import { LockStateRepository } from './store/lock-state-repository.js';
 import { describeError } from './domain/errors.js';
+import { listeningLine, serviceUrls } from './api/host/service-urls.js';
+import { systemHostNetwork, type HostNetwork } from './api/host/host-addresses.js';
 
 export const DATABASE_FILE = 'ekey-locks.sqlite';
 /** (user, lock) pairs whose role inputs are kept in memory. */
@@ -188,21 +191,38 @@ export class ServiceRoot {
     }
   }
 
-  /** Starts the HTTP API; resolves with its base URL. Port 0 picks a free port. */
+  /**
+   * Starts the HTTP API; resolves with its base URL, the one for people (docs/design.md §7:
+   * `api.public_url`, else an address of this host other devices reach). Logs where it listens,
+   * and one actionable line when its links would open on this machine only. Port 0 picks a free port.
+   */
   async listen(port = this.options.config.api?.port ?? 8787, host = this.options.config.api?.host ?? '0.0.0.0'): Promise<string> {
     const server = await this.ensureServer();
     await server.listen({ port, host });
     const address = server.server.address();
     const boundPort = typeof address === 'object' && address ? address.port : port;
-    const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-    const localUrl = `http://${displayHost}:${boundPort}`;
-    this.url = this.options.config.api?.public_url?.replace(/\/$/, '') ?? localUrl;
+    const urls = serviceUrls({
+      publicUrl: this.options.config.api?.public_url,
+      host,
+      port: boundPort,
+      network: this.network,
+      loopbackIntended: this.demo !== undefined,
+    });
+    this.url = urls.base;
+    this.options.logger.info(listeningLine(urls));
+    if (urls.problem !== undefined) this.options.logger.warn(urls.problem);
     this.services.invitations.setBaseUrl(this.url);
     this.housekeeping.start();
     this.lockSubsystem.start();
     await this.lockSubsystem.ready();
-    this.publishForSettingsUi(localUrl, boundPort);
+    this.publishForSettingsUi(urls.local, boundPort);
+    this.publishDemoFile();
     return this.url;
+  }
+
+  /** This host's name and addresses (the real ones unless a test passes others). */
+  private get network(): HostNetwork {
+    return this.options.network ?? systemHostNetwork;
   }
 
   /**
@@ -228,6 +248,18 @@ export class ServiceRoot {
   }
 
   private publishedForSettingsUi = false;
+
+  /** The demo's JSON also as `demo.json` in the data folder (removed when the demo is off). */
+  private publishDemoFile(): void {
+    const file = new DemoFile(this.options.dataDir);
+    try {
+      const info = this.demoInfo();
+      if (info === undefined) file.remove();
+      else file.write(info);
+    } catch (error) {
+      this.options.logger.warn(`Cannot write ${file.path}: ${describeError(error)}`);
+    }
+  }
 
   /** The generated OpenAPI document of the REST API. */
   async openApiDocument(): Promise<unknown> {
