@@ -36,6 +36,7 @@ import { LockStateRepository } from './store/lock-state-repository.js';
 import { describeError } from './domain/errors.js';
 import { listeningLine, serviceUrls } from './api/host/service-urls.js';
 import { systemHostNetwork, type HostNetwork } from './api/host/host-addresses.js';
+import { AllowedHosts } from './api/host/allowed-hosts.js';
 
 export const DATABASE_FILE = 'ekey-locks.sqlite';
 /** (user, lock) pairs whose role inputs are kept in memory. */
@@ -272,6 +273,12 @@ export class ServiceRoot {
       services: this.services,
       oauthRateLimitPerMinute: this.options.config.api?.oauth_rate_limit_per_minute ?? 60,
       version: PACKAGE_VERSION,
+      allowedHosts: new AllowedHosts({
+        publicUrl: this.options.config.api?.public_url,
+        allowedHosts: this.options.config.api?.allowed_hosts,
+        network: this.network,
+      }),
+      ...(this.options.config.api?.trusted_proxies === undefined ? {} : { trustedProxies: this.options.config.api.trusted_proxies }),
     });
     return this.server;
   }

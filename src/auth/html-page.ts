@@ -31,6 +31,7 @@ export function htmlPage(title: string, body: string, script?: string): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<meta name="robots" content="noindex, nofollow">
 <title>${escapeHtml(title)} — eKey Locks</title>
 <style>${STYLE}</style>
 ${script === undefined ? '' : `<script type="module" src="${escapeHtml(script)}"></script>\n`}</head>
