@@ -1,20 +1,51 @@
 #!/usr/bin/env node
-/* global fetch, URLSearchParams */
 // A client on another device of the home network (test/support/private-network.ts runs it in the
-// "phone" namespace). One command per run; prints one JSON line with what it saw.
+// "phone" namespace), or behind a TLS proxy. One command per run; prints one JSON line with what it saw.
 //   get <url>                                   → {status, content_type, location, body}
 //   send-ekey <json {base_url, client, email, password, lock_id, to}>
-//                                               → signs in (authorization code) and sends an eKey: {status, body}
+//                                               → signs in (authorization code) and sends an eKey: {status, body, callback}
+// EKEY_RESOLVE="name=address" connects to `address` for `name` (TLS name and Host stay `name`), as
+// curl --resolve does; HTTPS trusts the CA file in NODE_EXTRA_CA_CERTS as well as the usual ones.
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { URLSearchParams } from 'node:url';
 
 const [command, argument = ''] = process.argv.slice(2);
+const [resolveName, resolveAddress] = (process.env.EKEY_RESOLVE ?? '').split('=');
+
+/** One request; answers {status, headers, body}. Redirects are not followed. */
+function send(url, { method = 'GET', headers = {}, body } = {}) {
+  const target = new URL(url);
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  const connectTo = target.hostname === resolveName ? resolveAddress : target.hostname;
+  return new Promise((resolve, reject) => {
+    const outgoing = send(
+      {
+        host: connectTo,
+        servername: target.hostname,
+        port: target.port || (target.protocol === 'https:' ? 443 : 80),
+        method,
+        path: `${target.pathname}${target.search}`,
+        headers: { host: target.host, ...headers },
+      },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8').on('data', (chunk) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode, headers: response.headers, body: text }));
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
 
 async function get(url) {
-  const response = await fetch(url, { redirect: 'manual', headers: { accept: 'text/html' } });
+  const response = await send(url, { headers: { accept: 'text/html' } });
   return {
     status: response.status,
-    content_type: response.headers.get('content-type'),
-    location: response.headers.get('location'),
-    body: await response.text(),
+    content_type: response.headers['content-type'] ?? null,
+    location: response.headers.location ?? null,
+    body: response.body,
   };
 }
 
@@ -27,23 +58,28 @@ async function sendEKey({ base_url: base, client, email, password, lock_id: lock
     email,
     password,
   });
-  const authorized = await fetch(`${base}/oauth/authorize`, { method: 'POST', body: form, redirect: 'manual' });
-  const location = authorized.headers.get('location');
-  if (authorized.status !== 302 || location === null) throw new Error(`sign-in answered ${authorized.status}: ${await authorized.text()}`);
-  const code = new URL(location).searchParams.get('code');
-  const tokenResponse = await fetch(`${base}/oauth/token`, {
+  const authorized = await send(`${base}/oauth/authorize`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: form.toString(),
+  });
+  const location = authorized.headers.location;
+  if (authorized.status !== 302 || location === undefined) throw new Error(`sign-in answered ${authorized.status}: ${authorized.body}`);
+  const code = new URL(location).searchParams.get('code');
+  const json = { 'content-type': 'application/json', accept: 'application/json' };
+  const tokenResponse = await send(`${base}/oauth/token`, {
+    method: 'POST',
+    headers: json,
     body: JSON.stringify({ grant_type: 'authorization_code', client_id: client.client_id, client_secret: client.client_secret, code }),
   });
-  const tokens = await tokenResponse.json();
-  if (tokenResponse.status !== 200) throw new Error(`token exchange answered ${tokenResponse.status}: ${JSON.stringify(tokens)}`);
-  const sent = await fetch(`${base}/ekey`, {
+  const tokens = JSON.parse(tokenResponse.body);
+  if (tokenResponse.status !== 200) throw new Error(`token exchange answered ${tokenResponse.status}: ${tokenResponse.body}`);
+  const sent = await send(`${base}/ekey`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json', accept: 'application/json' },
+    headers: { ...json, authorization: `Bearer ${tokens.access_token}` },
     body: JSON.stringify({ email: to, lock_id: lockId, type: 'anytime' }),
   });
-  return { status: sent.status, body: await sent.json() };
+  return { status: sent.status, body: JSON.parse(sent.body), callback: location };
 }
 
 try {
