@@ -3,6 +3,7 @@ import type { Clock } from './domain/clock.js';
 import type { LockEventSink } from './events/lock-event-sink.js';
 import type { Logger } from './logger.js';
 import type { HostNetwork } from './api/host/host-addresses.js';
+import type { ObservedResponse } from './api/server.js';
 
 /**
  * How the service is opened (src/service-root.ts): by the CLI, by the worker thread inside Homebridge,
@@ -26,4 +27,6 @@ export interface ServiceOptions {
   applyConfig?: boolean;
   /** This host's name and addresses, for the URLs it hands out and the hosts it answers (default: the real ones). */
   network?: HostNetwork;
+  /** Sees every HTTP response as it is sent (tests hold each against docs/openapi.json). */
+  observeResponse?: (response: ObservedResponse) => void;
 }

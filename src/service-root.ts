@@ -279,6 +279,7 @@ export class ServiceRoot {
         network: this.network,
       }),
       ...(this.options.config.api?.trusted_proxies === undefined ? {} : { trustedProxies: this.options.config.api.trusted_proxies }),
+      ...(this.options.observeResponse === undefined ? {} : { observeResponse: this.options.observeResponse }),
     });
     return this.server;
   }

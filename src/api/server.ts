@@ -12,6 +12,7 @@ import { LazySchemaCompilers } from './lazy-schema-compilers.js';
 import { buildProblem, createErrorHandler } from './problem.js';
 import type { ApiServices } from './api-services.js';
 import { registerRoutes } from './routes/index.js';
+import { documentResponses } from './openapi-responses.js';
 import { registerWebAppRoutes } from './routes/web-app.js';
 import { defaultWebRoot, loadWebAssets } from './web/web-assets.js';
 import type { AllowedHosts } from './host/allowed-hosts.js';
@@ -35,6 +36,19 @@ export interface ApiServerOptions {
   allowedHosts: AllowedHosts;
   /** `api.trusted_proxies`: the only peers whose X-Forwarded-* headers are believed (docs/design.md §7). */
   trustedProxies?: readonly string[];
+  /** Sees every response as it is sent (the API tests hold each against docs/openapi.json). */
+  observeResponse?: (response: ObservedResponse) => void;
+}
+
+/** A response as {@link ApiServerOptions.observeResponse} sees it. */
+export interface ObservedResponse {
+  method: string;
+  /** The route's URL pattern (`/ekey/:ekey_id`), undefined when no route matched. */
+  route: string | undefined;
+  status: number;
+  contentType: string;
+  /** The body as sent, undefined for a stream. */
+  body: string | undefined;
 }
 
 /**
@@ -191,6 +205,8 @@ export async function buildApiServer(options: ApiServerOptions): Promise<ApiServ
       }),
   });
   await app.register(fastifySwagger, {
+    // Shared schemas keep their names in the document (`Problem`, `EKey`, …).
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => (typeof json.$id === 'string' ? json.$id : `def-${String(index)}`) },
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -205,6 +221,22 @@ export async function buildApiServer(options: ApiServerOptions): Promise<ApiServ
     },
   });
 
+  const observe = options.observeResponse;
+  if (observe !== undefined) {
+    app.addHook('onSend', (request, reply, payload, done) => {
+      const header = reply.getHeader('content-type');
+      observe({
+        method: request.method,
+        route: request.routeOptions.url,
+        status: reply.statusCode,
+        contentType: typeof header === 'string' ? header : '',
+        body: typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : payload == null ? '' : undefined,
+      });
+      done(null, payload);
+    });
+  }
+  // Every status a route can send goes into its schema, so the OpenAPI document lists them all.
+  app.addHook('onRoute', documentResponses);
   await registerRoutes(app, {
     services: options.services,
     logger: options.logger,

@@ -42,7 +42,11 @@ export function registerEventRoutes(context: ProtectedRouteContext): void {
           '`Last-Event-ID` replays the visible events recorded after that one before going live. Same visibility as the history.',
         params: LockParams,
         headers: Type.Object({ 'last-event-id': Type.Optional(Type.String()) }),
-        response: { ...protectedErrors },
+        response: {
+          200: { description: 'The stream: one message per event', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+          ...protectedErrors,
+          429: Type.Ref('Problem', { description: 'Too many open streams (`too_many_streams`); see Retry-After' }),
+        },
       },
     },
     (request, reply) => {
