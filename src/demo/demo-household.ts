@@ -128,7 +128,7 @@ export async function ensureDemoHousehold(deps: DemoDependencies): Promise<{ hou
 
   const now = deps.clock.now();
   const users: DemoHousehold['users'] = DEMO_USERS.map((person) => ({ id: newId(), email: person.email, password: demoPassword(), name: person.name }));
-  // scrypt runs in libuv's thread pool: the four hashes in parallel (same parameters), not in turn.
+  // One scrypt at a time (src/auth/password.ts): 32 MiB each, not 128 MiB at once.
   const hashes = await Promise.all(users.map((user) => hashPassword(user.password)));
   const owner = users[0];
   if (!owner) throw new Error('demo household has no owner');
