@@ -37,6 +37,8 @@ export type InvitationState =
   | { state: 'open'; email: string; name: string; locks: string[] }
   | { state: 'accepted'; email: string }
   | { state: 'expired' }
+  /** Its pending eKeys were revoked or deleted: it creates nothing (docs/design.md §9b). */
+  | { state: 'withdrawn' }
   | { state: 'unknown' };
 
 /** What a successful sign-up did. */
@@ -97,6 +99,7 @@ export class InvitationService {
       expiresAt: now + INVITATION_TTL_MS,
       acceptedAt: null,
       createdAt: now,
+      closedAt: null,
     };
     this.deps.invitations.insert(record);
     return { record, token };
@@ -128,6 +131,15 @@ export class InvitationService {
     void delivery.finally(() => this.inFlight.delete(delivery));
   }
 
+  /**
+   * Closes the user's open invitations when they hold no pending eKey any more (the last one was
+   * revoked or purged). Synchronous: it runs inside the transaction of that revocation, so no
+   * sign-up can slip in between (docs/design.md §9b).
+   */
+  closeIfWithdrawn(userId: string, now: number): void {
+    if (this.deps.ekeys.listPendingByUser(userId).length === 0) this.deps.invitations.closeAllFor(userId, now);
+  }
+
   /** Resolves once every invitation handed to {@link deliver} has been sent or has failed. */
   async whenIdle(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
@@ -139,8 +151,10 @@ export class InvitationService {
     if (found.state !== 'found') return { state: found.state };
     const { invitation, user } = found;
     if (user.passwordHash !== null || invitation.acceptedAt !== null) return { state: 'accepted', email: user.email };
-    const locks = this.deps.ekeys
-      .listPendingByUser(user.id)
+    const pending = this.deps.ekeys.listPendingByUser(user.id);
+    // Kept by find() only while a pending key exists; checked again for an install from before §9b.
+    if (pending.length === 0) return { state: 'withdrawn' };
+    const locks = pending
       .map((key) => this.deps.locks.findById(key.lock_id)?.name)
       .filter((name): name is string => name !== undefined);
     return { state: 'open', email: user.email, name: user.name, locks };
@@ -151,7 +165,7 @@ export class InvitationService {
    * pending eKeys and closes their invitations, all in one transaction.
    *
    * @throws ServiceError 404 `invitation_not_found` (unknown link), 410 `invitation_expired`,
-   *   409 `invitation_used` (the account already has a password), 400 `validation_failed`.
+   *   410 `invitation_withdrawn` (its eKeys were revoked or deleted), 409 `invitation_used` (the account already has a password), 400 `validation_failed`.
    */
   async signUp(token: string, input: { name?: string | undefined; password?: string | undefined }): Promise<SignUpResult> {
     const errors: FieldError[] = [];
@@ -219,10 +233,13 @@ export class InvitationService {
         throw new ServiceError(404, 'invitation_not_found', 'This invitation link is not valid.');
       case 'expired':
         throw new ServiceError(410, 'invitation_expired', 'This invitation link has expired; ask for the eKey to be sent again.');
+      case 'withdrawn':
+        throw withdrawn();
       case 'found':
         if (found.user.passwordHash !== null || found.invitation.acceptedAt !== null) {
           throw new ServiceError(409, 'invitation_used', 'This invitation has already been accepted; sign in instead.');
         }
+        if (this.deps.ekeys.listPendingByUser(found.user.id).length === 0) throw withdrawn();
         return found;
     }
   }
@@ -232,16 +249,26 @@ export class InvitationService {
   ):
     | { state: 'found'; invitation: InvitationRecord; user: NonNullable<ReturnType<UserRepository['findById']>> }
     | { state: 'expired' }
+    | { state: 'withdrawn' }
     | { state: 'unknown' } {
     if (!TOKEN_PATTERN.test(token)) return { state: 'unknown' };
     const invitation = this.deps.invitations.findByTokenHash(sha256Hex(token));
     if (!invitation) return { state: 'unknown' };
     const user = this.deps.users.findById(invitation.userId);
     if (!user) return { state: 'unknown' };
+    if (invitation.closedAt !== null) return { state: 'withdrawn' };
     // An accepted invitation stays recognisable after its expiry, so the page can say "sign in".
     if (invitation.acceptedAt === null && user.passwordHash === null && invitation.expiresAt <= this.deps.clock.now()) {
       return { state: 'expired' };
     }
     return { state: 'found', invitation, user };
   }
+}
+
+function withdrawn(): ServiceError {
+  return new ServiceError(
+    410,
+    'invitation_withdrawn',
+    'This invitation was withdrawn: the eKey it was for is no longer offered. If you already have an account, sign in.',
+  );
 }

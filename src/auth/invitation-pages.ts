@@ -48,8 +48,16 @@ ${errors}<form method="post" action="${escapeHtml(options.query)}">
 }
 
 /** An invitation that is no longer open (or never was): the page instead of the form. */
-export function renderInvitationStatePage(state: { state: 'accepted'; email: string } | { state: 'expired' | 'unknown' }): string {
+export function renderInvitationStatePage(state: { state: 'accepted'; email: string } | { state: 'expired' | 'withdrawn' | 'unknown' }): string {
   switch (state.state) {
+    case 'withdrawn':
+      // Relative to /invitations/{token}: the app's sign-in, also behind a path prefix.
+      return htmlPage(
+        'Invitation withdrawn',
+        `<h1>Invitation withdrawn</h1>
+<p role="alert">This invitation was withdrawn: the eKey it was for is no longer offered, so no account can be made with it.</p>
+<p>If you already have an account, <a href="../app/">sign in to the app</a>.</p>`,
+      );
     case 'accepted':
       return messagePage('Invitation already accepted', `Your account exists: sign in with ${state.email} in your app.`);
     case 'expired':
@@ -74,7 +82,7 @@ export function renderInvitationErrorPage(problem: { status: number; detail: str
   if (status >= 500) return messagePage('Something went wrong', problem.detail);
   if (fromService) {
     const title =
-      status === 410 ? 'Invitation expired' : status === 404 ? 'Invitation not found' : status === 429 ? 'Too many attempts' : 'Cannot accept the invitation';
+      status === 410 ? (problem.detail.includes('withdrawn') ? 'Invitation withdrawn' : 'Invitation expired') : status === 404 ? 'Invitation not found' : status === 429 ? 'Too many attempts' : 'Cannot accept the invitation';
     return messagePage(title, problem.detail);
   }
   return status === 429

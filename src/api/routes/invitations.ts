@@ -84,7 +84,7 @@ export async function registerInvitationRoutes({ app, services, logger }: RouteC
           .type(HTML)
           .send(renderSignUpPage({ email: state.email, locks: state.locks, query: queryOf(request) }));
       }
-      const status = state.state === 'expired' ? 410 : state.state === 'unknown' ? 404 : 200;
+      const status = state.state === 'expired' || state.state === 'withdrawn' ? 410 : state.state === 'unknown' ? 404 : 200;
       return reply.status(status).type(HTML).send(renderInvitationStatePage(state));
     },
   );

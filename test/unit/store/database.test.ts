@@ -122,7 +122,11 @@ describe('applyMigrations', () => {
     db.close();
   });
 
-  it('numbers the shipped migrations 1, 2, … without gaps or duplicates', () => {
-    expect(migrations.map((migration) => migration.version)).toEqual(migrations.map((_, index) => index + 1));
+  it('numbers the shipped migrations from 1 upwards in list order, without duplicates', () => {
+    // Versions are reserved per workstream (7 house, 8 security, 9 door codes, …) and land in any
+    // order, so a reserved number may be missing for a while; order and uniqueness always hold.
+    const versions = migrations.map((migration) => migration.version);
+    expect(versions[0]).toBe(1);
+    expect(versions).toEqual([...new Set(versions)].sort((a, b) => a - b));
   });
 });
