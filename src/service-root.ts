@@ -164,6 +164,7 @@ export class ServiceRoot {
           clock,
           logger: options.logger,
           accessTokenTtlS: options.config.api?.token_ttl_s ?? 3600,
+          issuer: options.config.api?.public_url,
           db,
         }),
         users,
@@ -198,6 +199,8 @@ export class ServiceRoot {
     const localUrl = `http://${displayHost}:${boundPort}`;
     this.url = this.options.config.api?.public_url?.replace(/\/$/, '') ?? localUrl;
     this.services.invitations.setBaseUrl(this.url);
+    // RFC 8414 / RFC 9207: the issuer identifier is the public base URL.
+    this.services.oauth.setIssuer(this.url);
     this.housekeeping.start();
     this.lockSubsystem.start();
     await this.lockSubsystem.ready();

@@ -9,6 +9,7 @@ import { EKeySchema } from '../schemas/ekey.js';
 import { LockSchema } from '../schemas/lock.js';
 import type { TypedFastify } from './route-context.js';
 import { registerOAuthRoutes } from './oauth.js';
+import { registerOAuthMetadataRoute } from './oauth-metadata.js';
 import { registerUserRoutes } from './users.js';
 import { registerEventRoutes } from './events.js';
 import { LockEventSchema } from '../schemas/event.js';
@@ -48,6 +49,11 @@ export async function registerRoutes(app: TypedFastify, options: RouteOptions): 
 
   await app.register(async (scope) => {
     await registerOAuthRoutes({ app: scope, services, logger }, options.oauthRateLimitPerMinute);
+  });
+
+  await app.register((scope, _options, done) => {
+    registerOAuthMetadataRoute({ app: scope, services, logger });
+    done();
   });
 
   await app.register(async (scope) => {
