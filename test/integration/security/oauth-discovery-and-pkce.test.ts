@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { authorize, type LoginOptions } from '../../support/oauth-login.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
+import { demoParts } from './demo-parts.js';
 
 const SETUP_TIMEOUT_MS = 120_000;
 
@@ -15,8 +16,8 @@ describe('OAuth discovery, iss and PKCE downgrade', () => {
 
   beforeAll(async () => {
     test = await startTestService();
-    const owner = test.demo.users[0]!;
-    login = { baseUrl: test.baseUrl, client: test.demo.clients[0]!, email: owner.email, password: owner.password, pkce: false };
+    const { owner, client } = demoParts(test.demo);
+    login = { baseUrl: test.baseUrl, client, email: owner.email, password: owner.password, pkce: false };
   }, SETUP_TIMEOUT_MS);
 
   afterAll(async () => {

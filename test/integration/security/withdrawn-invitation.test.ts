@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loginOverHttp } from '../../support/oauth-login.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
 import { call } from '../ekeys/household.js';
+import { demoParts } from './demo-parts.js';
 
 const SETUP_TIMEOUT_MS = 120_000;
 
@@ -42,10 +43,9 @@ describe('withdrawn invitations (finding 1)', () => {
 
   beforeAll(async () => {
     test = await startTestService();
-    const owner = test.demo.users[0]!;
-    frontDoor = test.demo.locks[0]!.id;
-    gardenGate = test.demo.locks[1]!.id;
-    ownerToken = (await loginOverHttp({ baseUrl: test.baseUrl, client: test.demo.clients[0]!, email: owner.email, password: owner.password })).access_token;
+    const { owner, client } = demoParts(test.demo);
+    ({ frontDoor, gardenGate } = demoParts(test.demo));
+    ownerToken = (await loginOverHttp({ baseUrl: test.baseUrl, client, email: owner.email, password: owner.password })).access_token;
   }, SETUP_TIMEOUT_MS);
 
   afterAll(async () => {
