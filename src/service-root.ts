@@ -136,6 +136,10 @@ export class ServiceRoot {
         users: repositories.users,
         retention: { maxAgeDays: options.config.events?.max_age_days, maxPerLock: options.config.events?.max_per_lock },
       });
+      // A changed view of a lock ends the open streams on it at once (docs/design.md §9b).
+      ekeys.onChange((lockId) => {
+        events.streams.viewChanged(lockId);
+      });
       const locks = new LockService({ ...repositories, clock, offlineAfterS: options.config.bluetooth?.offline_after_s ?? 120 });
       const lockSubsystem = createLockSubsystem({
         config,
