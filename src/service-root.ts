@@ -33,6 +33,7 @@ import { createLockSubsystem, type LockSubsystem } from './locks/lock-subsystem.
 import { CommandRepository } from './store/command-repository.js';
 import { LockStateRepository } from './store/lock-state-repository.js';
 import { describeError } from './domain/errors.js';
+import { secureDataFolder } from './store/data-folder-permissions.js';
 
 export const DATABASE_FILE = 'ekey-locks.sqlite';
 /** (user, lock) pairs whose role inputs are kept in memory. */
@@ -81,6 +82,8 @@ export class ServiceRoot {
   /** Opens the store, applies migrations, syncs the config and (in demo mode) seeds the household. */
   static async open(options: ServiceOptions): Promise<ServiceRoot> {
     const clock = options.clock ?? systemClock;
+    // The folder holds every lock's key and the password hashes: private before anything is read (§9b).
+    secureDataFolder(options.dataDir, DATABASE_FILE, options.logger);
     const db = openDatabase(join(options.dataDir, DATABASE_FILE));
     try {
       const transaction = transactionRunner(db);
