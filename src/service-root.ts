@@ -34,6 +34,7 @@ import { CommandRepository } from './store/command-repository.js';
 import { LockStateRepository } from './store/lock-state-repository.js';
 import { describeError } from './domain/errors.js';
 import { secureDataFolder } from './store/data-folder-permissions.js';
+import { removeDemoHousehold } from './demo/demo-removal.js';
 
 export const DATABASE_FILE = 'ekey-locks.sqlite';
 /** (user, lock) pairs whose role inputs are kept in memory. */
@@ -96,10 +97,13 @@ export class ServiceRoot {
         ekeys: new EKeyRepository(db),
         invitations: new InvitationRepository(db),
       };
-      const demo =
-        (options.demo ?? options.config.demo ?? false)
-          ? await ensureDemoHousehold({ ...repositories, clock, transaction })
-          : undefined;
+      const demoOn = options.demo ?? options.config.demo ?? false;
+      const demo = demoOn ? await ensureDemoHousehold({ ...repositories, clock, transaction }) : undefined;
+      // Only a service that runs with this config removes the demo; the CLI's tools open the store
+      // without one (applyConfig false) and may run beside a demo (docs/design.md §9b).
+      if (!demoOn && options.applyConfig !== false) {
+        removeDemoHousehold({ db, settings: repositories.settings, clock, logger: options.logger, transaction });
+      }
       // The config as it runs: lock entries that cannot run are left out, each lock with its id.
       const config: PluginConfig =
         options.applyConfig === false
