@@ -1,3 +1,4 @@
+import type { ConnectionLimits } from './api/connection-limits.js';
 import type { PluginConfig } from './config/plugin-config.js';
 import type { Clock } from './domain/clock.js';
 import type { LockEventSink } from './events/lock-event-sink.js';
@@ -23,4 +24,6 @@ export interface ServiceOptions {
    * administration commands open the store with no config and pass false.
    */
   applyConfig?: boolean;
+  /** The HTTP server's slow-client timeout and connection cap (internal: tests shorten them). */
+  connectionLimits?: Partial<ConnectionLimits>;
 }

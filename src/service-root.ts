@@ -254,6 +254,7 @@ export class ServiceRoot {
       services: this.services,
       oauthRateLimitPerMinute: this.options.config.api?.oauth_rate_limit_per_minute ?? 60,
       version: PACKAGE_VERSION,
+      ...(this.options.connectionLimits === undefined ? {} : { connectionLimits: this.options.connectionLimits }),
     });
     return this.server;
   }
