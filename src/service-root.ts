@@ -35,6 +35,9 @@ import { LockStateRepository } from './store/lock-state-repository.js';
 import { describeError } from './domain/errors.js';
 import { secureDataFolder } from './store/data-folder-permissions.js';
 import { removeDemoHousehold } from './demo/demo-removal.js';
+import { PasswordService } from './access/password-service.js';
+import { SmtpPasswordResetMailer } from './access/password-reset-mailer.js';
+import { PasswordResetRepository } from './store/password-reset-repository.js';
 
 export const DATABASE_FILE = 'ekey-locks.sqlite';
 /** (user, lock) pairs whose role inputs are kept in memory. */
@@ -185,6 +188,15 @@ export class ServiceRoot {
         events: events.query,
         eventStreams: events.streams,
         commands: lockSubsystem.engine,
+        passwords: new PasswordService({
+          users: repositories.users,
+          tokens: repositories.tokens,
+          resets: new PasswordResetRepository(db),
+          clock,
+          logger: options.logger,
+          transaction,
+          mailer: options.config.smtp === undefined ? undefined : new SmtpPasswordResetMailer(options.config.smtp),
+        }),
         setup: new SetupService({
           locks: repositories.locks,
           users: repositories.users,
@@ -212,6 +224,7 @@ export class ServiceRoot {
     this.services.invitations.setBaseUrl(this.url);
     // RFC 8414 / RFC 9207: the issuer identifier is the public base URL.
     this.services.oauth.setIssuer(this.url);
+    this.services.passwords.setBaseUrl(this.url);
     this.housekeeping.start();
     this.lockSubsystem.start();
     await this.lockSubsystem.ready();

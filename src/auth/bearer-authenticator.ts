@@ -35,7 +35,7 @@ export class StoredBearerAuthenticator implements BearerAuthenticator {
     if (!record || !this.live(record)) {
       throw challenge('invalid_token', 'The access token is invalid, expired or revoked.');
     }
-    return { userId: record.userId, clientId: record.clientId, tokenId: record.id, tokenHash, expiresAt: record.expiresAt };
+    return { userId: record.userId, clientId: record.clientId, tokenId: record.id, familyId: record.familyId, tokenHash, expiresAt: record.expiresAt };
   }
 
   stillValid(caller: Caller): boolean {

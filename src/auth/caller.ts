@@ -4,6 +4,8 @@ export interface Caller {
   clientId: string;
   /** Id of the access-token record (never the token itself). */
   tokenId: string;
+  /** The token family (one sign-in and its refreshes): the caller's session. */
+  familyId: string;
   /** SHA-256 of the access token (what the store keeps), to check it again later. */
   tokenHash: string;
   /** When the access token expires (epoch ms), or null when it does not. */

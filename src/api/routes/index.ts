@@ -21,6 +21,8 @@ import { registerCommandRoutes } from './commands.js';
 import { LockCommandSchema } from '../schemas/command.js';
 import { OwnEKeySchema } from '../schemas/own-ekey.js';
 import { registerUserEKeyRoutes } from './user-ekeys.js';
+import { registerPasswordRoutes } from './password.js';
+import { registerPasswordPages } from './password-pages.js';
 
 export interface RouteOptions {
   services: ApiServices;
@@ -60,6 +62,10 @@ export async function registerRoutes(app: TypedFastify, options: RouteOptions): 
     await registerInvitationRoutes({ app: scope, services, logger });
   });
 
+  await app.register(async (scope) => {
+    await registerPasswordPages({ app: scope, services, logger });
+  });
+
   await app.register((scope, _options, done) => {
     registerSetupRoutes({ app: scope, services, logger });
     done();
@@ -82,6 +88,7 @@ export async function registerRoutes(app: TypedFastify, options: RouteOptions): 
     registerLockRoutes(context);
     registerCommandRoutes(context);
     registerUserEKeyRoutes(context);
+    registerPasswordRoutes(context);
     done();
   });
 }
