@@ -1,8 +1,9 @@
 /**
  * Locks as their users see them: the lock list of `GET /users/{id}/locks` and the "may this
- * caller see this lock" lookup other services share (DESIGN §3 Locks). A lock is visible to
+ * caller see this lock" lookup other services share (docs/design.md §3 Locks). A lock is visible to
  * whoever holds a usable eKey on it now; to anyone else it does not exist (404).
  */
+import type { Bolt } from '../domain/lock-vocabulary.js';
 import type { Clock } from '../domain/clock.js';
 import { roleOfType } from '../domain/ekey-permissions.js';
 import type { EKeyRole } from '../domain/ekey-permissions.js';
@@ -10,9 +11,9 @@ import { isUsableAt } from '../domain/ekey-validity.js';
 import { notFound } from '../domain/errors.js';
 import { normalizeId } from '../domain/ids.js';
 import type { EKeyRepository, StoredEKey } from '../store/ekey-repository.js';
-import type { BoltState, LockRecord, LockRepository } from '../store/lock-repository.js';
+import type { LockRecord, LockRepository } from '../store/lock-repository.js';
 
-/** Connectivity of a lock (DESIGN §3 Locks). */
+/** Connectivity of a lock (docs/design.md §3 Locks). */
 export type OnlineStatus = 'online' | 'offline';
 
 /** Decides whether a lock is online now; the gateway installs its own with {@link LockService.setPresence}. */
@@ -25,7 +26,7 @@ export type LockPresence = (lock: LockRecord, now: number) => OnlineStatus;
 export interface LockView {
   id: string;
   name: string;
-  bolt_state: BoltState;
+  bolt_state: Bolt;
   online_status: OnlineStatus;
   /** The lock's IANA zone: eKey DateTimes of this lock are read and written in it. */
   time_zone: string;

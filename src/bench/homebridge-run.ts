@@ -7,8 +7,8 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { DemoHousehold } from '../demo/demo-household.js';
-import { DEMO_CONTROL_ENV } from '../homekit/demo-control-channel.js';
-import { PLATFORM_NAME } from '../homekit/platform-name.js';
+import { DEMO_CONTROL_ENV } from '../homebridge/demo-control-channel.js';
+import { PLATFORM_NAME } from '../homebridge/platform-name.js';
 import { PROBE_ENV, askProbe, type ProbeReading } from './homebridge-probe.js';
 
 /*
@@ -27,7 +27,7 @@ export interface RunningHomebridge {
   pid: number;
   /** `performance.now()` of this process when Homebridge was spawned. */
   spawnedAt: number;
-  /** The demo line (DESIGN §6), with the plugin only. */
+  /** The demo line (docs/design.md §6), with the plugin only. */
   demo: (DemoHousehold & { base_url: string }) | undefined;
   /** Asks the probe. */
   probe(request: 'read'): Promise<ProbeReading>;

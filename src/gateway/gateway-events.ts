@@ -1,12 +1,9 @@
-import type { ActivityRecord } from './activity-record-codec.js';
-import type { ActivitySource } from './lock-profile.js';
-import type { DeviceInformation } from './lock-profile.js';
-import type { DoorState, GatewayBolt } from './lock-snapshot.js';
+import type { ActivityRecord, ActivitySource, Bolt, DeviceInformation, DoorState } from '../domain/lock-vocabulary.js';
 
 /** The bolt settled in a new position. */
 export interface BoltChangedEvent {
   lockId: string;
-  bolt: GatewayBolt;
+  bolt: Bolt;
   /** What moved it, as the lock reported; null when unknown (e.g. first read after boot). */
   source: ActivitySource | null;
 }
@@ -18,7 +15,7 @@ export interface BatteryChangedEvent {
   level: number;
 }
 
-/** The lock became reachable or unreachable (DESIGN §3 "online"). */
+/** The lock became reachable or unreachable (docs/design.md §3 "online"). */
 export interface ConnectivityChangedEvent {
   lockId: string;
   online: boolean;

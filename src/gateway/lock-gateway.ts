@@ -1,17 +1,17 @@
+import type { LockAction } from '../domain/lock-vocabulary.js';
 import { EventEmitter } from 'node:events';
 import type { Clock } from '../domain/clock.js';
 import { failed, type CommandOutcome } from './command-outcome.js';
-import type { CredentialEntry, LockDriver } from './drivers/lock-driver.js';
+import type { CredentialEntry, LockDriver } from './lock-driver.js';
 import type { Advertisement, GattTransport } from './gatt-transport.js';
 import type { LockGatewayEvents } from './gateway-events.js';
 import type { GatewayLogger } from './gateway-logger.js';
-import type { LockAction } from './lock-profile.js';
 import type { LockSnapshot } from './lock-snapshot.js';
 import { ManagedLock, type ManagedLockSettings } from './managed-lock.js';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './reconnect-backoff.js';
 import { describeError, describeFault } from '../domain/errors.js';
 
-export type { CredentialEntry } from './drivers/lock-driver.js';
+export type { CredentialEntry } from './lock-driver.js';
 
 /** A lock the gateway should manage. */
 export interface LockRegistration {
@@ -21,7 +21,7 @@ export interface LockRegistration {
   address: string;
   /** Human name, for logs. */
   name: string;
-  /** The lock family's protocol driver (src/gateway/drivers/), one instance per lock. */
+  /** The lock family's protocol driver (src/families/<family>/driver/), one instance per lock. */
   driver: LockDriver;
 }
 
@@ -29,9 +29,9 @@ export interface LockRegistration {
 export interface LockGatewayOptions {
   /** Budget for finding + connecting + resolving GATT, ms (default 10 000). */
   connectTimeoutMs?: number;
-  /** Default command timeout, ms, counted from the `sendCommand` call (default 15 000, DESIGN §3). */
+  /** Default command timeout, ms, counted from the `sendCommand` call (default 15 000, docs/design.md §3). */
   commandTimeoutMs?: number;
-  /** A lock not connected and not heard from for this long is offline, s (default 120, DESIGN §3). */
+  /** A lock not connected and not heard from for this long is offline, s (default 120, docs/design.md §3). */
   offlineAfterS?: number;
   /** Budget of each read and of the activity read-back after a connect, ms (default 5 000). */
   operationTimeoutMs?: number;
@@ -48,15 +48,18 @@ export interface LockGatewayOptions {
 }
 
 /**
- * The gateway facade: the one object the command engine, events service and HomeKit use to
- * reach locks. It keeps every registered lock connected (reconnecting with backoff), answers
- * state from memory, runs commands and reports changes as events.
+ * The gateway facade: the one object the lock runtime (src/locks/lock-runtime.ts) uses to reach
+ * locks. Each lock's link follows its driver's connection policy (our profile's locks are kept
+ * connected and reconnected with backoff; a Nuki is reached on demand, when a command or its
+ * advertisement asks); the gateway answers state from memory, runs commands one at a time per
+ * lock and reports changes as events.
  *
- * Events (typed, see {@link LockGatewayEvents}): `bolt`, `battery`, `connectivity`, `activity`.
+ * Events (typed, see {@link LockGatewayEvents}): `bolt`, `battery`, `connectivity`, `activity`,
+ * `door`, `moving`, `device_information`.
  *
  * @example
- * const gateway = new LockGateway(new SimulatorTransport([lock]), systemClock, log, { commandTimeoutMs: 15000 });
- * gateway.on('activity', ({ lockId, record }) => events.recordFromLock(lockId, record));
+ * const gateway = new LockGateway(new SimulatorTransport([lock]), systemClock, silentLogger, { commandTimeoutMs: 15_000 });
+ * gateway.on('activity', ({ lockId, record }) => log.info(`${lockId}: ${record.action} by ${record.source}`));
  * gateway.addLock({ id, address: 'AA:BB:CC:DD:EE:01', name: 'Front door', driver: new EKeyDriver(keyHex) });
  * gateway.start();
  * const outcome = await gateway.sendCommand(id, 'unlock'); // { status: 'completed', bolt: 'unlocked' }
@@ -209,7 +212,7 @@ export class LockGateway extends EventEmitter<LockGatewayEvents> {
     await this.locks.get(lockId)?.credentialsSettled();
   }
 
-  /** Connected now, or heard from within `offlineAfterS` (DESIGN §3). False for unknown ids. */
+  /** Connected now, or heard from within `offlineAfterS` (docs/design.md §3). False for unknown ids. */
   isReachable(lockId: string): boolean {
     return this.locks.get(lockId)?.isReachable() ?? false;
   }

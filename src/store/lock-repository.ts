@@ -1,21 +1,19 @@
+import type { Bolt } from '../domain/lock-vocabulary.js';
 import type { SqliteDatabase } from './database.js';
-import { DEFAULT_LOCK_FAMILY, isLockFamily, type LockFamily } from '../domain/lock-family.js';
-
-/** Bolt states a lock can report (DESIGN §3 Locks). */
-export type BoltState = 'locked' | 'unlocked' | 'jammed' | 'unknown';
+import { DEFAULT_LOCK_FAMILY, isLockFamilyId, type LockFamilyId } from '../families/registry.js';
 
 /** A lock as stored. `lockKey` is secret: it never leaves the service. */
 export interface LockRecord {
   id: string;
   name: string;
-  /** Which protocol the lock speaks (DESIGN §4b). */
-  family: LockFamily;
+  /** Which protocol the lock speaks (docs/design.md §4b). */
+  family: LockFamilyId;
   bleAddress: string | null;
   lockKey: string | null;
   timeZone: string;
   ownerId: string;
   hasGateway: boolean;
-  boltState: BoltState;
+  boltState: Bolt;
   batteryLevel: number | null;
   lastSeenAt: number | null;
   lastActivitySequence: number;
@@ -31,7 +29,7 @@ interface LockRow {
   time_zone: string;
   owner_id: string;
   has_gateway: number;
-  bolt_state: BoltState;
+  bolt_state: Bolt;
   battery_level: number | null;
   last_seen_at: number | null;
   last_activity_sequence: number;
@@ -41,7 +39,7 @@ interface LockRow {
 const toRecord = (row: LockRow): LockRecord => ({
   id: row.id,
   name: row.name,
-  family: isLockFamily(row.family) ? row.family : DEFAULT_LOCK_FAMILY,
+  family: isLockFamilyId(row.family) ? row.family : DEFAULT_LOCK_FAMILY,
   bleAddress: row.ble_address,
   lockKey: row.lock_key,
   timeZone: row.time_zone,
@@ -95,7 +93,7 @@ export class LockRepository {
   }
 
   /**
-   * The owner of a registered lock automatically holds an accepted `owner` eKey (DESIGN §3 Locks).
+   * The owner of a registered lock automatically holds an accepted `owner` eKey (docs/design.md §3 Locks).
    * Inserts one unless the owner already holds a live key on the lock.
    */
   ensureOwnerKey(lockId: string, ownerId: string, keyId: string, now: number): boolean {
@@ -142,6 +140,8 @@ export class LockRepository {
 
   /** Inserts a lock, or updates its configuration (not its observed state) when it exists; a retired lock returns. */
   upsert(lock: LockRecord): void {
+    // The registry, not SQL, knows the families (migration 7).
+    if (!isLockFamilyId(lock.family)) throw new Error(`Lock ${lock.id}: "${String(lock.family)}" is not a lock family (src/families/registry.ts).`);
     this.writes += 1;
     this.upsertStatement.run({
       id: lock.id.toLowerCase(),

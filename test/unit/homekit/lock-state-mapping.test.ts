@@ -1,7 +1,7 @@
+import { toSerialNumber } from '../../../src/lock-port/lock-identity.js';
+import type { ActivitySource, Bolt } from '../../../src/domain/lock-vocabulary.js';
 import { describe, expect, it } from '@jest/globals';
 import { Characteristic } from '@homebridge/hap-nodejs';
-import type { ActivitySource } from '../../../src/gateway/lock-profile.js';
-import type { HomeKitBolt } from '../../../src/homekit/lock-port.js';
 import {
   ContactSensorStateValue,
   LockCurrentStateValue,
@@ -18,10 +18,9 @@ import {
   toLockLastKnownAction,
   toLockTargetState,
   toStatusFault,
-  toSerialNumber,
 } from '../../../src/homekit/lock-state-mapping.js';
 
-const BOLTS: HomeKitBolt[] = ['locked', 'unlocked', 'jammed', 'unknown'];
+const BOLTS: Bolt[] = ['locked', 'unlocked', 'jammed', 'unknown'];
 const SOURCES: ActivitySource[] = ['tap', 'remote', 'manual', 'triple_tap', 'fob', 'auto'];
 
 describe('HAP value tables', () => {
@@ -118,7 +117,7 @@ describe('toStatusFault', () => {
   });
 });
 
-describe('toContactSensor (a Nuki door sensor, DESIGN §4b)', () => {
+describe('toContactSensor (a Nuki door sensor, docs/design.md §4b)', () => {
   it.each([
     ['closed', { state: ContactSensorStateValue.CONTACT_DETECTED, fault: StatusFaultValue.NO_FAULT }],
     ['open', { state: ContactSensorStateValue.CONTACT_NOT_DETECTED, fault: StatusFaultValue.NO_FAULT }],
@@ -135,7 +134,7 @@ describe('toContactSensor (a Nuki door sensor, DESIGN §4b)', () => {
 
 describe('toLockLastKnownAction', () => {
   const A = LockLastKnownActionValue;
-  const table: Record<ActivitySource, Record<HomeKitBolt, number | null>> = {
+  const table: Record<ActivitySource, Record<Bolt, number | null>> = {
     tap: { locked: A.SECURED_PHYSICALLY_EXTERIOR, unlocked: A.UNSECURED_PHYSICALLY_EXTERIOR, jammed: null, unknown: null },
     triple_tap: { locked: A.SECURED_PHYSICALLY_EXTERIOR, unlocked: A.UNSECURED_PHYSICALLY_EXTERIOR, jammed: null, unknown: null },
     manual: { locked: A.SECURED_PHYSICALLY, unlocked: A.UNSECURED_PHYSICALLY, jammed: null, unknown: null },
@@ -179,7 +178,7 @@ describe('toSerialNumber', () => {
   const nukiInformation = { manufacturer: 'Nuki Home Solutions', model: 'Nuki Smart Lock (hardware 2.0)', serial: '2A3B4C5D', firmware: '2.14.6' };
   const lock = { id: '0b6e8c2a-5d1f-4c3e-9a7b-1234567890ab', bleAddress: 'D0:E1:00:00:00:03' };
 
-  it('is the Nuki ID for a Nuki whose Config was read (DESIGN §4b: Nuki id → HomeKit serial)', () => {
+  it('is the Nuki ID for a Nuki whose Config was read (docs/design.md §4b: Nuki id → HomeKit serial)', () => {
     expect(toSerialNumber({ ...lock, family: 'nuki', deviceInformation: nukiInformation })).toBe('2A3B4C5D');
   });
 

@@ -1,0 +1,71 @@
+/**
+ * The words every lock family, the gateway and every adapter share: what a bolt can be, what a
+ * lock did and who did it. A family's wire codes for them stay in its folder (src/families/).
+ */
+
+/** A bolt's state as the service shows it everywhere (docs/design.md §3 "Locks": `bolt_state`). */
+export type Bolt = 'locked' | 'unlocked' | 'jammed' | 'unknown';
+
+/** A position a command may ask the bolt to take. */
+export type BoltTarget = 'locked' | 'unlocked';
+
+/** A door sensor's reading, for locks that have one. */
+export type DoorState = 'closed' | 'open' | 'unknown';
+
+/** Why a command ran and failed (docs/design.md §3 "Commands": terminal `failure_reason`s). */
+export type CommandFailure = 'jammed' | 'timeout' | 'delivery_failed' | 'lock_offline' | 'interrupted' | 'superseded';
+
+/** Why a command was not even queued. */
+export type CommandRefusal =
+  /** The acting user holds no usable eKey on the lock right now (the API answers 403 or 404). */
+  | 'no_usable_key'
+  /** The lock has no gateway connection or cannot be reached (the API answers 400). */
+  | 'lock_unreachable'
+  /** The lock's command queue is full (the API answers 429). */
+  | 'queue_full'
+  /** No such lock or user (anymore). */
+  | 'unknown_lock'
+  | 'unknown_user'
+  /** The service is stopping or failed unexpectedly; details are in the service's log. */
+  | 'unavailable';
+
+/** Bolt positions as a lock reports them over the air (`moving` while the motor runs). */
+export type BoltPosition = 'unlocked' | 'locked' | 'jammed' | 'moving';
+
+/** What a lock did: lock or unlock. */
+export type LockAction = 'lock' | 'unlock';
+
+/** Who or what moved the bolt. */
+export type ActivitySource = 'tap' | 'remote' | 'manual' | 'triple_tap' | 'fob' | 'auto';
+
+/**
+ * One entry of a lock's activity log, whatever its family (our profile's record:
+ * docs/ble-protocol.md "Activity"; a Nuki's log entries map onto it).
+ */
+export interface ActivityRecord {
+  /** The lock's sequence number: starts at 1, +1 per record, never reused. */
+  sequence: number;
+  action: LockAction;
+  source: ActivitySource;
+  /** The tapping eKey's id (lower-case UUID) for `tap`; null for every other source. */
+  credential: string | null;
+  /**
+   * The name of the lock-side authorization that acted (a Nuki app or bridge authorization), for
+   * families whose locks keep their own user list; absent for our profile.
+   */
+  actor?: string | null;
+  /** When the bolt moved, by the lock's clock, ms since the Unix epoch. */
+  timestamp: number;
+}
+
+/** The four Device Information Service strings the gateway reads (every family reports them). */
+export interface DeviceInformation {
+  /** Manufacturer Name String (0x2A29). */
+  manufacturer: string;
+  /** Model Number String (0x2A24). */
+  model: string;
+  /** Serial Number String (0x2A25). */
+  serial: string;
+  /** Firmware Revision String (0x2A26). */
+  firmware: string;
+}

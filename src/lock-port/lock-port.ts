@@ -1,0 +1,115 @@
+import type { ActivitySource, Bolt, BoltTarget, CommandFailure, CommandRefusal, DeviceInformation, DoorState, LockAction } from '../domain/lock-vocabulary.js';
+
+/**
+ * The one port between the access service and every ecosystem adapter (HomeKit in src/homekit/,
+ * Matter in src/matter/, and whatever comes next), in neutral words: bolt, door, command result.
+ * Each adapter maps these to its own values; the service implements the port
+ * (src/locks/service-lock-port.ts, `ServiceRoot.lockPort()`), the worker bridge carries it to
+ * Homebridge's thread (src/worker/remote-lock-port.ts), and adapter unit tests use
+ * `test/support/in-memory-lock-port.ts`.
+ *
+ * Rules every implementation keeps:
+ * - `listLocks`, `getLock` and `resolveUser` answer from memory (or a local SQLite read): adapters
+ *   call them on their own read paths, which must never wait on Bluetooth.
+ * - `requestBolt` never rejects: every outcome, refusals included, is a {@link CommandResult}.
+ * - Listeners are called synchronously or soon after the change, in the order changes happen.
+ */
+export interface LockPort {
+  /** Every lock the adapters should show, from memory. Locks that left the config are not listed. */
+  listLocks(): PortLock[];
+
+  /** One lock's current state, from memory; undefined for an unknown id. */
+  getLock(lockId: string): PortLock | undefined;
+
+  /**
+   * Registers a listener for state changes and taps. Returns the function that unsubscribes.
+   * A listener that throws must not break delivery to the others.
+   */
+  subscribe(listener: LockChangeListener): () => void;
+
+  /**
+   * Moves the bolt on behalf of a user through the same command engine and eKey rules as
+   * `POST /locks/{id}/commands` (the command appears in the history with that requester).
+   * Resolves when the command reaches a terminal state or is refused; never rejects.
+   */
+  requestBolt(lockId: string, target: BoltTarget, asUserId: string): Promise<CommandResult>;
+
+  /** Looks up a user by e-mail (case-insensitive); null when nobody has that address. */
+  resolveUser(email: string): PortUser | null;
+}
+
+/** A lock as every adapter sees it: identity, owner and state, all from memory. */
+export interface PortLock {
+  /** The service's lock id (UUID); the accessory UUID is derived from it. */
+  id: string;
+  /** Display name (the lock's configured name). */
+  name: string;
+  /** BLE address `AA:BB:CC:DD:EE:FF`; the serial number every ecosystem shows unless the family names one (a Nuki: its Nuki ID). */
+  bleAddress: string;
+  /** Lock family (`ekey`, `nuki`). */
+  family: string;
+  /** User id of the lock's owner: HomeKit and Matter act as this user unless `homekit.user_email` is set. */
+  ownerId: string;
+  /** Last settled bolt position; a move in progress keeps the previous value (see `moving`). */
+  bolt: Bolt;
+  /** True while the motor moves. */
+  moving: boolean;
+  /** Reachable now (docs/design.md §3 "online"). False also for a lock with no gateway connection. */
+  online: boolean;
+  /** Battery on the 0..1 scale; null until the first reading. */
+  batteryLevel: number | null;
+  /** What moved the bolt last; null when unknown. */
+  lastActivitySource: ActivitySource | null;
+  /** Device Information Service strings; null until first read from the lock. */
+  deviceInformation: DeviceInformation | null;
+  /** The door sensor, for locks that have one (a Nuki with its door sensor); null otherwise or until read. */
+  door: DoorState | null;
+}
+
+/** A person an adapter can act as, or an arrival trigger is for. */
+export interface PortUser {
+  id: string;
+  name: string;
+  email: string;
+}
+
+/** A change every adapter reflects. Each kind carries the new value. */
+export type LockChange =
+  /** The bolt settled (or jammed, or became unknown); `source` is what moved it, null if unknown. */
+  | { kind: 'bolt'; lockId: string; bolt: Bolt; source: ActivitySource | null }
+  /** The motor started or stopped moving. */
+  | { kind: 'moving'; lockId: string; moving: boolean }
+  /** A new battery reading, 0..1. */
+  | { kind: 'battery'; lockId: string; level: number }
+  /** The lock became reachable or unreachable. */
+  | { kind: 'connectivity'; lockId: string; online: boolean }
+  /** The door sensor changed (locks with one). */
+  | { kind: 'door'; lockId: string; door: DoorState }
+  /** Device Information was read (after a connect). */
+  | { kind: 'device_information'; lockId: string; deviceInformation: DeviceInformation }
+  /**
+   * A user tapped the lock: an eKey holder with a key usable at that moment, or a Nuki
+   * authorization linked to that user (docs/design.md §4b). Live taps only: records read back after a
+   * reconnect are not arrivals.
+   */
+  | { kind: 'tap'; lockId: string; userId: string; action: LockAction }
+  /** Locks were added to or removed from the service; the platform re-reads `listLocks()`. */
+  | { kind: 'locks_changed' };
+
+/** Receives {@link LockChange}s. */
+export type LockChangeListener = (change: LockChange) => void;
+
+/** The outcome of {@link LockPort.requestBolt}: a value, never an exception. */
+export type CommandResult =
+  /** The lock confirmed the new bolt position. */
+  | { status: 'completed'; bolt: BoltTarget; commandId: string }
+  /** The command was queued and ended `failed`. */
+  | { status: 'failed'; reason: CommandFailure; commandId: string }
+  /** The command was refused before it was queued. */
+  | { status: 'rejected'; reason: CommandRefusal };
+
+/** What the Homebridge host needs from the embedded service to offer its locks to HomeKit and Matter. */
+export interface LockPortProvider {
+  /** The service's lock port; called once after the service has started. */
+  lockPort(): LockPort;
+}

@@ -1,0 +1,190 @@
+import type { ActivityRecord, ActivitySource, BoltTarget } from '../domain/lock-vocabulary.js';
+import type { CommandAccess } from '../commands/command-access.js';
+import type { CommandEngine } from '../commands/command-engine.js';
+import { CommandRefused } from '../commands/command-refused.js';
+import { describeError } from '../domain/errors.js';
+import type {
+  CommandResult,
+  PortLock,
+  PortUser,
+  LockChange,
+  LockChangeListener,
+  LockPort,
+} from '../lock-port/lock-port.js';
+import type { Logger } from '../logger.js';
+import type { LockRecord } from '../store/lock-repository.js';
+import type { UserRecord } from '../store/user-repository.js';
+import type { LockRuntime, LockRuntimeChange } from './lock-runtime.js';
+
+/** What the lock port reads and drives. */
+export interface ServiceLockPortDependencies {
+  runtime: LockRuntime;
+  engine: CommandEngine;
+  access: CommandAccess;
+  locks: { list(): LockRecord[]; findById(id: string): LockRecord | undefined };
+  users: { findByEmail(email: string): UserRecord | undefined; findById(id: string): UserRecord | undefined };
+  clock: { now(): number };
+  logger: Logger;
+}
+
+/** Where an activity record left the bolt. */
+const boltAfter = (record: ActivityRecord): 'locked' | 'unlocked' => (record.action === 'lock' ? 'locked' : 'unlocked');
+
+/**
+ * The service side of the lock port (src/lock-port/lock-port.ts) on the real runtime: lock
+ * state from the gateway's memory and the store (never waits on Bluetooth), changes from the
+ * runtime, and commands through the same engine and eKey rules as `POST /locks/{id}/commands`,
+ * as the acting user. A newer request through the port supersedes that user's commands from
+ * HomeKit still queued on the lock (only the latest target state matters to a home app).
+ */
+export class ServiceLockPort implements LockPort {
+  private readonly listeners = new Set<LockChangeListener>();
+  private readonly onRuntimeChange = (change: LockRuntimeChange): void => {
+    for (const mapped of this.map(change)) this.deliver(mapped);
+  };
+  private readonly lastMoving = new Map<string, boolean>();
+  /** Per lock, the newest activity record not yet matched with a bolt change (see {@link sourceOf}). */
+  private readonly unexplainedRecord = new Map<string, ActivityRecord>();
+
+  constructor(private readonly deps: ServiceLockPortDependencies) {
+    deps.runtime.on('change', this.onRuntimeChange);
+  }
+
+  /** Stops listening to the runtime. */
+  close(): void {
+    this.deps.runtime.off('change', this.onRuntimeChange);
+    this.listeners.clear();
+  }
+
+  listLocks(): PortLock[] {
+    return this.deps.locks.list().map((lock) => this.toPortLock(lock));
+  }
+
+  getLock(lockId: string): PortLock | undefined {
+    const lock = this.deps.locks.findById(lockId);
+    return lock === undefined ? undefined : this.toPortLock(lock);
+  }
+
+  subscribe(listener: LockChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  async requestBolt(lockId: string, target: BoltTarget, asUserId: string): Promise<CommandResult> {
+    if (this.deps.locks.findById(lockId) === undefined) return { status: 'rejected', reason: 'unknown_lock' };
+    if (this.deps.users.findById(asUserId) === undefined) return { status: 'rejected', reason: 'unknown_user' };
+    try {
+      const { command } = this.deps.engine.submit({
+        userId: asUserId,
+        lockId,
+        type: target === 'locked' ? 'lock' : 'unlock',
+        origin: 'homekit',
+        supersedeQueued: true,
+      });
+      const finished = await this.deps.engine.whenFinished(command.id);
+      if (finished.status === 'completed') return { status: 'completed', bolt: target, commandId: finished.id };
+      return { status: 'failed', reason: finished.failureReason ?? 'delivery_failed', commandId: finished.id };
+    } catch (error) {
+      if (error instanceof CommandRefused) return { status: 'rejected', reason: error.refusal };
+      this.deps.logger.error(`HomeKit command on ${lockId} failed unexpectedly: ${describeError(error)}`);
+      return { status: 'rejected', reason: 'unavailable' };
+    }
+  }
+
+  resolveUser(email: string): PortUser | null {
+    const user = this.deps.users.findByEmail(email);
+    return user === undefined ? null : { id: user.id, name: user.name, email: user.email };
+  }
+
+  private toPortLock(lock: LockRecord): PortLock {
+    const live = this.deps.runtime.liveState(lock.id);
+    return {
+      id: lock.id,
+      name: lock.name,
+      bleAddress: lock.bleAddress ?? '',
+      family: lock.family,
+      ownerId: lock.ownerId,
+      bolt: live?.boltState ?? lock.boltState,
+      moving: live?.moving ?? false,
+      online: live?.onlineStatus === 'online',
+      batteryLevel: live?.batteryLevel ?? lock.batteryLevel,
+      lastActivitySource: live?.snapshot?.lastActivitySource ?? null,
+      deviceInformation: live?.snapshot?.deviceInformation ?? null,
+      door: live?.snapshot?.door ?? null,
+    };
+  }
+
+  private map(change: LockRuntimeChange): LockChange[] {
+    const out: LockChange[] = [];
+    switch (change.kind) {
+      case 'bolt':
+        out.push({ kind: 'bolt', lockId: change.lockId, bolt: change.bolt, source: change.source ?? this.sourceOf(change.lockId, change.bolt) });
+        this.unexplainedRecord.delete(change.lockId);
+        break;
+      case 'battery':
+        out.push({ kind: 'battery', lockId: change.lockId, level: change.level });
+        break;
+      case 'connectivity': {
+        out.push({ kind: 'connectivity', lockId: change.lockId, online: change.online });
+        const info = this.deps.runtime.liveState(change.lockId)?.snapshot?.deviceInformation;
+        if (change.online && info) out.push({ kind: 'device_information', lockId: change.lockId, deviceInformation: info });
+        break;
+      }
+      case 'door':
+        out.push({ kind: 'door', lockId: change.lockId, door: change.door });
+        break;
+      case 'device_information': {
+        const info = this.deps.runtime.liveState(change.lockId)?.snapshot?.deviceInformation;
+        if (info) out.push({ kind: 'device_information', lockId: change.lockId, deviceInformation: info });
+        break;
+      }
+      case 'activity': {
+        const { record, event } = change;
+        // A Nuki's bolt comes from its state, which names no source, and its log says who moved
+        // it — either one first. A record that explains where the bolt is now gives HomeKit that
+        // source (LockLastKnownAction); for our profile it repeats the bolt change (nothing pushed).
+        const bolt = this.deps.runtime.liveState(change.lockId)?.boltState;
+        if (bolt !== undefined && bolt === boltAfter(record)) {
+          out.push({ kind: 'bolt', lockId: change.lockId, bolt, source: record.source });
+          this.unexplainedRecord.delete(change.lockId);
+        } else {
+          this.unexplainedRecord.set(change.lockId, record);
+        }
+        // Arrivals: live taps only (the recorder names the performer). An eKey tap counts when the
+        // key was usable at that moment; a tap by a Nuki authorization linked to a user is that
+        // user's whether or not they also hold an eKey: the lock let them in (docs/design.md §4b).
+        if (!change.backlog && record.source === 'tap' && event?.performerId != null) {
+          const byLinkedAuthorization = record.actor != null;
+          if (byLinkedAuthorization || this.deps.access.permissionAt(event.performerId, change.lockId, record.timestamp) === 'usable') {
+            out.push({ kind: 'tap', lockId: change.lockId, userId: event.performerId, action: record.action });
+          }
+        }
+        break;
+      }
+    }
+    const moving = this.deps.runtime.liveState(change.lockId)?.moving ?? false;
+    if ((this.lastMoving.get(change.lockId) ?? false) !== moving) {
+      this.lastMoving.set(change.lockId, moving);
+      out.unshift({ kind: 'moving', lockId: change.lockId, moving });
+    }
+    return out;
+  }
+
+  /** The source of a bolt change that names none: the lock's newest record that led there, if any. */
+  private sourceOf(lockId: string, bolt: PortLock['bolt']): ActivitySource | null {
+    const record = this.unexplainedRecord.get(lockId);
+    return record !== undefined && boltAfter(record) === bolt ? record.source : null;
+  }
+
+  private deliver(change: LockChange): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(change);
+      } catch (error) {
+        this.deps.logger.error(`A HomeKit lock listener failed: ${describeError(error)}`);
+      }
+    }
+  }
+}
