@@ -1,3 +1,4 @@
+import type { ConnectionLimits } from './api/connection-limits.js';
 import type { PluginConfig } from './config/plugin-config.js';
 import type { Clock } from './domain/clock.js';
 import type { LockEventSink } from './events/lock-event-sink.js';
@@ -34,4 +35,6 @@ export interface ServiceOptions {
   network?: HostNetwork;
   /** Sees every HTTP response as it is sent (tests hold each against docs/openapi.json). */
   observeResponse?: (response: ObservedResponse) => void;
+  /** The HTTP server's slow-client timeout and connection cap (internal: tests shorten them). */
+  connectionLimits?: Partial<ConnectionLimits>;
 }

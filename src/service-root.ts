@@ -41,6 +41,11 @@ import { describeError } from './domain/errors.js';
 import { listeningLine, serviceUrls } from './api/host/service-urls.js';
 import { systemHostNetwork, type HostNetwork } from './api/host/host-addresses.js';
 import { AllowedHosts } from './api/host/allowed-hosts.js';
+import { secureDataFolder } from './store/data-folder-permissions.js';
+import { removeDemoHousehold } from './demo/demo-removal.js';
+import { PasswordService } from './access/password-service.js';
+import { SmtpPasswordResetMailer } from './access/password-reset-mailer.js';
+import { PasswordResetRepository } from './store/password-reset-repository.js';
 
 export const DATABASE_FILE = 'ekey-locks.sqlite';
 /** (user, lock) pairs whose role inputs are kept in memory. */
@@ -101,6 +106,8 @@ export class ServiceRoot {
   /** Opens the store, applies migrations, syncs the config and (in demo mode) seeds the household. */
   static async open(options: ServiceOptions): Promise<ServiceRoot> {
     const clock = options.clock ?? systemClock;
+    // The folder holds every lock's key and the password hashes: private before anything is read (§9b).
+    secureDataFolder(options.dataDir, DATABASE_FILE, options.logger);
     const db = openDatabase(join(options.dataDir, DATABASE_FILE));
     try {
       const transaction = transactionRunner(db);
@@ -113,15 +120,20 @@ export class ServiceRoot {
         ekeys: new EKeyRepository(db),
         invitations: new InvitationRepository(db),
       };
-      const demo =
-        (options.demo ?? options.config.demo ?? false)
-          ? await ensureDemoHousehold({
-              ...repositories,
-              clock,
-              transaction,
-              ...(options.demoHistory === false ? {} : { events: new EventRepository(db) }),
-            })
-          : undefined;
+      const demoOn = options.demo ?? options.config.demo ?? false;
+      const demo = demoOn
+        ? await ensureDemoHousehold({
+            ...repositories,
+            clock,
+            transaction,
+            ...(options.demoHistory === false ? {} : { events: new EventRepository(db) }),
+          })
+        : undefined;
+      // Only a service that runs with this config removes the demo; the CLI's tools open the store
+      // without one (applyConfig false) and may run beside a demo (docs/design.md §9b).
+      if (!demoOn && options.applyConfig !== false) {
+        removeDemoHousehold({ db, settings: repositories.settings, clock, logger: options.logger, transaction });
+      }
       // The config as it runs: lock entries that cannot run are left out, each lock with its id.
       const config: PluginConfig =
         options.applyConfig === false
@@ -161,6 +173,10 @@ export class ServiceRoot {
         users: repositories.users,
         retention: { maxAgeDays: options.config.events?.max_age_days, maxPerLock: options.config.events?.max_per_lock },
       });
+      // A changed view of a lock ends the open streams on it at once (docs/design.md §9b).
+      ekeys.onChange((lockId) => {
+        events.streams.viewChanged(lockId);
+      });
       const locks = new LockService({ ...repositories, clock, offlineAfterS: options.config.bluetooth?.offline_after_s ?? 120 });
       // The demo's locks are wired here and nowhere else: the lock subsystem only sees overrides.
       const lockState = new LockStateRepository(db);
@@ -194,6 +210,7 @@ export class ServiceRoot {
           clock,
           logger: options.logger,
           accessTokenTtlS: options.config.api?.token_ttl_s ?? 3600,
+          issuer: options.config.api?.public_url,
           db,
         }),
         users,
@@ -203,6 +220,15 @@ export class ServiceRoot {
         events: events.query,
         eventStreams: events.streams,
         commands: lockSubsystem.engine,
+        passwords: new PasswordService({
+          users: repositories.users,
+          tokens: repositories.tokens,
+          resets: new PasswordResetRepository(db),
+          clock,
+          logger: options.logger,
+          transaction,
+          mailer: options.config.smtp === undefined ? undefined : new SmtpPasswordResetMailer(options.config.smtp),
+        }),
         setup: new SetupService({
           locks: repositories.locks,
           users: repositories.users,
@@ -240,6 +266,9 @@ export class ServiceRoot {
     this.options.logger.info(listeningLine(urls));
     if (urls.problem !== undefined) this.options.logger.warn(urls.problem);
     this.services.invitations.setBaseUrl(this.url);
+    // RFC 8414 / RFC 9207: the issuer identifier is the public base URL.
+    this.services.oauth.setIssuer(this.url);
+    this.services.passwords.setBaseUrl(this.url);
     this.housekeeping.start();
     this.lockSubsystem.start();
     await this.lockSubsystem.ready();
@@ -307,6 +336,7 @@ export class ServiceRoot {
       }),
       ...(this.options.config.api?.trusted_proxies === undefined ? {} : { trustedProxies: this.options.config.api.trusted_proxies }),
       ...(this.options.observeResponse === undefined ? {} : { observeResponse: this.options.observeResponse }),
+      ...(this.options.connectionLimits === undefined ? {} : { connectionLimits: this.options.connectionLimits }),
     });
     return this.server;
   }

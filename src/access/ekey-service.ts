@@ -304,6 +304,8 @@ export class EKeyService {
       if (key.type === 'owner' && key.status === 'accepted') this.assertNotLastOwnerKey(key);
       if (revoked !== key) this.deps.ekeys.update(revoked);
       if (action === 'delete') this.deps.ekeys.delete(key.id);
+      // Its last pending key gone, the invitation closes with it (docs/design.md §9b).
+      if (key.status === 'pending') this.deps.invitations.closeIfWithdrawn(key.user_id, now);
     });
     this.changes.notify(lock.id);
     return toEKeyView(revoked, lock.timeZone);

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { ServiceError } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 import { acceptsMediaType } from './content-negotiation.js';
+import { DEFAULT_CONNECTION_LIMITS, capConnections, requestTimeouts, type ConnectionLimits } from './connection-limits.js';
 import { LazySchemaCompilers } from './lazy-schema-compilers.js';
 import { buildProblem, createErrorHandler } from './problem.js';
 import type { ApiServices } from './api-services.js';
@@ -38,6 +39,8 @@ export interface ApiServerOptions {
   trustedProxies?: readonly string[];
   /** Sees every response as it is sent (the API tests hold each against docs/openapi.json). */
   observeResponse?: (response: ObservedResponse) => void;
+  /** Slow-client timeout and connection cap (docs/design.md §9b; defaults 30 s and 600). */
+  connectionLimits?: Partial<ConnectionLimits>;
 }
 
 /** A response as {@link ApiServerOptions.observeResponse} sees it. */
@@ -132,8 +135,12 @@ export async function buildApiServer(options: ApiServerOptions): Promise<ApiServ
   // Schemas are compiled on first use, the rest shortly after listening: start-up is not kept
   // waiting for ~60 validators and serializers (docs/performance.md "footprint").
   const schemas = new LazySchemaCompilers(options.logger);
+  const limits: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...options.connectionLimits };
   const app = Fastify({
     logger: false,
+    // Slow clients are cut: headers and body within the timeout (§9b); Fastify sets it on the server too.
+    http: requestTimeouts(limits),
+    requestTimeout: limits.requestTimeoutMs,
     schemaController: { compilersFactory: { buildSerializer: schemas.serializerFactory() } },
     bodyLimit: options.bodyLimit ?? 64 * 1024,
     genReqId: requestId,
@@ -159,6 +166,7 @@ export async function buildApiServer(options: ApiServerOptions): Promise<ApiServ
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  capConnections(app.server, limits.maxConnections);
   const validators = createValidators();
   app.setValidatorCompiler(schemas.validator<AnySchema>(({ schema, httpPart }) => (httpPart === 'body' ? validators.body : validators.other).compile(schema)));
   let stopWarmUp: (() => void) | undefined;

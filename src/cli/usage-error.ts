@@ -18,6 +18,8 @@ Commands:
   user add --email E --name N [--password P | --password-stdin] [--quota N] [--data DIR]
                                  Create a user (or activate an invited one)
   user list [--data DIR]         List users
+  user reset-password --email E [--password P | --password-stdin] [--data DIR]
+                                 Set a user's new password; every session of theirs ends
   client add --name N --redirect-uri URI [--redirect-uri URI …] [--public] [--data DIR]
                                  Register an OAuth client; prints its id and secret once
   nuki scan [--seconds N] [--adapter hciX]

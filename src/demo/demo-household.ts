@@ -228,3 +228,6 @@ function upgradeHousehold(stored: StoredDemo, deps: DemoDependencies): { househo
   });
   return { household: { ...stored.household, locks }, lockSecrets };
 }
+
+/** The settings key under which the seeded household (ids, printed passwords) is kept. */
+export const DEMO_SETTINGS_KEY = SETTINGS_KEY;

@@ -53,7 +53,8 @@ export function registerEventRoutes(context: ProtectedRouteContext): void {
       if (!acceptsMediaType(request.headers.accept, 'text/event-stream')) {
         throw new ServiceError(406, 'not_acceptable', 'The event stream answers text/event-stream only; send Accept: text/event-stream.');
       }
-      const audience = services.eventStreams.authorize(context.callerOf(request).userId, request.params.lock_id);
+      const caller = context.callerOf(request);
+      const audience = services.eventStreams.authorize(caller.userId, request.params.lock_id);
       const lastEventId = request.headers['last-event-id'];
 
       void reply.hijack();
@@ -79,6 +80,8 @@ export function registerEventRoutes(context: ProtectedRouteContext): void {
           },
         },
         typeof lastEventId === 'string' && lastEventId.trim() !== '' ? lastEventId.trim() : undefined,
+        // The stream ends within 1 s of its token being revoked or expiring (docs/design.md §9b).
+        { stillValid: () => services.authenticator.stillValid(caller) },
       );
       // The client went away (or the socket failed): release the listener and the heartbeat.
       raw.on('close', () => {

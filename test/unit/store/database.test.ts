@@ -122,8 +122,12 @@ describe('applyMigrations', () => {
     db.close();
   });
 
-  it('numbers the shipped migrations 1, 2, … without gaps or duplicates', () => {
-    expect(migrations.map((migration) => migration.version)).toEqual(migrations.map((_, index) => index + 1));
+  it('numbers the shipped migrations from 1 upwards in list order, without duplicates', () => {
+    // Versions are reserved per workstream (7 house, 8 security, 9 door codes, …) and land in any
+    // order, so a reserved number may be missing for a while; order and uniqueness always hold.
+    const versions = migrations.map((migration) => migration.version);
+    expect(versions[0]).toBe(1);
+    expect(versions).toEqual([...new Set(versions)].sort((a, b) => a - b));
   });
 });
 
@@ -152,9 +156,10 @@ describe('migration 7: lock families checked by the registry, not by SQL', () =>
       const columnsBefore = old.prepare("SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info('locks')").all();
       old.close();
 
-      const db = openDatabase(file);
+      // Up to migration 7 only: later steps (8 adds a column to invitations) change other tables on purpose.
+      const db = openDatabase(file, migrations.filter((migration) => migration.version <= 7));
       try {
-        expect(userVersion(db)).toBeGreaterThanOrEqual(7);
+        expect(userVersion(db)).toBe(7);
         expect(db.prepare('SELECT * FROM locks ORDER BY id').all()).toEqual(locksBefore);
         expect(db.prepare('SELECT * FROM ekeys ORDER BY id').all()).toEqual(ekeysBefore);
         expect(db.prepare("SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info('locks')").all()).toEqual(columnsBefore);
