@@ -28,6 +28,8 @@ export const LockConfigSchema = Type.Object(
     gateway: Type.Optional(Type.Boolean()),
     /** Which protocol the lock speaks (DESIGN §4b); default `ekey`. A `nuki` lock needs no `key`: it is paired. */
     family: Type.Optional(Type.Union([Type.Literal('ekey'), Type.Literal('nuki')])),
+    /** Nuki only: a Nuki Keypad is paired with the lock, so eKeys can carry door codes (docs/design.md §4c); default false. */
+    keypad: Type.Optional(Type.Boolean()),
     /**
      * Nuki only: the lock's own app authorizations (by the name shown in the Nuki app) linked to
      * our users (by e-mail); their actions become taps by those users (DESIGN §4b).
@@ -194,5 +196,6 @@ export function lockEntryProblems(entry: unknown): FieldError[] {
   }
   if (family === 'nuki' && lock.key !== undefined) problems.push({ field: '/key', message: 'is not used by a Nuki lock (it is paired: ekey-locks nuki pair)' });
   if (family === 'nuki' && lock.address === undefined) problems.push({ field: '/address', message: 'is required for a Nuki lock' });
+  if (lock.keypad === true && family !== 'nuki') problems.push({ field: '/keypad', message: 'is only for a Nuki lock (a Nuki Keypad pairs with a Nuki)' });
   return problems;
 }

@@ -5,9 +5,10 @@ import { commands } from './003-commands.js';
 import { lockEvents } from './004-events.js';
 import { lockFamily } from './005-lock-family.js';
 import { lockRetirement } from './006-lock-retirement.js';
+import { doorCodes } from './009-door-codes.js';
 
 /**
  * Every schema step, in order. Append new steps; never edit one that has shipped.
- * Reserved: 3 = commands, 4 = lock events, 5 = lock family, 6 = lock retirement.
+ * Reserved: 3 = commands, 4 = lock events, 5 = lock family, 6 = lock retirement, 9 = door codes.
  */
-export const migrations: readonly Migration[] = [usersAndOauth, locksAndEkeys, commands, lockEvents, lockFamily, lockRetirement];
+export const migrations: readonly Migration[] = [usersAndOauth, locksAndEkeys, commands, lockEvents, lockFamily, lockRetirement, doorCodes];

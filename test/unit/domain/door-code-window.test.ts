@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { doorCodeWindow, nextDoorCodeEdge, type DoorCodeWindowFields } from '../../../src/domain/door-code-window.js';
 import { isUsableAt } from '../../../src/domain/ekey-validity.js';
-import { keypadLimitsAllow, keypadLimitsOfWindow, windowOfKeypadLimits } from '../../../src/families/nuki/keypad/nuki-keypad-window.js';
+import { keypadLimitsAllow, keypadLimitsOfWindow, windowOfKeypadLimits } from '../../../src/families/nuki/protocol/nuki-keypad-window.js';
 
 const open: DoorCodeWindowFields = { valid_from: null, valid_to: null, schedule_start: null, schedule_end: null };
 const key = (fields: Partial<DoorCodeWindowFields>): DoorCodeWindowFields => ({ ...open, ...fields });

@@ -122,7 +122,9 @@ describe('applyMigrations', () => {
     db.close();
   });
 
-  it('numbers the shipped migrations 1, 2, … without gaps or duplicates', () => {
-    expect(migrations.map((migration) => migration.version)).toEqual(migrations.map((_, index) => index + 1));
+  it('numbers the shipped migrations in increasing order from 1, without duplicates (numbers are reserved per change, so one may be missing for a while)', () => {
+    const versions = migrations.map((migration) => migration.version);
+    expect(versions[0]).toBe(1);
+    expect(versions).toEqual([...new Set(versions)].sort((a, b) => a - b));
   });
 });

@@ -24,7 +24,7 @@ import {
   weekdayMask,
   weekdaysOfMask,
   type NukiKeypadTimeLimits,
-} from '../../../../../src/families/nuki/keypad/nuki-keypad-messages.js';
+} from '../../../../../src/families/nuki/protocol/nuki-keypad-messages.js';
 
 const hex = (text: string): Buffer => Buffer.from(text.replace(/\s+/g, ''), 'hex');
 const NONCE = Buffer.alloc(32, 0xab);
