@@ -1,7 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
+import SwaggerParser from '@apidevtools/swagger-parser';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { OpenAPI } from 'openapi-types';
 import { ServiceRoot } from '../../../src/service-root.js';
 import { silentLogger } from '../../../src/logger.js';
 import { PROJECT_ROOT } from '../../support/child-process.js';
@@ -24,5 +26,10 @@ describe('docs/openapi.json', () => {
   it('is what ServiceRoot.openApiDocument() generates (regenerate with `npm run openapi`)', async () => {
     const committed = JSON.parse(readFileSync(COMMITTED, 'utf8')) as unknown;
     expect(committed).toEqual(await generatedDocument());
+  });
+
+  it('is a valid OpenAPI document (swagger-parser)', async () => {
+    const committed = JSON.parse(readFileSync(COMMITTED, 'utf8')) as OpenAPI.Document;
+    await expect(SwaggerParser.validate(committed)).resolves.toBeDefined();
   });
 });
