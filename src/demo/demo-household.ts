@@ -176,6 +176,8 @@ function storeDemoLock(deps: DemoDependencies, entry: SeededLock, ownerId: strin
     timeZone: hostTimeZone(),
     ownerId,
     hasGateway: entry.lock.gateway,
+    // docs/design.md §4c: Back Door has a Nuki Keypad.
+    keypad: entry.family === 'nuki',
     boltState: 'unknown',
     batteryLevel: null,
     lastSeenAt: null,

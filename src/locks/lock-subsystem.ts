@@ -21,6 +21,7 @@ import { lockDriverFactory } from './lock-drivers.js';
 import { nukiUserLinksOfConfig, nukiUserResolver } from './nuki-user-links.js';
 import { LockCredentialSync, type LockCredentialSyncDependencies } from './lock-credential-sync.js';
 import { LockRuntime } from './lock-runtime.js';
+import { DoorCodeSync, type DoorCodeSyncDependencies } from './door-code-sync.js';
 import { UnavailableTransport, chooseTransportKind } from './lock-transport-choice.js';
 
 /** What {@link createLockSubsystem} needs. */
@@ -50,6 +51,8 @@ export interface LockSubsystemDependencies {
   ekeyChanges?: LockCredentialSyncDependencies['changes'];
   /** The data folder: paired Nuki locks' credentials are read from its `nuki-credentials.json`. */
   dataDir?: string;
+  /** Door codes (docs/design.md §4c): with them, keypad locks are kept holding their eKeys' codes. */
+  doorCodes?: Pick<DoorCodeSyncDependencies, 'doorCodes' | 'ekeys'>;
 }
 
 /**
@@ -72,6 +75,8 @@ export class LockSubsystem {
     readonly control: DemoControl | undefined,
     /** Keeps the locks' credential allow-lists in sync with the eKeys (when given credential keys). */
     readonly credentialSync?: LockCredentialSync,
+    /** Keeps keypad locks holding their eKeys' door codes (when given door codes). */
+    readonly doorCodeSync?: DoorCodeSync,
   ) {}
 
   /** Connects to the locks (their credential lists set first, so the first connect writes them). Idempotent. */
@@ -79,6 +84,7 @@ export class LockSubsystem {
     if (this.started) return;
     this.started = true;
     this.credentialSync?.start();
+    this.doorCodeSync?.start();
     this.runtime.start();
   }
 
@@ -95,6 +101,7 @@ export class LockSubsystem {
   /** Ends unfinished commands as interrupted, then disconnects every lock. Idempotent. */
   async stop(): Promise<void> {
     this.credentialSync?.stop();
+    this.doorCodeSync?.stop();
     this.engine.stop();
     this.port?.close();
     await this.runtime.stop();
@@ -224,5 +231,16 @@ export function createLockSubsystem(deps: LockSubsystemDependencies): LockSubsys
           logger: deps.logger,
           ...(deps.ekeyChanges === undefined ? {} : { changes: deps.ekeyChanges }),
         });
-  return new LockSubsystem(runtime, engine, access, deps, simulation, control, credentialSync);
+  const doorCodeSync =
+    deps.doorCodes === undefined
+      ? undefined
+      : new DoorCodeSync({
+          ...deps.doorCodes,
+          locks: deps.locks,
+          gateway: runtime.gateway,
+          clock: deps.clock,
+          logger: deps.logger,
+          ...(deps.ekeyChanges === undefined ? {} : { changes: deps.ekeyChanges }),
+        });
+  return new LockSubsystem(runtime, engine, access, deps, simulation, control, credentialSync, doorCodeSync);
 }

@@ -68,6 +68,7 @@ export class DoorCodeRepository {
   private readonly byIdStatement;
   private readonly openByLockStatement;
   private readonly openLocksStatement;
+  private readonly waitingByLockStatement;
   private readonly codesOnLockStatement;
   private readonly byLockCodeIdStatement;
   private readonly insertStatement;
@@ -78,6 +79,7 @@ export class DoorCodeRepository {
     this.byIdStatement = db.prepare<[number], DoorCodeRow>('SELECT * FROM door_codes WHERE id = ?');
     this.openByLockStatement = db.prepare<[string], DoorCodeRow>(`SELECT * FROM door_codes WHERE lock_id = ? AND state IN ${OPEN_STATES} ORDER BY id`);
     this.openLocksStatement = db.prepare<[], { lock_id: string }>(`SELECT DISTINCT lock_id FROM door_codes WHERE state IN ${OPEN_STATES} OR state = 'waiting'`);
+    this.waitingByLockStatement = db.prepare<[string], DoorCodeRow>(`SELECT * FROM door_codes WHERE lock_id = ? AND state = 'waiting' ORDER BY id`);
     this.codesOnLockStatement = db.prepare<[string], { code: string }>('SELECT code FROM door_codes WHERE lock_id = ? AND code IS NOT NULL');
     this.byLockCodeIdStatement = db.prepare<[string, number], DoorCodeRow>(
       'SELECT * FROM door_codes WHERE lock_id = ? AND lock_code_id = ? ORDER BY id DESC LIMIT 1',
@@ -106,6 +108,11 @@ export class DoorCodeRepository {
   /** Rows of a lock whose code may be on the lock or is on its way on or off, oldest first. */
   listOpenByLock(lockId: string): DoorCodeRecord[] {
     return this.openByLockStatement.all(lockId.toLowerCase()).map(toRecord);
+  }
+
+  /** Rows of a lock waiting for their key to be accepted. */
+  listWaitingByLock(lockId: string): DoorCodeRecord[] {
+    return this.waitingByLockStatement.all(lockId.toLowerCase()).map(toRecord);
   }
 
   /** Locks with any row that is not finished (waiting included). */
