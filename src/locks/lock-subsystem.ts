@@ -122,6 +122,11 @@ export class LockSubsystem {
   }
 }
 
+/** docs/design.md §4c: the eKey whose door code has this id on the lock (a code that was removed has none). */
+function keypadKeyResolver(doorCodes: DoorCodeSyncDependencies['doorCodes']): (lockId: string, keypadCodeId: number) => string | null {
+  return (lockId, keypadCodeId) => doorCodes.findByLockCodeId(lockId, keypadCodeId)?.ekeyId ?? null;
+}
+
 /** `locks[].nuki_users` of the config, and the demo household's links (src/demo/). */
 function nukiUserLinks(deps: LockSubsystemDependencies): Map<string, Map<string, string>> {
   const table = nukiUserLinksOfConfig(deps.config);
@@ -187,6 +192,7 @@ export function createLockSubsystem(deps: LockSubsystemDependencies): LockSubsys
       ...(deps.transaction === undefined ? {} : { transaction: deps.transaction }),
       driverFor: lockDriverFactory({ nukiCredentials: nukiCredentialSource(deps, simulation), logger: deps.logger }),
       linkedUser: nukiUserResolver(nukiUserLinks(deps), deps.users),
+      ...(deps.doorCodes === undefined ? {} : { keypadKey: keypadKeyResolver(deps.doorCodes.doorCodes) }),
     },
     {
       commandTimeoutMs: timeoutMs,
