@@ -26,7 +26,7 @@ export default tseslint.config(
       parserOptions: { projectService: false, project: null },
       globals: {
         window: 'readonly', document: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', Option: 'readonly',
-        fetch: 'readonly', EventSource: 'readonly', JSON: 'readonly', Error: 'readonly',
+        fetch: 'readonly', EventSource: 'readonly', JSON: 'readonly', Error: 'readonly', Intl: 'readonly',
       },
     },
   },

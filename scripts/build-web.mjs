@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
  * Builds the web app (web/) into dist/web/ with esbuild: one JS and one CSS bundle with content
- * hashes in their names, `invite.js` (the invitation page's helper, a stable name), index.html
- * pointing at the bundles, the favicon, and a gzip and a brotli copy of each text file for the
+ * hashes in their names, `invite.js` and `pages.css` (the service's own pages' script and look,
+ * stable names), index.html pointing at the bundles, the favicon, the web manifest and its icons
+ * (icons/, drawn from icons/icon.svg), and a gzip and a brotli copy of each text file for the
  * service to serve as they are (src/api/web/web-assets.ts). Writes into a fresh folder and swaps
  * it in, so a running service or test never reads a half-written app.
  */
@@ -40,7 +41,8 @@ const app = await build({
   splitting: true,
   metafile: true,
 });
-await build({ ...common, entryPoints: { invite: join(web, 'src', 'invite.ts') }, outdir: staging });
+// Stable names: the service's own pages (src/auth/html-page.ts) load these two.
+await build({ ...common, entryPoints: { invite: join(web, 'src', 'invite.ts'), pages: join(web, 'src', 'pages.css') }, outdir: staging });
 
 const outputs = Object.keys(app.metafile.outputs).map((path) => basename(path));
 const entry = (extension) =>
@@ -51,6 +53,9 @@ const css = entry('.css') && basename(entry('.css'));
 if (!js || !css) throw new Error(`web build: missing bundle among ${outputs.join(', ')}`);
 writeFileSync(join(staging, 'index.html'), readFileSync(join(web, 'index.html'), 'utf8').replace('%JS%', js).replace('%CSS%', css));
 copyFileSync(join(web, 'favicon.svg'), join(staging, 'favicon.svg'));
+copyFileSync(join(web, 'manifest.webmanifest'), join(staging, 'manifest.webmanifest'));
+mkdirSync(join(staging, 'icons'));
+for (const icon of readdirSync(join(web, 'icons'))) copyFileSync(join(web, 'icons', icon), join(staging, 'icons', icon));
 
 let shipped = 0;
 let compressed = 0;
@@ -61,6 +66,8 @@ const compressAll = (dir) => {
       compressAll(path);
       continue;
     }
+    // PNGs are compressed already.
+    if (entry.endsWith('.png')) continue;
     const body = readFileSync(path);
     const brotli = brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } });
     writeFileSync(`${path}.gz`, gzipSync(body, { level: 9 }));

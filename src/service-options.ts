@@ -15,6 +15,11 @@ export interface ServiceOptions {
   clock?: Clock;
   /** Seed (or reopen) the demo household with simulated locks. Defaults to `config.demo`. */
   demo?: boolean;
+  /**
+   * Whether a newly seeded demo household starts with its week of history (default true,
+   * docs/design.md §7). Tests that count a lock's events from zero turn it off.
+   */
+  demoHistory?: boolean;
   /** Receives lock activity, battery changes and completed commands (default: the event recorder). */
   eventSink?: LockEventSink;
   /**

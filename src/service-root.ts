@@ -29,6 +29,7 @@ import type { ApiServices } from './api/api-services.js';
 import { syncConfig } from './config/config-sync.js';
 import { registerWebAppClient } from './auth/web-app-client.js';
 import type { PluginConfig } from './config/plugin-config.js';
+import { EventRepository } from './store/event-repository.js';
 import { ensureDemoHousehold, type DemoHousehold, type DemoLockSecrets } from './demo/demo-household.js';
 import type { LockPort } from './homekit/lock-port.js';
 import { createLockSubsystem, type LockSubsystem } from './locks/lock-subsystem.js';
@@ -99,7 +100,12 @@ export class ServiceRoot {
       };
       const demo =
         (options.demo ?? options.config.demo ?? false)
-          ? await ensureDemoHousehold({ ...repositories, clock, transaction })
+          ? await ensureDemoHousehold({
+              ...repositories,
+              clock,
+              transaction,
+              ...(options.demoHistory === false ? {} : { events: new EventRepository(db) }),
+            })
           : undefined;
       // The config as it runs: lock entries that cannot run are left out, each lock with its id.
       const config: PluginConfig =
@@ -130,7 +136,7 @@ export class ServiceRoot {
       const holdings = new DerivedCache<LockHolding>(db, [repositories.locks, repositories.ekeys], { limit: HOLDINGS_CACHE_LIMIT });
       const doorCodeService = new DoorCodeService({ doorCodes: repositories.doorCodes, clock });
       const ekeys = new EKeyService({ ...repositories, invitations, clock, transaction, changes: ekeyChanges, holdings, doorCodeService });
-      // DESIGN §3 Users: owners and admins of a lock see the users holding keys on it.
+      // docs/design.md §3 Users: owners and admins of a lock see the users holding keys on it.
       users.setVisibility((callerId, targetId) => ekeys.canSeeUser(callerId, targetId));
       const events = createEventServices({
         db,
@@ -159,7 +165,7 @@ export class ServiceRoot {
         dataDir: options.dataDir,
         ...(demo === undefined ? {} : { demo }),
       });
-      // DESIGN §3 Locks "online": connected, or heard from within offline_after_s — the gateway knows.
+      // docs/design.md §3 Locks "online": connected, or heard from within offline_after_s — the gateway knows.
       locks.setPresence((lock) => lockSubsystem.runtime.onlineStatus(lock.id));
       const services: ApiServices = {
         authenticator: new StoredBearerAuthenticator(repositories.tokens, clock),
@@ -264,7 +270,7 @@ export class ServiceRoot {
     return this.lockSubsystem.homekitPort();
   }
 
-  /** The demo line's object (DESIGN §6): base_url first, then the household. */
+  /** The demo line's object (docs/design.md §6): base_url first, then the household. */
   demoInfo(): (DemoHousehold & { base_url: string }) | undefined {
     if (!this.demo || !this.url) return undefined;
     return { base_url: this.url, ...this.demo.household };

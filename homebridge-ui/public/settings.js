@@ -5,6 +5,8 @@
   'use strict';
 
   const homebridge = window.homebridge;
+  // The page is a fragment in the Homebridge UI's frame: its document says which language it is in.
+  if (!document.documentElement.lang) document.documentElement.lang = 'en';
   const STATUS_TIMEOUT_MS = 15000;
   const OWNER_TIMEOUT_MS = 20000;
   const SCAN_SECONDS = 10;
@@ -14,6 +16,8 @@
   const $ = (id) => document.getElementById(id);
   let pairedLock = null;
   let checking = false;
+  // A scan's progress lines are not shown (its answer lists what it heard); a pairing's are.
+  let scanning = false;
 
   /** A request to server.js that ends within `ms`, with the server's message on failure. */
   function ask(path, body, ms) {
@@ -35,9 +39,16 @@
     });
   }
 
+  /** States shown as the theme's alerts: an error looks like one, a success too; the rest is plain text. */
+  const ALERT_OF = { error: 'alert-danger', stopped: 'alert-danger', unreachable: 'alert-danger', unreadable: 'alert-danger', refused: 'alert-danger', done: 'alert-success', running: 'alert-success' };
+
   function setText(element, text, state) {
     element.textContent = text;
-    if (state !== undefined) element.dataset.state = state;
+    if (state === undefined) return;
+    element.dataset.state = state;
+    element.classList.remove('alert', 'alert-danger', 'alert-success');
+    const alert = ALERT_OF[state];
+    if (alert !== undefined && text !== '') element.classList.add('alert', alert);
   }
 
   function webAppUrl(service) {
@@ -45,6 +56,14 @@
     // The browser reaches the service on the host that serves the Homebridge UI, not on its loopback.
     const host = window.location.hostname.includes(':') ? `[${window.location.hostname}]` : window.location.hostname;
     return `http://${host}:${service.port}/app/`;
+  }
+
+  /** "Thu 26 Nov 2026, 17:05 (Europe/Berlin)": the web app's one date format, on this browser's clock. */
+  function sinceText(iso) {
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+    const parts = new Intl.DateTimeFormat('en-GB', { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(new Date(iso));
+    const part = (type) => (parts.find((entry) => entry.type === type) || { value: '' }).value;
+    return `${part('weekday')} ${part('day')} ${part('month')} ${part('year')}, ${part('hour')}:${part('minute')} (${zone})`;
   }
 
   function formatBattery(level) {
@@ -112,7 +131,7 @@
       }
       setText($('ekl-service-status'), service.message, 'running');
       $('ekl-service-address').textContent = service.base_url;
-      $('ekl-service-since').textContent = new Date(service.started_at).toLocaleString();
+      $('ekl-service-since').textContent = sinceText(service.started_at);
       $('ekl-service-details').hidden = false;
       const link = $('ekl-open-app');
       link.href = webAppUrl(service);
@@ -168,7 +187,8 @@
     $('ekl-nuki-found').hidden = true;
     $('ekl-nuki-add').hidden = true;
     setBluetoothBusy(true);
-    setText(result, `Scanning for ${SCAN_SECONDS} s…`, 'busy');
+    scanning = true;
+    setText(result, `Scanning for up to ${SCAN_SECONDS} s…`, 'busy');
     try {
       const answer = await ask('/nuki/scan', { seconds: SCAN_SECONDS }, (SCAN_SECONDS + 20) * 1000);
       const choices = $('ekl-nuki-choices');
@@ -202,6 +222,7 @@
     } catch (error) {
       setText(result, error.message, 'error');
     } finally {
+      scanning = false;
       setBluetoothBusy(false);
     }
   }
@@ -272,7 +293,9 @@
     $('ekl-nuki-scan').addEventListener('click', () => void scan());
     $('ekl-nuki-pair').addEventListener('click', () => void pair());
     $('ekl-nuki-add').addEventListener('click', () => void addPairedLock());
-    homebridge.addEventListener('nuki-progress', (event) => log(event.data.line));
+    homebridge.addEventListener('nuki-progress', (event) => {
+      if (!scanning) log(event.data.line);
+    });
     // The config form of config.schema.json, under this page.
     homebridge.showSchemaForm();
     void refresh();

@@ -1,7 +1,7 @@
 /**
  * The eKey service: send, read, update, revoke and delete eKeys, each checked against the
  * permission rules of `domain/` and written through `store/` in one transaction
- * (DESIGN §3 eKeys). Knows nothing about HTTP; errors are ServiceErrors.
+ * (docs/design.md §3 eKeys). Knows nothing about HTTP; errors are ServiceErrors.
  */
 import type { Clock } from '../domain/clock.js';
 import { formatEKeyDateTime } from '../domain/ekey-datetime.js';
@@ -247,7 +247,7 @@ export class EKeyService {
 
   /**
    * `GET /users/{user_id}/ekeys`: the caller's own keys that are not purged, each with its lock and
-   * its usability now (DESIGN §7). Only for oneself: anyone else's list is 404.
+   * its usability now (docs/design.md §7). Only for oneself: anyone else's list is 404.
    */
   listOwn(callerId: string, userId: string): OwnEKeyView[] {
     if (normalizeId(userId) !== callerId) throw notFound('user');
@@ -362,7 +362,7 @@ export class EKeyService {
   }
 
   /**
-   * Whether `callerId` may see user `targetId` (DESIGN §3 Users): the target holds a live key on a
+   * Whether `callerId` may see user `targetId` (docs/design.md §3 Users): the target holds a live key on a
    * lock where the caller is owner or admin now. Installed into UserService.setVisibility.
    */
   canSeeUser(callerId: string, targetId: string): boolean {

@@ -1,7 +1,7 @@
 /**
  * Delivers eKey invitations: by SMTP (nodemailer) when `smtp` is configured, otherwise into the
  * log with the acceptance link, so an operator without mail can still pass the link on
- * (DESIGN §3 eKeys). The link is the only secret ever logged — logging it is the point.
+ * (docs/design.md §3 eKeys). The link is the only secret ever logged — logging it is the point.
  */
 import type { Transporter } from 'nodemailer';
 import type { PluginConfig } from '../config/plugin-config.js';

@@ -1,5 +1,5 @@
 /**
- * Invitations of unknown e-mail addresses (DESIGN §3 eKeys): an eKey sent to an address without an
+ * Invitations of unknown e-mail addresses (docs/design.md §3 eKeys): an eKey sent to an address without an
  * account makes an invited user (no password) holding a `pending` key, and an invitation whose link
  * leads to a sign-up page. Signing up sets the name and password and accepts every pending key of
  * that user, in one transaction.
@@ -17,6 +17,8 @@ import type { LockRepository } from '../store/lock-repository.js';
 import type { UserRepository } from '../store/user-repository.js';
 import type { InvitationMailer, InvitationMessage } from './invitation-mailer.js';
 import { MIN_PASSWORD_LENGTH } from './user-service.js';
+import { formatEKeyDateTime } from '../domain/ekey-datetime.js';
+import type { EKeyType } from '../domain/ekey-types.js';
 
 /** How long an invitation link works (ours; the spec has no invitations). */
 export const INVITATION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -32,10 +34,28 @@ export interface IssuedInvitation {
   token: string;
 }
 
-/** What the sign-up page shows for a link. */
+/** One pending key as the sign-up page describes it (docs/design.md §7: the guest's first minute). */
+export interface InvitedKey {
+  lock: string;
+  /** The lock's IANA zone: every time of the key is on its clock. */
+  zone: string;
+  type: EKeyType;
+  message: string | null;
+  /** The wire format (`M/D/YYYY h:mm:ss AM|PM` in `zone`), or null. */
+  valid_from: string | null;
+  valid_to: string | null;
+  schedule_start: string | null;
+  schedule_end: string | null;
+}
+
+/**
+ * What the sign-up page shows for a link: `open` with who sent which keys; `withdrawn` when every
+ * key it offered has been revoked or deleted before sign-up.
+ */
 export type InvitationState =
-  | { state: 'open'; email: string; name: string; locks: string[] }
+  | { state: 'open'; email: string; name: string; locks: string[]; inviter: string | null; keys: InvitedKey[] }
   | { state: 'accepted'; email: string }
+  | { state: 'withdrawn'; email: string }
   | { state: 'expired' }
   | { state: 'unknown' };
 
@@ -139,19 +159,34 @@ export class InvitationService {
     if (found.state !== 'found') return { state: found.state };
     const { invitation, user } = found;
     if (user.passwordHash !== null || invitation.acceptedAt !== null) return { state: 'accepted', email: user.email };
-    const locks = this.deps.ekeys
-      .listPendingByUser(user.id)
-      .map((key) => this.deps.locks.findById(key.lock_id)?.name)
-      .filter((name): name is string => name !== undefined);
-    return { state: 'open', email: user.email, name: user.name, locks };
+    const keys: InvitedKey[] = [];
+    for (const key of this.deps.ekeys.listPendingByUser(user.id)) {
+      const lock = this.deps.locks.findById(key.lock_id);
+      if (lock === undefined) continue;
+      const wire = (at: number | null): string | null => (at === null ? null : formatEKeyDateTime(at, lock.timeZone));
+      keys.push({
+        lock: lock.name,
+        zone: lock.timeZone,
+        type: key.type,
+        message: key.message,
+        valid_from: wire(key.valid_from),
+        valid_to: wire(key.valid_to),
+        schedule_start: key.schedule_start,
+        schedule_end: key.schedule_end,
+      });
+    }
+    if (keys.length === 0) return { state: 'withdrawn', email: user.email };
+    const inviter = invitation.invitedBy === null ? null : (this.deps.users.findById(invitation.invitedBy)?.name ?? null);
+    return { state: 'open', email: user.email, name: user.name, locks: keys.map((key) => key.lock), inviter, keys };
   }
 
   /**
    * Completes sign-up through an invitation link: sets name and password, accepts the user's
    * pending eKeys and closes their invitations, all in one transaction.
    *
-   * @throws ServiceError 404 `invitation_not_found` (unknown link), 410 `invitation_expired`,
-   *   409 `invitation_used` (the account already has a password), 400 `validation_failed`.
+   * @throws ServiceError 404 `invitation_not_found` (unknown link), 410 `invitation_expired` or
+   *   `invitation_withdrawn` (no pending key left), 409 `invitation_used` (the account already has a
+   *   password), 400 `validation_failed`.
    */
   async signUp(token: string, input: { name?: string | undefined; password?: string | undefined }): Promise<SignUpResult> {
     const errors: FieldError[] = [];
@@ -222,6 +257,9 @@ export class InvitationService {
       case 'found':
         if (found.user.passwordHash !== null || found.invitation.acceptedAt !== null) {
           throw new ServiceError(409, 'invitation_used', 'This invitation has already been accepted; sign in instead.');
+        }
+        if (this.deps.ekeys.listPendingByUser(found.user.id).length === 0) {
+          throw new ServiceError(410, 'invitation_withdrawn', 'This invitation was withdrawn: the key it offered has been taken back.');
         }
         return found;
     }

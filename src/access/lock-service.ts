@@ -1,6 +1,6 @@
 /**
  * Locks as their users see them: the lock list of `GET /users/{id}/locks` and the "may this
- * caller see this lock" lookup other services share (DESIGN §3 Locks). A lock is visible to
+ * caller see this lock" lookup other services share (docs/design.md §3 Locks). A lock is visible to
  * whoever holds a usable eKey on it now; to anyone else it does not exist (404).
  */
 import type { Clock } from '../domain/clock.js';
@@ -12,7 +12,7 @@ import { normalizeId } from '../domain/ids.js';
 import type { EKeyRepository, StoredEKey } from '../store/ekey-repository.js';
 import type { BoltState, LockRecord, LockRepository } from '../store/lock-repository.js';
 
-/** Connectivity of a lock (DESIGN §3 Locks). */
+/** Connectivity of a lock (docs/design.md §3 Locks). */
 export type OnlineStatus = 'online' | 'offline';
 
 /** Decides whether a lock is online now; the gateway installs its own with {@link LockService.setPresence}. */

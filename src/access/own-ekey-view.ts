@@ -1,5 +1,5 @@
 /**
- * The caller's own eKeys with their usability explained (DESIGN §7, `GET /users/{user_id}/ekeys`),
+ * The caller's own eKeys with their usability explained (docs/design.md §7, `GET /users/{user_id}/ekeys`),
  * and the same explanation for a refused command.
  */
 import { usabilityReport, type NotUsableReason, type UsabilityReport } from '../domain/ekey-usability-report.js';

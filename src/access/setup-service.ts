@@ -7,7 +7,7 @@
  */
 import { conflict, notFound, unauthorized, validationFailed } from '../domain/errors.js';
 import { constantTimeEqual, newToken } from '../auth/secrets.js';
-import type { LockFamily } from '../domain/lock-family.js';
+import type { LockFamilyId } from '../families/registry.js';
 import type { BoltState, LockRepository } from '../store/lock-repository.js';
 import type { UserRepository } from '../store/user-repository.js';
 import type { InvitationService } from './invitation-service.js';
@@ -16,7 +16,7 @@ import type { OnlineStatus } from './lock-service.js';
 export interface SetupLock {
   id: string;
   name: string;
-  family: LockFamily;
+  family: LockFamilyId;
   bolt_state: BoltState;
   online_status: OnlineStatus;
   battery_level: number | null;

@@ -24,7 +24,7 @@ export const MIN_PASSWORD_LENGTH = 8;
 
 /**
  * Decides who may see whom. `GET /users/{id}`: oneself, and users holding keys on a lock where
- * the caller is owner or admin (DESIGN §3 Users). The lock-relationship check is supplied by the
+ * the caller is owner or admin (docs/design.md §3 Users). The lock-relationship check is supplied by the
  * eKey layer so this service stays independent of it.
  */
 export type UserVisibility = (callerId: string, targetId: string) => boolean;

@@ -9,7 +9,7 @@ function specificity(type: string | undefined, subtype: string | undefined, want
 
 /**
  * Whether an Accept header admits a response of the `wanted` media type. A missing or empty
- * Accept means anything (DESIGN §3 Paths and conventions). As RFC 9110 §12.5.1 says, the most
+ * Accept means anything (docs/design.md §3 Paths and conventions). As RFC 9110 §12.5.1 says, the most
  * specific range that matches decides (`application/json;q=0, *\/*` refuses JSON), and q=0 refuses;
  * an unreadable q counts as 1.
  */

@@ -22,7 +22,7 @@ export interface LoginPageOptions {
 }
 
 /**
- * The sign-in form of the authorization step (DESIGN §3). It posts back to `authorize`
+ * The sign-in form of the authorization step (docs/design.md §3). It posts back to `authorize`
  * (relative, so it works behind a path prefix) with the request's parameters as hidden fields.
  */
 export function renderLoginPage(options: LoginPageOptions): string {

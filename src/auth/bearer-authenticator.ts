@@ -7,7 +7,7 @@ import { sha256Hex } from './secrets.js';
 const BEARER = /^bearer[ ]+([A-Za-z0-9\-._~+/]+=*)$/i;
 
 /**
- * Every 401 carries `WWW-Authenticate: Bearer … error="invalid_token"` (DESIGN §3 Errors), also
+ * Every 401 carries `WWW-Authenticate: Bearer … error="invalid_token"` (docs/design.md §3 Errors), also
  * when no token was sent: RFC 6750 §3.1 leaves the error code out there, but our clients get one
  * rule to follow. The problem body's `code` still says which case it was.
  */

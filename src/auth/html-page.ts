@@ -1,41 +1,48 @@
-/** The few HTML pages the service shows (sign-in, invitation sign-up, errors) share this frame. */
+/**
+ * The few HTML pages the service shows (sign-in, invitation sign-up, errors) share this frame and
+ * the web app's look (docs/design.md §7): its stylesheet `pages.css` (fonts, colours, dark mode),
+ * its icons and manifest, and its one page script `invite.js` — all same-origin files of the built
+ * app, never inline scripts. Paths are relative (`../app/…`): every page lives one folder below the
+ * root (`/oauth/…`, `/invitations/…`), so they also work behind a path prefix.
+ */
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /** Escapes text for HTML content and double-quoted attributes. */
 export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (character) => ESCAPES[character] ?? character);
 
-// Inline on purpose: the CSP allows inline styles and nothing else (no external resources).
-const STYLE = `
-  body { font-family: system-ui, sans-serif; background: #f4f5f7; color: #1d1d1f; margin: 0; }
-  main { max-width: 24rem; margin: 4rem auto; background: #fff; padding: 2rem; border-radius: 0.75rem;
-         box-shadow: 0 1px 4px rgba(0,0,0,.12); }
-  h1 { font-size: 1.4rem; margin-top: 0; }
-  label { display: block; margin-top: 1rem; font-weight: 600; }
-  input[type=text], input[type=email], input[type=password] { width: 100%; box-sizing: border-box; padding: .6rem;
-         margin-top: .3rem; font-size: 1rem; border: 1px solid #8a8a8e; border-radius: .4rem; }
-  input:focus, button:focus { outline: 3px solid #0a66d8; outline-offset: 1px; }
-  button { margin-top: 1.5rem; width: 100%; padding: .7rem; font-size: 1rem; border: 0; border-radius: .4rem;
-           background: #0a58ca; color: #fff; cursor: pointer; }
-  .error { background: #fdecea; color: #8a1c12; border: 1px solid #f5c2bd; padding: .75rem; border-radius: .4rem; }
-`;
+/** The web app's stable files the pages use (scripts/build-web.mjs writes them). */
+const APP = '../app/';
+export const PAGE_SCRIPT = `${APP}invite.js`;
 
 /**
- * A complete page; `title` is plain text (escaped here), `body` is trusted HTML built by the caller.
- * `script`: the path of a same-origin script to load (never inline), for a page whose CSP allows it.
+ * The policy of the service's pages: the app's stylesheet and script from this origin (no inline
+ * script); no `form-action`, since the sign-in form's answer redirects to the client's redirect URI.
  */
-export function htmlPage(title: string, body: string, script?: string): string {
+export const SERVICE_PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; manifest-src 'self'; " +
+  "frame-ancestors 'none'; base-uri 'none'";
+
+/** A complete page; `title` is plain text (escaped here), `body` is trusted HTML built by the caller. */
+export function htmlPage(title: string, body: string): string {
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<meta name="theme-color" content="#0a58ca">
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(title)} — eKey Locks</title>
-<style>${STYLE}</style>
-${script === undefined ? '' : `<script type="module" src="${escapeHtml(script)}"></script>\n`}</head>
+<link rel="icon" href="${APP}favicon.svg" type="image/svg+xml">
+<link rel="apple-touch-icon" href="${APP}icons/apple-touch-icon.png">
+<link rel="manifest" href="${APP}manifest.webmanifest">
+<link rel="stylesheet" href="${APP}pages.css">
+<script type="module" src="${PAGE_SCRIPT}"></script>
+</head>
 <body>
 <main>
+<p class="brand"><img src="${APP}favicon.svg" alt="" width="28" height="28">eKey Locks</p>
 ${body}
 </main>
 </body>
@@ -43,6 +50,13 @@ ${body}
 `;
 }
 
-/** A page with a heading and one message, announced to screen readers. */
-export const messagePage = (title: string, message: string): string =>
-  htmlPage(title, `<h1>${escapeHtml(title)}</h1>\n<p role="alert">${escapeHtml(message)}</p>`);
+/** A link to the web app, where one signs in (the pages sit one folder below the root). */
+export const appLink = (text: string): string => `<a class="button-link" href="${APP}">${escapeHtml(text)}</a>`;
+
+/** A page with a heading and one message, announced to screen readers; optionally a link to the app. */
+export const messagePage = (title: string, message: string, options: { alert?: boolean; link?: string } = {}): string =>
+  htmlPage(
+    title,
+    `<h1>${escapeHtml(title)}</h1>\n<p${options.alert === false ? '' : ' role="alert" class="error"'}>${escapeHtml(message)}</p>` +
+      (options.link === undefined ? '' : `\n${appLink(options.link)}`),
+  );

@@ -13,9 +13,9 @@ import { PKCE_METHOD, isValidS256Challenge, verifyPkce } from './pkce.js';
 import { constantTimeEqual, newToken, sha256Hex } from './secrets.js';
 import { WEB_APP_CLIENT_ID, isRegisteredRedirect } from './web-app-client.js';
 
-/** Authorization codes live 60 s (DESIGN §3; RFC 6749 §4.1.2 recommends at most 10 minutes). */
+/** Authorization codes live 60 s (docs/design.md §3; RFC 6749 §4.1.2 recommends at most 10 minutes). */
 export const AUTHORIZATION_CODE_TTL_MS = 60_000;
-/** Default access-token lifetime in seconds (DESIGN §3). */
+/** Default access-token lifetime in seconds (docs/design.md §3). */
 export const DEFAULT_ACCESS_TOKEN_TTL_S = 3600;
 /** Default refresh-token lifetime: 30 days, sliding — every rotation starts a new 30 days. */
 export const DEFAULT_REFRESH_TOKEN_TTL_S = 30 * 24 * 3600;

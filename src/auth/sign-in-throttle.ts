@@ -1,6 +1,6 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 
-/** Failed sign-ins allowed per account in a window, and the window (DESIGN §9, docs/architecture.md). */
+/** Failed sign-ins allowed per account in a window, and the window (docs/design.md §9, docs/architecture.md). */
 export interface SignInThrottleOptions {
   maxFailures?: number;
   windowS?: number;

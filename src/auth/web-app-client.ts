@@ -1,5 +1,5 @@
 /**
- * The web app's OAuth client (DESIGN §7): a first-party public client the service registers
+ * The web app's OAuth client (docs/design.md §7): a first-party public client the service registers
  * itself on every start. Its redirect URI is origin-relative — `/app/callback` on whichever address
  * the browser reached the service by (loopback, a LAN address, `homebridge.local`) — since the
  * authorization page is served from that same origin, sending the code back there reveals it to no

@@ -10,7 +10,7 @@ export interface BenchProcess {
   readonly pid: number;
   /**
    * Writes one line to the child's stdin (only with `{ stdin: true }`): `ekey-locks demo` takes
-   * its control lines (DESIGN §6) there.
+   * its control lines (docs/design.md §6) there.
    */
   send(line: string): void;
   /** Calls `listener` with every later stdout line (the answers to {@link send}). */

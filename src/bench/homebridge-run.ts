@@ -27,7 +27,7 @@ export interface RunningHomebridge {
   pid: number;
   /** `performance.now()` of this process when Homebridge was spawned. */
   spawnedAt: number;
-  /** The demo line (DESIGN §6), with the plugin only. */
+  /** The demo line (docs/design.md §6), with the plugin only. */
   demo: (DemoHousehold & { base_url: string }) | undefined;
   /** Asks the probe. */
   probe(request: 'read'): Promise<ProbeReading>;

@@ -11,12 +11,12 @@ export interface Pair<T> {
 /** What {@link pairedRounds} returns: every pair and the headline ratio. */
 export interface PairedResult<T> {
   pairs: Pair<T>[];
-  /** DESIGN §8: the median of the per-round ratios, never a best-of or a ratio of separate picks. */
+  /** docs/design.md §8: the median of the per-round ratios, never a best-of or a ratio of separate picks. */
   ratio: number;
 }
 
 /**
- * DESIGN §8 "a ratio is the median of paired rounds": each round measures the service and the
+ * docs/design.md §8 "a ratio is the median of paired rounds": each round measures the service and the
  * baseline back to back (even rounds baseline first, odd rounds service first, so a drift of the
  * machine's load does not always favour one side), computes one ratio from that pair, and the
  * headline is the median of those ratios. A busy spell then spoils one pair, not the headline.

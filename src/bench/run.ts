@@ -19,7 +19,7 @@ export interface BenchLine {
   ops_per_s: number;
   /** Median of the baseline's rounds. */
   baseline_ops_per_s: number;
-  /** DESIGN §8: the median of the per-round ratios (service ÷ baseline measured back to back). */
+  /** docs/design.md §8: the median of the per-round ratios (service ÷ baseline measured back to back). */
   ratio: number;
   /** Medians of the service rounds' p50 and p99 latency. */
   p50_ms: number;
@@ -56,7 +56,7 @@ const cpuOf = (result: Measurement): number[] => (result.cpuUsPerOp === undefine
  * Measures one scenario: the real service (`ekey-locks demo` in a child process, fresh data
  * folder on the temporary directory's disk) and the raw `node:http` baseline (another child),
  * same connections and duration, back to back in each round, alternating which goes first; the
- * ratio is the median of the rounds' ratios (DESIGN §8).
+ * ratio is the median of the rounds' ratios (docs/design.md §8).
  */
 async function runScenario(scenario: BenchScenario, options: RunOptions): Promise<BenchLine> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ekey-bench-'));

@@ -9,7 +9,7 @@ import { describeError } from '../domain/errors.js';
 
 /**
  * `ekey-locks demo [--port N] [--data DIR]`: the demo household on loopback. The first stdout
- * line is the demo JSON (DESIGN §6); logs go to stderr so stdout stays machine-readable. Then
+ * line is the demo JSON (docs/design.md §6); logs go to stderr so stdout stays machine-readable. Then
  * stdin takes the JSON-line control protocol (src/demo/demo-control.ts), one answer line each.
  */
 export async function demoCommand(args: string[]): Promise<void> {

@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util';
-import { NukiFrameError } from '../gateway/nuki/nuki-frame.js';
-import { buildNukiFrame, dissectNukiFrame, parseNukiHex } from '../gateway/nuki/nuki-frame-dissector.js';
-import { nukiPairCommand, nukiScanCommand } from './nuki-pairing-command.js';
+import { NukiFrameError } from '../families/nuki/protocol/nuki-frame.js';
+import { buildNukiFrame, dissectNukiFrame, parseNukiHex } from '../families/nuki/protocol/nuki-frame-dissector.js';
+import { nukiPairCommand, nukiScanCommand } from '../families/nuki/nuki-pairing-commands.js';
 import { UsageError } from './usage-error.js';
 import { describeError } from '../domain/errors.js';
 
-/** A frame or value that cannot be used: one line on stderr, exit 2, no usage text (DESIGN §4b). */
+/** A frame or value that cannot be used: one line on stderr, exit 2, no usage text (docs/design.md §4b). */
 class FrameInputError extends Error {}
 
 /**

@@ -10,7 +10,7 @@ import { describeError } from '../domain/errors.js';
 
 /**
  * Reads and checks a config file holding the same object as the Homebridge platform block. A lock
- * entry that cannot run is left out with one error line (DESIGN §9); anything else wrong is a
+ * entry that cannot run is left out with one error line (docs/design.md §9); anything else wrong is a
  * usage error listing every field.
  */
 export function readConfigFile(file: string, logger: Logger = consoleLogger): PluginConfig {

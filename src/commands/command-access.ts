@@ -4,7 +4,7 @@ import type { CommandRepository } from '../store/command-repository.js';
 import type { LockRepository } from '../store/lock-repository.js';
 
 /**
- * What the caller's keys allow on a lock at one instant (DESIGN §3 Commands):
+ * What the caller's keys allow on a lock at one instant (docs/design.md §3 Commands):
  * - `usable`: a key usable now — may send commands;
  * - `not_usable`: holds a key that is not usable now (pending, not yet valid, expired, outside
  *   its schedule) — knows the lock exists, so 403;
@@ -18,7 +18,7 @@ export interface CommandAccess {
   permissionAt(userId: string, lockId: string, atMs: number): CommandPermission;
   /** The caller's role from their keys usable at `atMs` (owner, admin, guest), or null. */
   roleAt(userId: string, lockId: string, atMs: number): EKeyRole | null;
-  /** Why the caller's live key on the lock is not usable at `atMs` (DESIGN §7), or undefined without one. */
+  /** Why the caller's live key on the lock is not usable at `atMs` (docs/design.md §7), or undefined without one. */
   explainAt?(userId: string, lockId: string, atMs: number): KeyExplanation | undefined;
 }
 

@@ -18,7 +18,7 @@ import { keyNotUsableError } from './command-refusal.js';
 
 /** The part of the gateway the engine drives (LockGateway satisfies it). */
 export interface CommandGateway {
-  /** Connected now, or heard from recently (DESIGN §3 Locks "online"). */
+  /** Connected now, or heard from recently (docs/design.md §3 Locks "online"). */
   isReachable(lockId: string): boolean;
   /** Resolves with the outcome and never rejects; `timeoutMs` counts from the call. */
   sendCommand(lockId: string, action: CommandType, options?: { timeoutMs?: number }): Promise<CommandOutcome>;
@@ -94,7 +94,7 @@ interface LockQueue {
 const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /**
- * The remote command engine (DESIGN §3 Commands): checks permission and reachability, persists
+ * The remote command engine (docs/design.md §3 Commands): checks permission and reachability, persists
  * each command, runs the commands of one lock one at a time in order through the gateway, and
  * records the outcome. The lifecycle is created → processing → completed | failed; `completed`
  * only when the lock confirmed the bolt position.
@@ -137,7 +137,7 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
 
   /**
    * After a restart nothing is running: every command stored as `created` or `processing` ends
-   * `failed`/`interrupted` (DESIGN §3: never left `processing` forever). Returns how many.
+   * `failed`/`interrupted` (docs/design.md §3: never left `processing` forever). Returns how many.
    */
   recoverInterrupted(): number {
     const count = this.deps.commands.failUnfinished('interrupted', this.deps.clock.now());
@@ -210,7 +210,7 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
 
   /**
    * A command as its caller may see it: the requester, and the owners and admins of the lock
-   * (DESIGN §3 Commands). Everyone else, and a command of another lock, gets 404.
+   * (docs/design.md §3 Commands). Everyone else, and a command of another lock, gets 404.
    * @throws ServiceError 404
    */
   get(userId: string, lockId: string, commandId: string): CommandRecord {

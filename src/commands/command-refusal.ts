@@ -1,5 +1,5 @@
 /**
- * The 403 a command gets when the caller's key is not usable now, explained (DESIGN §7: "the same
+ * The 403 a command gets when the caller's key is not usable now, explained (docs/design.md §7: "the same
  * evaluation is what a refused command reports"): the problem body carries `not_usable_because`,
  * `next_usable_at`, `usable_until` (ISO 8601 UTC), `lock_time_zone` and `ekey_id`, and its detail
  * says it in words, times on the lock's clock.

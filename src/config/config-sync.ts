@@ -1,6 +1,6 @@
 import type { Clock } from '../domain/clock.js';
 import { newId, normalizeId, stableId } from '../domain/ids.js';
-import { DEFAULT_LOCK_FAMILY } from '../domain/lock-family.js';
+import { DEFAULT_LOCK_FAMILY } from '../families/registry.js';
 import { sha256Hex } from '../auth/secrets.js';
 import type { Logger } from '../logger.js';
 import type { ClientRepository } from '../store/client-repository.js';
@@ -22,7 +22,7 @@ export interface ConfigSyncDependencies {
 
 /**
  * The id of a configured lock: its explicit `id`, else one derived from its Bluetooth address —
- * never from its name, so renaming a lock keeps its eKeys and history (DESIGN §9). Undefined for
+ * never from its name, so renaming a lock keeps its eKeys and history (docs/design.md §9). Undefined for
  * an entry with neither (see {@link resolveLockId}).
  */
 export const configuredLockId = (lock: { id?: string | undefined; address?: string | undefined; name?: string }): string | undefined =>

@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FieldError } from '../domain/errors.js';
+import { DEFAULT_LOCK_FAMILY, LOCK_FAMILY_IDS, lockFamily, type LockFamilyId } from '../families/registry.js';
 import { hostTimeZone, isValidTimeZone } from './time-zone.js';
 
 const Uuid = Type.String({ format: 'uuid' });
@@ -26,13 +27,13 @@ export const LockConfigSchema = Type.Object(
     time_zone: Type.Optional(Type.String({ minLength: 1 })),
     owner_email: Type.String({ format: 'email' }),
     gateway: Type.Optional(Type.Boolean()),
-    /** Which protocol the lock speaks (DESIGN §4b); default `ekey`. A `nuki` lock needs no `key`: it is paired. */
-    family: Type.Optional(Type.Union([Type.Literal('ekey'), Type.Literal('nuki')])),
+    /** Which protocol the lock speaks (docs/design.md §4b); default `ekey`. A `nuki` lock needs no `key`: it is paired. */
+    family: Type.Optional(Type.Unsafe<LockFamilyId>(Type.Union(LOCK_FAMILY_IDS.map((id) => Type.Literal(id))))),
     /** Nuki only: a Nuki Keypad is paired with the lock, so eKeys can carry door codes (docs/design.md §4c); default false. */
     keypad: Type.Optional(Type.Boolean()),
     /**
      * Nuki only: the lock's own app authorizations (by the name shown in the Nuki app) linked to
-     * our users (by e-mail); their actions become taps by those users (DESIGN §4b).
+     * our users (by e-mail); their actions become taps by those users (docs/design.md §4b).
      */
     nuki_users: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 32 }), Type.String({ format: 'email' }))),
   },
@@ -54,7 +55,7 @@ export const PluginConfigSchema = Type.Object(
     platform: Type.Optional(Type.String()),
     name: Type.Optional(Type.String()),
     demo: Type.Optional(Type.Boolean()),
-    /** Show every lock as a Matter door lock too, when Homebridge 2 runs Matter for this bridge (default true; DESIGN §5b). */
+    /** Show every lock as a Matter door lock too, when Homebridge 2 runs Matter for this bridge (default true; docs/design.md §5b). */
     matter: Type.Optional(Type.Boolean()),
     api: Type.Optional(
       Type.Object(
@@ -150,12 +151,12 @@ export interface ConfigCheck {
   config: PluginConfig | undefined;
   /** Errors outside `locks[]`: the plugin cannot start with them. */
   errors: FieldError[];
-  /** One line per lock entry left out, naming the lock and every field at fault (DESIGN §9). */
+  /** One line per lock entry left out, naming the lock and every field at fault (docs/design.md §9). */
   skippedLocks: string[];
 }
 
 /**
- * Checks a config the way the service runs it (DESIGN §9): a lock entry that fails validation
+ * Checks a config the way the service runs it (docs/design.md §9): a lock entry that fails validation
  * (time zone, address, key, family, …) is left out with one line naming the lock and the field,
  * and the other locks run; anything wrong outside `locks[]` stops the plugin.
  */
@@ -190,12 +191,8 @@ export function lockEntryProblems(entry: unknown): FieldError[] {
   const problems: FieldError[] = [];
   const zone = lock.time_zone ?? hostTimeZone();
   if (!isValidTimeZone(zone)) problems.push({ field: '/time_zone', message: `"${zone}" is not an IANA time zone (e.g. "Europe/Berlin")` });
-  const family = lock.family ?? 'ekey';
-  if (family === 'ekey' && lock.address !== undefined && lock.gateway !== false && lock.key === undefined) {
-    problems.push({ field: '/key', message: 'is required for a lock of our profile reached over Bluetooth (64 hex characters shared with the lock)' });
-  }
-  if (family === 'nuki' && lock.key !== undefined) problems.push({ field: '/key', message: 'is not used by a Nuki lock (it is paired: ekey-locks nuki pair)' });
-  if (family === 'nuki' && lock.address === undefined) problems.push({ field: '/address', message: 'is required for a Nuki lock' });
-  if (lock.keypad === true && family !== 'nuki') problems.push({ field: '/keypad', message: 'is only for a Nuki lock (a Nuki Keypad pairs with a Nuki)' });
+  const family = lockFamily(lock.family ?? DEFAULT_LOCK_FAMILY);
+  problems.push(...family.configProblems(lock));
+  if (lock.keypad === true && (lock.family ?? DEFAULT_LOCK_FAMILY) !== 'nuki') problems.push({ field: '/keypad', message: 'is only for a Nuki lock (a Nuki Keypad pairs with a Nuki)' });
   return problems;
 }

@@ -1,4 +1,4 @@
-/** The host's IANA time zone: the default zone of a lock (DESIGN §3 Paths and conventions). */
+/** The host's IANA time zone: the default zone of a lock (docs/design.md §3 Paths and conventions). */
 export function hostTimeZone(): string {
   return process.env.TZ && isValidTimeZone(process.env.TZ) ? process.env.TZ : Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 }

@@ -1,8 +1,8 @@
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { isUuid } from '../domain/ids.js';
-import { activityOfNukiLogEntry } from '../gateway/drivers/nuki/nuki-state-mapping.js';
-import { SimulatedNuki } from '../gateway/simulator/simulated-nuki.js';
+import { activityOfNukiLogEntry } from '../families/nuki/driver/nuki-state-mapping.js';
+import { SimulatedNuki } from '../families/nuki/simulator/simulated-nuki.js';
 import { DEMO_GATEWAY_AUTHORIZATION } from './demo-household.js';
 import type { DemoSimulatedLock } from './demo-locks.js';
 import type { LockRuntime } from '../locks/lock-runtime.js';
@@ -14,10 +14,10 @@ import { windowOfKeypadLimits } from '../families/nuki/protocol/nuki-keypad-wind
 /** The answer's error when the lock refuses a tap because the eKey is not on its credential allow-list. */
 export const CREDENTIAL_REFUSED = 'credential_refused';
 
-/** One control line (DESIGN §6), after validation. */
+/** One control line (docs/design.md §6), after validation. */
 export type DemoControlCommand =
   | { op: 'tap'; lockId: string; ekeyId: string; action: 'lock' | 'unlock' }
-  /** A tap on a Nuki: a phone paired with the lock (a Nuki authorization, by name) acts (DESIGN §4b). */
+  /** A tap on a Nuki: a phone paired with the lock (a Nuki authorization, by name) acts (docs/design.md §4b). */
   | { op: 'tap'; lockId: string; authorization: string; action: 'lock' | 'unlock' }
   | { op: 'manual'; lockId: string; bolt: 'locked' | 'unlocked' }
   | { op: 'battery'; lockId: string; level: number }
@@ -144,7 +144,7 @@ export interface DemoControlDependencies {
   lockState: Pick<LockStateRepository, 'read'>;
   /**
    * Whether the lock accepts a tap by this eKey now: null when it does, else why not. A real lock
-   * holds the credentials the service provisioned; revoking a key withdraws it at once (DESIGN §3).
+   * holds the credentials the service provisioned; revoking a key withdraws it at once (docs/design.md §3).
    * Default: every credential is accepted.
    */
   tapRefusal?: (lockId: string, ekeyId: string) => string | null;
@@ -158,7 +158,7 @@ export interface DemoControlDependencies {
 }
 
 /**
- * The demo's stdin control protocol (DESIGN §6). Each line drives one simulated lock; the answer
+ * The demo's stdin control protocol (docs/design.md §6). Each line drives one simulated lock; the answer
  * comes once the lock has acted and — for a lock with a gateway connection — the service has
  * observed the result (bolt, battery, activity stored; offline/online shown), so a client that
  * reads the answer and then calls the API sees the change. Malformed lines are answered with
@@ -237,7 +237,7 @@ export class DemoControl {
             return { ok: false, error: `"${DEMO_GATEWAY_AUTHORIZATION}" is the gateway's own authorization: send a command (POST /locks/{id}/commands) instead` };
           }
           if (lock.bolt === 'jammed') return { ok: false, error: 'the bolt is jammed; turn it by hand first ("manual")' };
-          // DESIGN §4b: any name other than the linked one is an unlinked authorization, so a
+          // docs/design.md §4b: any name other than the linked one is an unlinked authorization, so a
           // name the lock does not know yet is a phone paired with it in the Nuki app (docs/commands.md).
           try {
             lock.addAuthorization(command.authorization);

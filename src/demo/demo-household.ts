@@ -8,16 +8,18 @@ import type { ClientRepository } from '../store/client-repository.js';
 import type { LockRepository } from '../store/lock-repository.js';
 import type { SettingsRepository } from '../store/settings-repository.js';
 import { hostTimeZone } from '../config/time-zone.js';
-import type { LockFamily } from '../domain/lock-family.js';
+import { lockFamily, type LockFamilyId } from '../families/registry.js';
+import type { EventRepository } from '../store/event-repository.js';
+import { seedDemoHistory } from './demo-history.js';
 
-/** The demo household as printed on the demo's first stdout line (DESIGN §6), minus `base_url`. */
+/** The demo household as printed on the demo's first stdout line (docs/design.md §6), minus `base_url`. */
 export interface DemoHousehold {
   clients: { client_id: string; client_secret: string; redirect_uri: string }[];
   users: { id: string; email: string; password: string; name: string }[];
-  locks: { id: string; name: string; owner_id: string; gateway: boolean; family: LockFamily }[];
+  locks: { id: string; name: string; owner_id: string; gateway: boolean; family: LockFamilyId }[];
 }
 
-/** What pairing the demo's simulated Nuki produced (DESIGN §4b, §6), as if `ekey-locks nuki pair` had run. */
+/** What pairing the demo's simulated Nuki produced (docs/design.md §4b, §6), as if `ekey-locks nuki pair` had run. */
 export interface DemoNukiSecrets {
   /** 64 hex digits. */
   sharedKey: string;
@@ -37,11 +39,11 @@ export interface DemoLockSecrets {
   nuki?: DemoNukiSecrets;
 }
 
-/** The Nuki authorization linked to the demo's owner: a tap naming it is the owner's (DESIGN §4b). */
+/** The Nuki authorization linked to the demo's owner: a tap naming it is the owner's (docs/design.md §4b). */
 export const DEMO_LINKED_AUTHORIZATION = "Olivia's iPhone";
 /** Our own authorization's name in the demo Nuki's list. */
 /**
- * The demo's Nuki user links (DESIGN §4b), as config `locks[].nuki_users` would give them: on each
+ * The demo's Nuki user links (docs/design.md §4b), as config `locks[].nuki_users` would give them: on each
  * demo Nuki, "Olivia's iPhone" is the owner. Lock ids lower-case, as the runtime looks them up.
  */
 export function demoNukiUserLinks(household: DemoHousehold): Map<string, Map<string, string>> {
@@ -49,7 +51,7 @@ export function demoNukiUserLinks(household: DemoHousehold): Map<string, Map<str
   const owner = household.users[0];
   if (owner === undefined) return links;
   for (const lock of household.locks) {
-    if (lock.family === 'nuki') links.set(lock.id.toLowerCase(), new Map([[DEMO_LINKED_AUTHORIZATION, owner.email]]));
+    if (lockFamily(lock.family).keepsOwnUsers) links.set(lock.id.toLowerCase(), new Map([[DEMO_LINKED_AUTHORIZATION, owner.email]]));
   }
   return links;
 }
@@ -58,7 +60,7 @@ export const DEMO_GATEWAY_AUTHORIZATION = 'ekey-locks';
 
 interface StoredDemo {
   /** Households stored before the Nuki came have no `family` on their locks. */
-  household: Omit<DemoHousehold, 'locks'> & { locks: (Omit<DemoHousehold['locks'][number], 'family'> & { family?: LockFamily })[] };
+  household: Omit<DemoHousehold, 'locks'> & { locks: (Omit<DemoHousehold['locks'][number], 'family'> & { family?: LockFamilyId })[] };
   lockSecrets: DemoLockSecrets[];
 }
 
@@ -82,10 +84,16 @@ export interface DemoDependencies {
   clock: Clock;
   /** Runs a function in one SQLite transaction: the household is seeded whole or not at all. */
   transaction: <T>(work: () => T) => T;
+  /**
+   * Where the household's week of history goes (src/demo/demo-history.ts), written once with the
+   * household; without it the household starts with an empty history (tests that count events from
+   * zero use that).
+   */
+  events?: EventRepository;
 }
 
-/** The demo's locks (DESIGN §6): our profile, one without a gateway connection, and a simulated Nuki. */
-const LOCK_SPECS: readonly { name: string; gateway: boolean; address: string; family: LockFamily }[] = [
+/** The demo's locks (docs/design.md §6): our profile, one without a gateway connection, and a simulated Nuki. */
+const LOCK_SPECS: readonly { name: string; gateway: boolean; address: string; family: LockFamilyId }[] = [
   { name: 'Front Door', gateway: true, address: 'D0:E1:00:00:00:01', family: 'ekey' },
   { name: 'Garden Gate', gateway: false, address: 'D0:E1:00:00:00:02', family: 'ekey' },
   { name: 'Back Door', gateway: true, address: 'D0:E1:00:00:00:03', family: 'nuki' },
@@ -134,7 +142,17 @@ export async function ensureDemoHousehold(deps: DemoDependencies): Promise<{ hou
       redirectUris: [client.redirect_uri],
       createdAt: now,
     });
-    for (const entry of seeded) storeDemoLock(deps, entry, owner.id, now);
+    const ownerKeys = seeded.map((entry) => storeDemoLock(deps, entry, owner.id, now));
+    if (deps.events !== undefined) {
+      const historyLocks = seeded
+        .map((entry, index) => ({ id: entry.lock.id, name: entry.lock.name, zone: hostTimeZone(), ownerKeyId: ownerKeys[index] ?? '', gateway: entry.lock.gateway }))
+        .filter((lock) => lock.gateway);
+      for (const history of seedDemoHistory(deps.events, historyLocks, owner, now)) {
+        // The lock's state ends where its history ends: locked, at the last battery reading.
+        const lock = deps.locks.findById(history.lockId);
+        if (lock) deps.locks.saveState({ id: lock.id, boltState: 'locked', batteryLevel: history.batteryLevel, lastSeenAt: lock.lastSeenAt, lastActivitySequence: lock.lastActivitySequence });
+      }
+    }
     deps.settings.set(SETTINGS_KEY, { household: { clients: [client], users, locks }, lockSecrets } satisfies StoredDemo);
   });
   return { household: { clients: [client], users, locks }, lockSecrets };
@@ -143,7 +161,7 @@ export async function ensureDemoHousehold(deps: DemoDependencies): Promise<{ hou
 interface SeededLock {
   lock: DemoHousehold['locks'][number];
   secrets: DemoLockSecrets;
-  family: LockFamily;
+  family: LockFamilyId;
 }
 
 function newDemoLock(spec: (typeof LOCK_SPECS)[number], ownerId: string): SeededLock {
@@ -166,7 +184,8 @@ function newDemoLock(spec: (typeof LOCK_SPECS)[number], ownerId: string): Seeded
   return { lock: { id, name: spec.name, owner_id: ownerId, gateway: spec.gateway, family: spec.family }, secrets, family: spec.family };
 }
 
-function storeDemoLock(deps: DemoDependencies, entry: SeededLock, ownerId: string, now: number): void {
+/** Stores a demo lock and its owner key; returns the key's id. */
+function storeDemoLock(deps: DemoDependencies, entry: SeededLock, ownerId: string, now: number): string {
   deps.locks.upsert({
     id: entry.lock.id,
     name: entry.lock.name,
@@ -184,7 +203,9 @@ function storeDemoLock(deps: DemoDependencies, entry: SeededLock, ownerId: strin
     lastActivitySequence: 0,
     createdAt: now,
   });
-  deps.locks.ensureOwnerKey(entry.lock.id, ownerId, newId(), now);
+  const keyId = newId();
+  deps.locks.ensureOwnerKey(entry.lock.id, ownerId, keyId, now);
+  return keyId;
 }
 
 /** A household stored before Back Door (and `family`) existed gains both, once, in one transaction. */

@@ -1,11 +1,11 @@
 import { hostTimeZone } from '../config/time-zone.js';
 import type { Clock } from '../domain/clock.js';
-import { parseLockKey } from '../gateway/frame-authentication.js';
-import { SimulatedLock } from '../gateway/simulator/simulated-lock.js';
-import { SimulatedNuki } from '../gateway/simulator/simulated-nuki.js';
+import { parseLockKey } from '../families/ekey/protocol/frame-authentication.js';
+import { SimulatedLock } from '../families/ekey/simulator/simulated-lock.js';
+import { SimulatedNuki } from '../families/nuki/simulator/simulated-nuki.js';
 import { SimulatorTransport } from '../gateway/transports/simulator-transport.js';
 import type { LockStateRepository } from '../store/lock-state-repository.js';
-import type { StoredNukiCredentials } from '../store/nuki-credential-file.js';
+import type { StoredNukiCredentials } from '../families/nuki/nuki-credential-file.js';
 import { DEMO_GATEWAY_AUTHORIZATION, DEMO_LINKED_AUTHORIZATION, type DemoHousehold, type DemoLockSecrets } from './demo-household.js';
 
 /** A demo lock of either family. */
@@ -24,7 +24,7 @@ export interface DemoSimulation {
 /** The demo re-advertises every half second, so a lock that goes away shows offline within the 2 s window. */
 export const DEMO_ADVERTISEMENT_INTERVAL_MS = 500;
 
-/** The demo's link timings: a lock that goes out of range shows `offline` within 5 s (DESIGN §6). */
+/** The demo's link timings: a lock that goes out of range shows `offline` within 5 s (docs/design.md §6). */
 export const DEMO_LINK_TIMINGS = {
   offlineAfterS: 2,
   presenceCheckIntervalMs: 250,
@@ -33,7 +33,7 @@ export const DEMO_LINK_TIMINGS = {
 
 /**
  * Builds one simulated lock per demo lock: our profile for Front Door and Garden Gate, a
- * simulated Nuki for Back Door (DESIGN §4b, §6), paired with the gateway and with "Olivia's
+ * simulated Nuki for Back Door (docs/design.md §4b, §6), paired with the gateway and with "Olivia's
  * iPhone", the owner's phone. Only locks with a gateway connection are reachable through the
  * transport; Garden Gate exists (it can be tapped or turned by hand) but the service never hears
  * from it. Each lock starts where the store last saw it (bolt, battery, activity numbering), so

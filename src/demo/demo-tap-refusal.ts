@@ -11,7 +11,7 @@ export interface DemoTapRefusalSources {
 }
 
 /**
- * Why a simulated lock without a gateway connection refuses a tap by `ekeyId` now (DESIGN §3: taps
+ * Why a simulated lock without a gateway connection refuses a tap by `ekeyId` now (docs/design.md §3: taps
  * are checked when they happen), or null. Locks the gateway reaches decide by themselves, from the
  * allow-list it keeps in sync (also while out of reach, with their last list); only a lock the
  * gateway never reaches gets no list, so the demo checks for it here.

@@ -1,6 +1,6 @@
 /**
  * The eKey DateTime wire format, `M/D/YYYY h:mm:ss AM|PM`, read and written in a lock's IANA
- * time zone. Requests may also carry ISO 8601 with an explicit offset (DESIGN §3 Paths and
+ * time zone. Requests may also carry ISO 8601 with an explicit offset (docs/design.md §3 Paths and
  * conventions). Pure: no clock, no I/O.
  */
 import { DateTime, IANAZone } from 'luxon';

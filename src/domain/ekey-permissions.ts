@@ -1,7 +1,7 @@
 /**
  * Who may do what to which eKey: the spec's permission table by the caller's role on the lock,
  * plus two rules of ours — nobody grants a type above their own, and nobody but an owner touches
- * owner keys (DESIGN §3 eKeys).
+ * owner keys (docs/design.md §3 eKeys).
  */
 import { isUsableAt } from './ekey-validity.js';
 import type { EKey, EKeyFields, EKeyType } from './ekey-types.js';
@@ -154,7 +154,7 @@ export function checkPermission(request: PermissionRequest): PermissionDecision 
 }
 
 /**
- * The actions a PUT amounts to, from the fields it actually changes (DESIGN §3 eKeys): `type` is
+ * The actions a PUT amounts to, from the fields it actually changes (docs/design.md §3 eKeys): `type` is
  * grant; `name` and `message` are rename (both are the key's descriptive text, ours); validity and
  * schedules are reschedule. An update that changes nothing needs no permission beyond seeing the key.
  */

@@ -160,7 +160,7 @@ function finish(type: EKeyType, draft: Draft, stored: EKeyFields | null, context
   let scheduleEnd: string | null = null;
 
   if (type === 'scheduled') {
-    // DESIGN §3 eKeys: scheduled requires schedule_start and schedule_end.
+    // docs/design.md §3 eKeys: scheduled requires schedule_start and schedule_end.
     if (draft.scheduleStart === null) errors.push({ field: '/schedule_start', message: 'is required for a scheduled eKey' });
     if (draft.scheduleEnd === null) errors.push({ field: '/schedule_end', message: 'is required for a scheduled eKey' });
     if (draft.scheduleStart !== null && draft.scheduleEnd !== null) {
@@ -177,7 +177,7 @@ function finish(type: EKeyType, draft: Draft, stored: EKeyFields | null, context
     scheduleStart = draft.scheduleStart;
     scheduleEnd = draft.scheduleEnd;
   } else {
-    // DESIGN §3 eKeys: owner/admin/anytime (and guest, spec POST /ekey) carry no schedule.
+    // docs/design.md §3 eKeys: owner/admin/anytime (and guest, spec POST /ekey) carry no schedule.
     for (const [field, value] of [
       ['/schedule_start', draft.scheduleStart],
       ['/schedule_end', draft.scheduleEnd],

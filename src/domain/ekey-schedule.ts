@@ -116,7 +116,7 @@ export function toFiveFieldCron(expression: string): string {
 /**
  * Whether `instantMs` lies inside the daily window opened by `start` and closed by `end`, read on
  * the wall clock of `zone`: inside when the most recent start occurrence at or before the instant
- * is later than the most recent end occurrence at or before it (DESIGN §3 eKeys). So the window
+ * is later than the most recent end occurrence at or before it (docs/design.md §3 eKeys). So the window
  * includes its start minute and excludes its end minute, windows may cross midnight or span days,
  * and when a start and an end fall on the same minute the end wins.
  *

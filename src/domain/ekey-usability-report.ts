@@ -1,5 +1,5 @@
 /**
- * "When can I get in?" — a key's usability explained (DESIGN §7): whether it is usable now, why
+ * "When can I get in?" — a key's usability explained (docs/design.md §7): whether it is usable now, why
  * not, when it is usable next and until when. Built on the same rule that judges commands and
  * taps ({@link usabilityAt}): every instant reported here is one where that rule changes its answer.
  */

@@ -1,6 +1,6 @@
 /**
  * When an eKey can be used: accepted, inside its validity window, inside its daily schedule
- * (DESIGN §3 eKeys: "usable"). Commands and taps are checked against this at the moment they happen.
+ * (docs/design.md §3 eKeys: "usable"). Commands and taps are checked against this at the moment they happen.
  */
 import { isInsideSchedule } from './ekey-schedule.js';
 import type { EKey } from './ekey-types.js';

@@ -1,5 +1,5 @@
 /**
- * Event history paging math (DESIGN §3 Events): query validation, the page window, and the
+ * Event history paging math (docs/design.md §3 Events): query validation, the page window, and the
  * `previous`/`next` links. Pure: the store runs the keyset queries, this decides what they mean.
  *
  * Order is newest first. `after=<id>` is the page of events older than that event; `before=<id>`

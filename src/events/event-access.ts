@@ -28,7 +28,7 @@ export interface UserNames {
 }
 
 /**
- * Which events a caller may see on a lock (DESIGN §3 Events):
+ * Which events a caller may see on a lock (docs/design.md §3 Events):
  * - `all`: owners and admins see every event;
  * - `own`: other holders of a usable key see only the events they performed.
  */

@@ -44,7 +44,7 @@ export const DEFAULT_EVENT_PAGE_CACHE_LIMIT = 256;
 const REPLAY_BATCH = 200;
 
 /**
- * Reads the event history (DESIGN §3 Events): who may see what, keyset pages, cheap counts.
+ * Reads the event history (docs/design.md §3 Events): who may see what, keyset pages, cheap counts.
  * Visibility: owners and admins see every event of the lock; other holders of a usable key see
  * only events they performed; anyone else gets 404, exactly as for an unknown lock.
  */

@@ -53,7 +53,7 @@ const toRecorded = (event: NewEvent | StoredEvent): RecordedEvent => ({
 });
 
 /**
- * Turns what the lock runtime reports into LockEvents (spec §Events rules 1–3, DESIGN §3 Events),
+ * Turns what the lock runtime reports into LockEvents (spec §Events rules 1–3, docs/design.md §3 Events),
  * durably: each call is one SQLite transaction (WAL, synchronous=FULL) and returns only after it
  * committed; {@link recordBatch} commits many reports in one transaction (read-back backlogs and
  * the runtime's group commit, src/locks/group-commit.ts). Committed events are then published to the live streams.
@@ -149,7 +149,7 @@ export class EventRecorder implements LockEventSink {
   }
 
   /**
-   * DESIGN §4b: an action by a lock-side authorization (a Nuki app) that the owner linked to one
+   * docs/design.md §4b: an action by a lock-side authorization (a Nuki app) that the owner linked to one
    * of our users is that user's tap; an unlinked one records nothing, as the spec says for fobs.
    */
   private authorizationTap(lockId: string, report: ActivityReport): { event: StoredEvent; fresh: boolean } | null {

@@ -36,11 +36,11 @@ export interface EventStreamServiceDependencies {
   timer?: IntervalTimer;
   /** A client this far behind is dropped rather than buffered without bound (default 1 MiB). */
   maxPendingBytes?: number;
-  /** Open streams per user (DESIGN §9: 10) and in all (500); past that, 429. */
+  /** Open streams per user (docs/design.md §9: 10) and in all (500); past that, 429. */
   limits?: Partial<StreamLimits>;
 }
 
-/** How many streams may be open (DESIGN §9 Limits). */
+/** How many streams may be open (docs/design.md §9 Limits). */
 export interface StreamLimits {
   perUser: number;
   total: number;
@@ -59,7 +59,7 @@ export interface EventStream {
 }
 
 /**
- * Live lock events as Server-Sent Events (DESIGN §3 Events › Live): same visibility as the
+ * Live lock events as Server-Sent Events (docs/design.md §3 Events › Live): same visibility as the
  * history, one message per event (`id:` = event id, `data:` = LockEvent JSON), `Last-Event-ID`
  * resume (the missed events first, oldest first, then live, with none lost or repeated),
  * heartbeats, and teardown when the client leaves or the service stops.
@@ -82,7 +82,7 @@ export class EventStreamService {
 
   /**
    * Checks, before anything is written, that the caller may see the lock's events (404 otherwise)
-   * and that a stream is free for them (429 with Retry-After otherwise, DESIGN §9).
+   * and that a stream is free for them (429 with Retry-After otherwise, docs/design.md §9).
    */
   authorize(callerId: string, lockId: string): EventAudience {
     const audience = this.deps.query.audience(callerId, lockId);

@@ -1,5 +1,5 @@
+import type { ActivitySource, LockAction } from '../domain/lock-vocabulary.js';
 import type { LockEventType } from '../domain/lock-event-type.js';
-import type { ActivitySource, LockAction } from '../gateway/lock-profile.js';
 
 export type { LockEventType } from '../domain/lock-event-type.js';
 
@@ -16,11 +16,11 @@ export interface RecordedEvent {
 /**
  * The contract between the lock runtime (gateway listeners, command engine) and the event
  * recorder. The runtime reports everything it learns; the recorder decides what becomes a
- * LockEvent (spec §Events rules 1–3, DESIGN §3 Events):
+ * LockEvent (spec §Events rules 1–3, docs/design.md §3 Events):
  * - activity with source `tap` → lock/unlock event, performer = the tapping eKey's user
  *   (recorded and flagged, with a warning logged, when that key is not usable at that moment);
  * - a tap by a lock-side authorization (`actor`, e.g. a Nuki app) → an event with the linked user
- *   as performer; an unlinked authorization → no event, as for fobs (DESIGN §4b);
+ *   as performer; an unlinked authorization → no event, as for fobs (docs/design.md §4b);
  * - activity with source `manual`, `triple_tap`, `fob`, `auto` → no event;
  * - activity with source `remote` → no event here: the command engine reports the completed
  *   command itself, with its requester as performer, so it is recorded exactly once;

@@ -1,4 +1,4 @@
-/** Why a command did not complete (DESIGN §3 "Commands" terminal reasons the gateway can know). */
+/** Why a command did not complete (docs/design.md §3 "Commands" terminal reasons the gateway can know). */
 export type CommandFailureReason =
   /** The lock answered that the bolt jammed. */
   | 'jammed'

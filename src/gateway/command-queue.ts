@@ -3,7 +3,7 @@ import { Deadline } from './deadline.js';
 /**
  * Runs a lock's link work one job at a time, in call order: commands and other exchanges never
  * interleave on the link. A job's deadline starts at the call, so time spent waiting behind
- * earlier jobs counts against it (DESIGN §3: the command timeout counts from the request).
+ * earlier jobs counts against it (docs/design.md §3: the command timeout counts from the request).
  */
 export class CommandQueue {
   private chain: Promise<unknown> = Promise.resolve();

@@ -1,6 +1,4 @@
-import type { ActivityRecord } from './activity-record-codec.js';
-import type { ActivitySource } from './lock-profile.js';
-import type { DeviceInformation } from './lock-profile.js';
+import type { ActivityRecord, ActivitySource, DeviceInformation } from '../domain/lock-vocabulary.js';
 import type { DoorState, GatewayBolt } from './lock-snapshot.js';
 
 /** The bolt settled in a new position. */
@@ -18,7 +16,7 @@ export interface BatteryChangedEvent {
   level: number;
 }
 
-/** The lock became reachable or unreachable (DESIGN §3 "online"). */
+/** The lock became reachable or unreachable (docs/design.md §3 "online"). */
 export interface ConnectivityChangedEvent {
   lockId: string;
   online: boolean;

@@ -1,6 +1,6 @@
 /**
  * The generic GATT transport: how the gateway reaches a Bluetooth LE device, whatever protocol it
- * speaks. A protocol driver (src/gateway/drivers/) describes the characteristics it needs as a
+ * speaks. A protocol driver (src/families/<family>/driver/) describes the characteristics it needs as a
  * {@link GattProfile}; the transport finds the device, connects, resolves those characteristics
  * and subscribes to the ones that notify or indicate. Raw bytes only: codecs and reassembly of
  * fragmented messages live in the drivers, so both transports carry exactly the same frames.

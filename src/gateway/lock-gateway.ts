@@ -1,17 +1,17 @@
+import type { LockAction } from '../domain/lock-vocabulary.js';
 import { EventEmitter } from 'node:events';
 import type { Clock } from '../domain/clock.js';
 import { failed, type CommandOutcome } from './command-outcome.js';
-import type { CredentialEntry, LockDriver } from './drivers/lock-driver.js';
+import type { CredentialEntry, LockDriver } from './lock-driver.js';
 import type { Advertisement, GattTransport } from './gatt-transport.js';
 import type { LockGatewayEvents } from './gateway-events.js';
 import type { GatewayLogger } from './gateway-logger.js';
-import type { LockAction } from './lock-profile.js';
 import type { LockSnapshot } from './lock-snapshot.js';
 import { ManagedLock, type ManagedLockSettings } from './managed-lock.js';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './reconnect-backoff.js';
 import { describeError, describeFault } from '../domain/errors.js';
 
-export type { CredentialEntry } from './drivers/lock-driver.js';
+export type { CredentialEntry } from './lock-driver.js';
 import type { KeypadAccess, KeypadSessionResult } from './keypad-access.js';
 
 /** A lock the gateway should manage. */
@@ -22,7 +22,7 @@ export interface LockRegistration {
   address: string;
   /** Human name, for logs. */
   name: string;
-  /** The lock family's protocol driver (src/gateway/drivers/), one instance per lock. */
+  /** The lock family's protocol driver (src/families/<family>/driver/), one instance per lock. */
   driver: LockDriver;
 }
 
@@ -30,9 +30,9 @@ export interface LockRegistration {
 export interface LockGatewayOptions {
   /** Budget for finding + connecting + resolving GATT, ms (default 10 000). */
   connectTimeoutMs?: number;
-  /** Default command timeout, ms, counted from the `sendCommand` call (default 15 000, DESIGN §3). */
+  /** Default command timeout, ms, counted from the `sendCommand` call (default 15 000, docs/design.md §3). */
   commandTimeoutMs?: number;
-  /** A lock not connected and not heard from for this long is offline, s (default 120, DESIGN §3). */
+  /** A lock not connected and not heard from for this long is offline, s (default 120, docs/design.md §3). */
   offlineAfterS?: number;
   /** Budget of each read and of the activity read-back after a connect, ms (default 5 000). */
   operationTimeoutMs?: number;
@@ -222,7 +222,7 @@ export class LockGateway extends EventEmitter<LockGatewayEvents> {
     await this.locks.get(lockId)?.credentialsSettled();
   }
 
-  /** Connected now, or heard from within `offlineAfterS` (DESIGN §3). False for unknown ids. */
+  /** Connected now, or heard from within `offlineAfterS` (docs/design.md §3). False for unknown ids. */
   isReachable(lockId: string): boolean {
     return this.locks.get(lockId)?.isReachable() ?? false;
   }

@@ -1,4 +1,4 @@
-import type { ConnectionPolicy } from './drivers/lock-driver.js';
+import type { ConnectionPolicy } from './lock-driver.js';
 import type { GattConnection, GattProfile, GattTransport } from './gatt-transport.js';
 import type { GatewayLogger } from './gateway-logger.js';
 import { backoffDelay, type BackoffPolicy } from './reconnect-backoff.js';

@@ -1,7 +1,6 @@
-import type { ActivityRecord } from './activity-record-codec.js';
-import type { ReportedBolt } from './drivers/lock-driver.js';
+import type { ActivityRecord, ActivitySource, DeviceInformation } from '../domain/lock-vocabulary.js';
+import type { ReportedBolt } from './lock-driver.js';
 import type { LockGatewayEvents } from './gateway-events.js';
-import type { ActivitySource, DeviceInformation } from './lock-profile.js';
 import type { DoorState, GatewayBolt } from './lock-snapshot.js';
 
 /** Emits one gateway event (the gateway guards its listeners). */

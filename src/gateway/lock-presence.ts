@@ -1,7 +1,7 @@
 import type { Clock } from '../domain/clock.js';
 
 /**
- * Whether a lock is reachable (DESIGN §3 "online"): connected now, or heard from — a connection,
+ * Whether a lock is reachable (docs/design.md §3 "online"): connected now, or heard from — a connection,
  * a notification, an advertisement — within `offlineAfterMs`. Reports each change once.
  */
 export class LockPresence {

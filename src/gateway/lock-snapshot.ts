@@ -1,9 +1,9 @@
-import type { ActivitySource, DeviceInformation } from './lock-profile.js';
+import type { ActivitySource, DeviceInformation } from '../domain/lock-vocabulary.js';
 
-/** Bolt state as the service shows it (DESIGN §3 "Locks": `bolt_state` values). */
+/** Bolt state as the service shows it (docs/design.md §3 "Locks": `bolt_state` values). */
 export type GatewayBolt = 'locked' | 'unlocked' | 'jammed' | 'unknown';
 
-/** A door sensor's reading, for locks that have one (DESIGN §4b). */
+/** A door sensor's reading, for locks that have one (docs/design.md §4b). */
 export type DoorState = 'closed' | 'open' | 'unknown';
 
 /** Everything the gateway knows about one lock, answered from memory (never waits on Bluetooth). */
@@ -14,7 +14,7 @@ export interface LockSnapshot {
   bolt: GatewayBolt;
   /** True while the lock reports its motor moving. */
   moving: boolean;
-  /** Connected now, or heard from within `offlineAfterS` (DESIGN §3 "online"). */
+  /** Connected now, or heard from within `offlineAfterS` (docs/design.md §3 "online"). */
   online: boolean;
   /** A GATT connection is up and synchronised right now. */
   connected: boolean;

@@ -1,15 +1,14 @@
+import type { ActivityRecord, LockAction } from '../domain/lock-vocabulary.js';
 import type { Clock } from '../domain/clock.js';
-import type { ActivityRecord } from './activity-record-codec.js';
 import { failed, type CommandOutcome } from './command-outcome.js';
 import { CommandQueue } from './command-queue.js';
 import { Deadline, EXPIRED } from './deadline.js';
-import type { CredentialEntry, DriverContext, LockDriver } from './drivers/lock-driver.js';
+import type { CredentialEntry, DriverContext, LockDriver } from './lock-driver.js';
 import type { Advertisement, GattConnection, GattTransport } from './gatt-transport.js';
 import type { GatewayLogger } from './gateway-logger.js';
 import { LockLink } from './lock-link.js';
 import { LockObservations, type GatewayEmit } from './lock-observations.js';
 import { LockPresence } from './lock-presence.js';
-import type { LockAction } from './lock-profile.js';
 import type { LockSnapshot } from './lock-snapshot.js';
 import type { BackoffPolicy } from './reconnect-backoff.js';
 import type { KeypadAccess, KeypadSessionResult } from './keypad-access.js';

@@ -1,7 +1,7 @@
 import type { HomeKitLock, LockPort } from './lock-port.js';
 
 /**
- * Who a command from a home controller acts as (DESIGN §5 and §5b): the user named by
+ * Who a command from a home controller acts as (docs/design.md §5 and §5b): the user named by
  * `homekit.user_email`, else the lock's owner. HomeKit and Matter commands both go through this,
  * so they obey the same eKey rules and appear in the history with the same performer. Resolved
  * per command: a user created after start-up (an invitation) works without a restart. Null when

@@ -8,7 +8,7 @@ import { describeError } from '../domain/errors.js';
 export const DEMO_CONTROL_ENV = 'EKEY_DEMO_CONTROL';
 
 /**
- * Answers one demo control line (DESIGN §6: `{"op":"tap"|"manual"|"battery"|"jam"|"offline"|"online",…}`)
+ * Answers one demo control line (docs/design.md §6: `{"op":"tap"|"manual"|"battery"|"jam"|"offline"|"online",…}`)
  * with its one-line JSON answer (`{"ok":true}` or `{"ok":false,"error":…}`, echoing `"id"`), once
  * the simulated lock has acted on it. The same handler serves `ekey-locks demo`'s stdin.
  */
@@ -50,7 +50,7 @@ export async function openDemoControlFromEnvironment(service: Partial<DemoContro
 /**
  * Homebridge gives a plugin no stdin, so in demo mode the control lines of `ekey-locks demo`
  * arrive on a Unix socket instead: one JSON line in, one JSON line out, in order per connection.
- * A supported way to drive the demo inside Homebridge (DESIGN §6, docs/homekit.md "Demo control
+ * A supported way to drive the demo inside Homebridge (docs/design.md §6, docs/homekit.md "Demo control
  * inside Homebridge"), opened only when {@link DEMO_CONTROL_ENV} names a path.
  */
 export async function openDemoControlChannel(path: string, handle: DemoControlHandler, logger: Logger): Promise<DemoControlChannel> {

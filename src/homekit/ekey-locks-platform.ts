@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { StartReportFile } from '../store/start-report-file.js';
 import type { API, Categories, DynamicPlatformPlugin, Logging, MatterAccessory, PlatformAccessory, PlatformConfig } from 'homebridge';
 import type { ServiceOptions } from '../service-options.js';
 import { checkPluginConfig, type PluginConfig } from '../config/plugin-config.js';
@@ -66,7 +67,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
   private readonly accessories = new Map<string, LockAccessory>();
   private readonly openService: EmbeddedServiceOpener;
   private readonly writeDemoLine: (line: string) => void;
-  /** The Matter view of the locks (DESIGN §5b); undefined without Matter (Homebridge 1, or not enabled). */
+  /** The Matter view of the locks (docs/design.md §5b); undefined without Matter (Homebridge 1, or not enabled). */
   private readonly matterLocks: MatterLocks | undefined;
   private service: EmbeddedService | undefined;
   private port: LockPort | undefined;
@@ -78,6 +79,8 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
   private stopping = false;
   /** Set while a lock entry of the config is left out: its cached accessory must survive the typo. */
   private keepStaleAccessories = false;
+  /** The error lines of the start under way (lock entries left out), for the start report. */
+  private startProblems: string[] = [];
 
   constructor(
     private readonly log: Logging,
@@ -94,6 +97,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     api.on('didFinishLaunching', () => {
       this.starting = this.start().catch(async (error: unknown) => {
         this.log.error(`eKey Locks could not start: ${describeError(error)}`);
+        this.reportStart([...this.startProblems, `eKey Locks could not start: ${describeError(error)}`]);
         if (error instanceof Error && error.stack !== undefined) this.log.debug(error.stack);
         // A service opened before the failure (its worker thread, its port) is closed; the bridge runs on.
         const service = this.service;
@@ -127,13 +131,30 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     await this.starting;
   }
 
+  /**
+   * Records why this start did not bring the service up (the settings page quotes it, docs/design.md
+   * §7), or clears the record once it runs (`lines` empty).
+   */
+  private reportStart(lines: readonly string[]): void {
+    try {
+      const file = new StartReportFile(join(this.api.user.storagePath(), 'ekey-locks'));
+      if (lines.length === 0) file.clear();
+      else file.write(lines);
+    } catch {
+      // Only a help for the settings page: the log says the same.
+    }
+  }
+
   private async start(): Promise<void> {
     const check = checkPluginConfig(this.platformConfig ?? {});
-    // DESIGN §9: a bad lock entry is left out with one line naming it and the field; the others run.
+    // docs/design.md §9: a bad lock entry is left out with one line naming it and the field; the others run.
     for (const line of check.skippedLocks) this.log.error(line);
+    this.startProblems = [...check.skippedLocks];
     if (check.config === undefined) {
       // Cached accessories stay: a typo in the config must not delete the user's automations.
-      this.log.error(`Configuration is invalid; eKey Locks is not started:\n${check.errors.map((e) => `  ${e.field}: ${e.message}`).join('\n')}`);
+      const line = `Configuration is invalid; eKey Locks is not started:\n${check.errors.map((e) => `  ${e.field}: ${e.message}`).join('\n')}`;
+      this.log.error(line);
+      this.reportStart([...this.startProblems, line]);
       return;
     }
     const config = check.config;
@@ -141,6 +162,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     this.keepStaleAccessories = check.skippedLocks.length > 0;
     if (!isConfigured(config)) {
       this.log.warn('eKey Locks is not configured (no locks, no clients, demo off): nothing to do. See the README to set it up.');
+      this.reportStart([...this.startProblems, 'eKey Locks is not configured (no locks, no clients, demo off): nothing to do.']);
       this.reconcileAccessories([]);
       await this.matterLocks?.removeCached();
       return;
@@ -152,6 +174,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     const url = await this.service.listen(config.api?.port ?? (demo ? 0 : 8787), config.api?.host ?? (demo ? '127.0.0.1' : '0.0.0.0'));
     if (this.shuttingDown()) return;
     this.log.info(`eKey access service listening on ${url}`);
+    this.reportStart([]);
     this.log.info(`Web app: ${url}/app/`);
 
     this.startHomeKit(config);
@@ -298,7 +321,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     }
   }
 
-  /** The demo control socket (DESIGN §6), when `EKEY_DEMO_CONTROL` names a path. */
+  /** The demo control socket (docs/design.md §6), when `EKEY_DEMO_CONTROL` names a path. */
   private async openDemoControl(): Promise<void> {
     this.controlChannel = await openDemoControlFromEnvironment(this.service, this.logger);
   }

@@ -37,7 +37,7 @@ export interface LockAccessorySettings {
   /** StatusLowBattery turns LOW strictly below this battery level (0..1). */
   lowBatteryThreshold: number;
   /**
-   * The user a HomeKit command on this lock acts as (DESIGN §5: the configured HomeKit user,
+   * The user a HomeKit command on this lock acts as (docs/design.md §5: the configured HomeKit user,
    * default the lock's owner); null when the configured user does not exist (the command is refused).
    */
   actingUserId: (lock: HomeKitLock) => string | null;
@@ -213,7 +213,7 @@ export class LockAccessory {
     this.disposed = true;
   }
 
-  /** Bolt moved for any reason: current and target follow (DESIGN §5), and the last action. */
+  /** Bolt moved for any reason: current and target follow (docs/design.md §5), and the last action. */
   private showBolt(source: HomeKitLock['lastActivitySource']): void {
     this.currentState.push(toLockCurrentState(this.lock.bolt, this.lock.moving));
     const target = toLockTargetState(this.lock.bolt);

@@ -1,4 +1,4 @@
-import type { ActivitySource, DeviceInformation, LockAction } from '../gateway/lock-profile.js';
+import type { ActivitySource, DeviceInformation, LockAction } from '../domain/lock-vocabulary.js';
 
 /**
  * The port between the HomeKit adapter and the access service: everything the Homebridge
@@ -35,7 +35,7 @@ export interface LockPort {
   resolveUser(email: string): HomeKitUser | null;
 }
 
-/** Bolt state as the service shows it (DESIGN §3 `bolt_state`). */
+/** Bolt state as the service shows it (docs/design.md §3 `bolt_state`). */
 export type HomeKitBolt = 'locked' | 'unlocked' | 'jammed' | 'unknown';
 
 /** A position HomeKit may ask for. */
@@ -57,7 +57,7 @@ export interface HomeKitLock {
   bolt: HomeKitBolt;
   /** True while the motor moves. */
   moving: boolean;
-  /** Reachable now (DESIGN §3 "online"). False also for a lock with no gateway connection. */
+  /** Reachable now (docs/design.md §3 "online"). False also for a lock with no gateway connection. */
   online: boolean;
   /** Battery on the 0..1 scale; null until the first reading. */
   batteryLevel: number | null;
@@ -95,7 +95,7 @@ export type LockChange =
   | { kind: 'device_information'; lockId: string; deviceInformation: DeviceInformation }
   /**
    * A user tapped the lock: an eKey holder with a key usable at that moment, or a Nuki
-   * authorization linked to that user (DESIGN §4b). Live taps only: records read back after a
+   * authorization linked to that user (docs/design.md §4b). Live taps only: records read back after a
    * reconnect are not arrivals.
    */
   | { kind: 'tap'; lockId: string; userId: string; action: LockAction }
@@ -105,7 +105,7 @@ export type LockChange =
 /** Receives {@link LockChange}s. */
 export type LockChangeListener = (change: LockChange) => void;
 
-/** Why a command ran and failed (DESIGN §3 "Commands" terminal `failure_reason`s). */
+/** Why a command ran and failed (docs/design.md §3 "Commands" terminal `failure_reason`s). */
 export type HomeKitCommandFailure = 'jammed' | 'timeout' | 'delivery_failed' | 'lock_offline' | 'interrupted' | 'superseded';
 
 /** Why a command was not even queued. */

@@ -1,10 +1,11 @@
-import type { ActivitySource } from '../gateway/lock-profile.js';
+import { isLockFamilyId, lockFamily } from '../families/registry.js';
+import type { ActivitySource } from '../domain/lock-vocabulary.js';
 import type { HomeKitBolt, HomeKitBoltTarget, HomeKitDoor, HomeKitLock } from './lock-port.js';
 
 /*
  * Pure mappings from the service's lock state to what each ecosystem shows: HomeKit
  * characteristic values (docs/homekit.md "Mapping") and Matter DoorLock / Power Source attributes
- * (docs/matter.md "Mapping", DESIGN §5b). The one place a lock's state is translated: the HomeKit
+ * (docs/matter.md "Mapping", docs/design.md §5b). The one place a lock's state is translated: the HomeKit
  * accessory (lock-accessory.ts) and the Matter door lock (src/matter/) are two thin views of the
  * same lock port that both read these tables. No HAP or matter.js import: the numbers are the
  * protocols', and unit tests hold them equal to hap-nodejs's and matter.js's constants.
@@ -110,7 +111,7 @@ export interface BoltView {
 }
 
 /**
- * The bolt table (DESIGN §5 and §5b), read by both adapters:
+ * The bolt table (docs/design.md §5 and §5b), read by both adapters:
  *
  * | bolt       | HAP current | HAP target | Matter LockState     |
  * |------------|-------------|------------|----------------------|
@@ -150,7 +151,7 @@ export function toLockTargetState(bolt: HomeKitBolt): LockTargetStateValue | nul
 }
 
 /**
- * Bolt → Matter DoorLock LockState (DESIGN §5b). As in HomeKit, a move in progress keeps the last
+ * Bolt → Matter DoorLock LockState (docs/design.md §5b). As in HomeKit, a move in progress keeps the last
  * settled state: Matter has no "moving" value, and NotFullyLocked would read as a jam.
  */
 export function toMatterLockState(bolt: HomeKitBolt): MatterLockStateValue | null {
@@ -183,7 +184,7 @@ export interface BatteryValues {
   low: StatusLowBatteryValue;
 }
 
-/** Default `homekit.low_battery_threshold` (DESIGN §5). */
+/** Default `homekit.low_battery_threshold` (docs/design.md §5). */
 export const DEFAULT_LOW_BATTERY_THRESHOLD = 0.2;
 
 /**
@@ -255,12 +256,12 @@ function nonEmpty(value: string | undefined): string | undefined {
 
 /**
  * HomeKit's serial number: a Nuki shows its Nuki ID, as the Nuki app does (read from the lock's
- * Config, DESIGN §4b); every other lock its Bluetooth address (docs/homekit.md), which is stable
+ * Config, docs/design.md §4b); every other lock its Bluetooth address (docs/homekit.md), which is stable
  * and printed on nothing else; the lock id when neither is known.
  */
 export function toSerialNumber(lock: Pick<HomeKitLock, 'family' | 'bleAddress' | 'deviceInformation' | 'id'>): string {
-  const nukiId = lock.family === 'nuki' ? lock.deviceInformation?.serial.trim() : undefined;
-  if (nukiId !== undefined && nukiId !== '') return nukiId;
+  const ownSerial = isLockFamilyId(lock.family) ? lockFamily(lock.family).serialNumberOf(lock.deviceInformation ?? undefined) : undefined;
+  if (ownSerial !== undefined) return ownSerial;
   return lock.bleAddress.trim() === '' ? lock.id : lock.bleAddress;
 }
 

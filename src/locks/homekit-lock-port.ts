@@ -1,8 +1,7 @@
+import type { ActivityRecord, ActivitySource } from '../domain/lock-vocabulary.js';
 import type { CommandAccess } from '../commands/command-access.js';
 import type { CommandEngine } from '../commands/command-engine.js';
 import { ServiceError, describeError } from '../domain/errors.js';
-import type { ActivityRecord } from '../gateway/activity-record-codec.js';
-import type { ActivitySource } from '../gateway/lock-profile.js';
 import type {
   HomeKitBoltTarget,
   HomeKitCommandRefusal,
@@ -173,7 +172,7 @@ export class HomeKitLockPort implements LockPort {
         }
         // Arrivals: live taps only (the recorder names the performer). An eKey tap counts when the
         // key was usable at that moment; a tap by a Nuki authorization linked to a user is that
-        // user's whether or not they also hold an eKey: the lock let them in (DESIGN §4b).
+        // user's whether or not they also hold an eKey: the lock let them in (docs/design.md §4b).
         if (!change.backlog && record.source === 'tap' && event?.performerId != null) {
           const byLinkedAuthorization = record.actor != null;
           if (byLinkedAuthorization || this.deps.access.permissionAt(event.performerId, change.lockId, record.timestamp) === 'usable') {

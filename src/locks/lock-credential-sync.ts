@@ -16,7 +16,7 @@ const HOUR_MS = 3_600_000;
 export type CredentialKey = UsabilityFields & { id: string };
 
 /**
- * The credentials of a lock usable at `now` (DESIGN §3 eKeys "usable", read on the lock's time
+ * The credentials of a lock usable at `now` (docs/design.md §3 eKeys "usable", read on the lock's time
  * zone), each with `validUntil` = the earliest instant the key could stop being usable: its
  * `valid_to`, or the end of its current schedule window. Schedules change state only on minute
  * boundaries, so the window's end is found by checking the boundaries up to the end of the next

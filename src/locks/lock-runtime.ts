@@ -1,13 +1,11 @@
+import type { ActivityRecord, ActivitySource, LockAction } from '../domain/lock-vocabulary.js';
 import { EventEmitter } from 'node:events';
 import type { Clock } from '../domain/clock.js';
 import type { LockEventSink, RecordedEvent } from '../events/lock-event-sink.js';
-import type { ActivityRecord } from '../gateway/activity-record-codec.js';
 import type { CommandOutcome } from '../gateway/command-outcome.js';
-import { EKeyDriver } from '../gateway/drivers/ekey/ekey-driver.js';
-import type { LockDriver } from '../gateway/drivers/lock-driver.js';
+import type { LockDriver } from '../gateway/lock-driver.js';
 import type { ActivityEvent, BatteryChangedEvent, BoltChangedEvent, ConnectivityChangedEvent, DoorChangedEvent } from '../gateway/gateway-events.js';
 import { LockGateway, type LockGatewayOptions } from '../gateway/lock-gateway.js';
-import type { ActivitySource, LockAction } from '../gateway/lock-profile.js';
 import type { DoorState, LockSnapshot } from '../gateway/lock-snapshot.js';
 import type { GattTransport } from '../gateway/gatt-transport.js';
 import type { Logger } from '../logger.js';
@@ -62,14 +60,13 @@ export interface LockRuntimeDependencies {
    */
   transaction?: <T>(work: () => T) => T;
   /**
-   * The protocol driver of a stored lock, or null when it cannot have one (no key, unknown
-   * family). Default: our profile's driver for locks with a key (src/locks/lock-drivers.ts
-   * builds the one that knows every family).
+   * The protocol driver of a stored lock, or null when it cannot have one (no address, no key):
+   * src/locks/lock-drivers.ts builds it from the lock's family.
    */
-  driverFor?: (lock: LockRecord) => LockDriver | null;
+  driverFor: (lock: LockRecord) => LockDriver | null;
   /**
    * The user a lock-side authorization (a Nuki app authorization, by name) is linked to
-   * (config `locks[].nuki_users`), or null. Its actions are taps by that user (DESIGN §4b).
+   * (config `locks[].nuki_users`), or null. Its actions are taps by that user (docs/design.md §4b).
    */
   linkedUser?: (lockId: string, authorization: string) => string | null;
   /**
@@ -83,7 +80,7 @@ export interface LockRuntimeDependencies {
  * The lock runtime: owns the gateway, registers every lock that has a gateway connection
  * (address and key) with it, and turns what the gateway observes into stored lock state
  * (`bolt_state`, `online_status`, `battery_level`, `last_seen_at`, `last_activity_sequence`) and
- * into recorder calls (DESIGN §3 Locks, Events). The gateway reads activity back from the stored
+ * into recorder calls (docs/design.md §3 Locks, Events). The gateway reads activity back from the stored
  * `last_activity_sequence` after every (re)connect, so nothing is lost while a lock was away.
  *
  * @example
@@ -177,7 +174,7 @@ export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
   register(lock: LockRecord): boolean {
     if (!lock.hasGateway || lock.bleAddress === null) return false;
     if (this.gateway.lockIds().includes(lock.id)) return false;
-    const driver = (this.deps.driverFor ?? defaultDriverFor)(lock);
+    const driver = this.deps.driverFor(lock);
     if (driver === null) return false;
     this.gateway.addLock({ id: lock.id, address: lock.bleAddress, name: lock.name, driver });
     return true;
@@ -235,7 +232,7 @@ export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
     return this.gateway.sendCommand(lockId.toLowerCase(), action, options);
   }
 
-  /** `online` or `offline` now (DESIGN §3 Locks); a lock without a gateway connection is offline. */
+  /** `online` or `offline` now (docs/design.md §3 Locks); a lock without a gateway connection is offline. */
   onlineStatus(lockId: string): OnlineStatus {
     return this.isReachable(lockId) ? 'online' : 'offline';
   }
@@ -341,9 +338,4 @@ export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
       this.deps.logger.error(`Could not store a ${what} observation: ${describeError(error)}`);
     }
   }
-}
-
-/** Our profile's driver for a lock with a key; other families need src/locks/lock-drivers.ts. */
-function defaultDriverFor(lock: LockRecord): LockDriver | null {
-  return lock.family === 'ekey' && lock.lockKey !== null ? new EKeyDriver(lock.lockKey) : null;
 }

@@ -12,7 +12,7 @@ export type MatterCapableApi = Partial<Pick<API, 'isMatterAvailable' | 'isMatter
 export type MatterAvailability = { matter: MatterAPI } | { matter: undefined; reason: string };
 
 /**
- * Decides whether locks are shown in Matter (DESIGN §5b): Homebridge must offer Matter
+ * Decides whether locks are shown in Matter (docs/design.md §5b): Homebridge must offer Matter
  * (`isMatterAvailable()`, Homebridge 2), the bridge that runs this platform must have it enabled
  * (`isMatterEnabled()`), and `api.matter` must be there. Never throws: an API without these
  * methods (Homebridge 1) or one whose methods fail simply means "no Matter".

@@ -2,7 +2,7 @@ import type { HomeKitBoltTarget, HomeKitCommandResult } from '../homekit/lock-po
 
 /**
  * The Matter status a LockDoor/UnlockDoor answers when the command did not end with the bolt
- * where it was asked to go (DESIGN §5b): Busy (0x9C) when the lock's command queue is full — the
+ * where it was asked to go (docs/design.md §5b): Busy (0x9C) when the lock's command queue is full — the
  * controller may retry later —, Failure (0x01) for every other refusal or failure.
  */
 export type MatterCommandStatus = 'busy' | 'failure';

@@ -3,7 +3,7 @@ import type { HomeKitLock } from '../homekit/lock-port.js';
 import { toManufacturer, toMatterBatteryValues, toMatterLockState, toModel, toSerialNumber } from '../homekit/lock-state-mapping.js';
 
 /*
- * One lock as a Matter door lock (DESIGN §5b): the accessory Homebridge's Matter API registers —
+ * One lock as a Matter door lock (docs/design.md §5b): the accessory Homebridge's Matter API registers —
  * a featureless DoorLock (no PINs, users or schedules: Homebridge composes none) plus a battery
  * Power Source cluster on the same endpoint. Values come from the shared mapping
  * (lock-state-mapping.ts); this file only arranges them the way the API wants them.

@@ -9,7 +9,7 @@ import { describeError, describeFault } from '../domain/errors.js';
 export interface MatterLockSettings {
   /** Power Source BatChargeLevel turns Warning strictly below this battery level (0..1). */
   lowBatteryThreshold: number;
-  /** The user a command acts as (the HomeKit user, DESIGN §5b); null refuses the command. */
+  /** The user a command acts as (the HomeKit user, docs/design.md §5b); null refuses the command. */
   actingUserId: (lock: HomeKitLock) => string | null;
 }
 
@@ -40,7 +40,7 @@ interface MatterLockEntry {
 const pause = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
 /**
- * The Matter view of the locks (DESIGN §5b): every lock of the port as a Matter DoorLock through
+ * The Matter view of the locks (docs/design.md §5b): every lock of the port as a Matter DoorLock through
  * Homebridge's Matter API, next to the HomeKit view and reading the same port and mapping.
  *
  * - Restored accessories (`configureMatterAccessory`) are collected before start; start registers

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SETTINGS_UI_FILE, type SettingsUiStatus } from '../store/settings-ui-file.js';
+import { StartReportFile } from '../store/start-report-file.js';
 
 /** Why the settings page cannot reach the service: always a sentence the user can act on. */
 export class ServiceUnavailable extends Error {
@@ -11,6 +12,19 @@ export class ServiceUnavailable extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * "Not running", with the reason the last start gave in its own words (docs/design.md §7), read
+ * from the platform's start report; without one, where to look.
+ */
+export function notRunning(dataDir: string): string {
+  const report = new StartReportFile(dataDir).read();
+  if (report === undefined || report.lines.length === 0) {
+    return 'The eKey Locks service is not running. Check that the plugin is enabled and Homebridge is running; the Homebridge log says why it did not start in the lines marked [eKey Locks].';
+  }
+  const said = report.lines.map((line) => line.replace(/\s+/g, ' ').trim()).join(' ');
+  return `The eKey Locks service is not running. When Homebridge started it, it said: “${said}”`;
 }
 
 /** The plugin's data folder inside Homebridge's storage path (as the platform uses it). */
@@ -27,9 +41,7 @@ export function readServiceStatus(dataDir: string, isAlive: (pid: number) => boo
     text = readFileSync(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    if (code === 'ENOENT') {
-      throw new ServiceUnavailable('stopped', 'The eKey Locks service is not running: it has not announced itself in Homebridge\'s storage folder. Check that the plugin is enabled and Homebridge is running, and look at the Homebridge log for "eKey Locks could not start".');
-    }
+    if (code === 'ENOENT') throw new ServiceUnavailable('stopped', notRunning(dataDir));
     throw new ServiceUnavailable('unreadable', `The service's status file ${path} cannot be read (${code}). The Homebridge UI must run as the same user as Homebridge.`);
   }
   let parsed: Partial<SettingsUiStatus>;
@@ -48,6 +60,8 @@ export function readServiceStatus(dataDir: string, isAlive: (pid: number) => boo
     throw new ServiceUnavailable('unreadable', `The service's status file ${path} is incomplete. Restart Homebridge to rewrite it.`);
   }
   if (!isAlive(parsed.pid)) {
+    const report = new StartReportFile(dataDir).read();
+    if (report !== undefined && report.lines.length > 0) throw new ServiceUnavailable('stopped', notRunning(dataDir));
     const since = typeof parsed.started_at === 'string' ? ` (it was started at ${parsed.started_at})` : '';
     throw new ServiceUnavailable('stopped', `The eKey Locks service is not running: its process has ended${since}. Restart Homebridge and check its log.`);
   }

@@ -1,6 +1,6 @@
 import type { SetupLock, SetupOwner } from '../access/setup-service.js';
-import type { NukiPairingIo } from '../cli/nuki-pairing-command.js';
-import { NukiPairingFailed, nukiPairCommand, nukiScanCommand } from '../cli/nuki-pairing-command.js';
+import type { NukiPairingIo } from '../families/nuki/nuki-pairing-commands.js';
+import { BluetoothUnavailable, NukiPairingFailed, nukiPairCommand, nukiScanCommand } from '../families/nuki/nuki-pairing-commands.js';
 import { UsageError } from '../cli/usage-error.js';
 import type { GattTransport } from '../gateway/gatt-transport.js';
 import type { GatewayLogger } from '../gateway/gateway-logger.js';
@@ -36,6 +36,9 @@ export interface SettingsUiHandlerOptions {
   transport?: (adapter: string | undefined, logger: GatewayLogger) => GattTransport;
   isAlive?: (pid: number) => boolean;
 }
+
+/** What the page says when the host has no Bluetooth the plugin can use (docs/design.md §7). */
+export const NO_BLUETOOTH = 'This Homebridge host has no Bluetooth that the plugin can use, so it cannot look for Nuki locks: install and start BlueZ, then scan again.';
 
 const ADDRESS = /^([0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}$/;
 const SCANNED_LINE = /^\s+(([0-9A-F]{2}:){5}[0-9A-F]{2})\s+Nuki Smart Lock(?:\s+(-?\d+) dBm)?$/;
@@ -150,6 +153,8 @@ export class SettingsUiHandlers {
       await run(io);
       return lines;
     } catch (error) {
+      // One plain sentence for the page; the terminal's version (with BlueZ's own words) stays in the CLI.
+      if (error instanceof BluetoothUnavailable) throw new SettingsUiError(NO_BLUETOOTH);
       if (error instanceof NukiPairingFailed || error instanceof UsageError) throw new SettingsUiError(error.message);
       throw new SettingsUiError(`Bluetooth failed unexpectedly: ${describeError(error)}`);
     } finally {

@@ -6,7 +6,7 @@ export type CommandType = 'lock' | 'unlock';
 /** Command statuses (spec: LockCommand `status`). */
 export type CommandStatus = 'created' | 'processing' | 'completed' | 'failed';
 
-/** Why a command failed (DESIGN §3 Commands). */
+/** Why a command failed (docs/design.md §3 Commands). */
 export type CommandFailure = 'jammed' | 'timeout' | 'delivery_failed' | 'lock_offline' | 'interrupted' | 'superseded';
 
 /** Where a command was requested. */

@@ -75,9 +75,31 @@ export function applyMigrations(db: SqliteDatabase, migrations: readonly Migrati
   }
   for (const migration of sorted) {
     if (migration.version <= current) continue;
+    if (migration.rebuildsTables === true) applyTableRebuild(db, migration);
+    else
+      db.transaction(() => {
+        db.exec(migration.sql);
+        db.pragma(`user_version = ${migration.version}`);
+      })();
+  }
+}
+
+/**
+ * SQLite's procedure for a change ALTER TABLE cannot make (https://sqlite.org/lang_altertable.html
+ * section 7): foreign keys off (the pragma is ignored inside a transaction, so it is set around
+ * it), the rebuild in one transaction, `foreign_key_check` before commit, foreign keys restored.
+ */
+function applyTableRebuild(db: SqliteDatabase, migration: Migration): void {
+  const enforced = db.pragma('foreign_keys', { simple: true }) === 1;
+  db.pragma('foreign_keys = OFF');
+  try {
     db.transaction(() => {
       db.exec(migration.sql);
+      const broken = db.pragma('foreign_key_check') as unknown[];
+      if (broken.length > 0) throw new Error(`Migration ${migration.version} (${migration.name}) would break ${broken.length} foreign key(s).`);
       db.pragma(`user_version = ${migration.version}`);
     })();
+  } finally {
+    if (enforced) db.pragma('foreign_keys = ON');
   }
 }

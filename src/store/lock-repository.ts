@@ -1,15 +1,15 @@
 import type { SqliteDatabase } from './database.js';
-import { DEFAULT_LOCK_FAMILY, isLockFamily, type LockFamily } from '../domain/lock-family.js';
+import { DEFAULT_LOCK_FAMILY, isLockFamilyId, type LockFamilyId } from '../families/registry.js';
 
-/** Bolt states a lock can report (DESIGN §3 Locks). */
+/** Bolt states a lock can report (docs/design.md §3 Locks). */
 export type BoltState = 'locked' | 'unlocked' | 'jammed' | 'unknown';
 
 /** A lock as stored. `lockKey` is secret: it never leaves the service. */
 export interface LockRecord {
   id: string;
   name: string;
-  /** Which protocol the lock speaks (DESIGN §4b). */
-  family: LockFamily;
+  /** Which protocol the lock speaks (docs/design.md §4b). */
+  family: LockFamilyId;
   bleAddress: string | null;
   lockKey: string | null;
   timeZone: string;
@@ -44,7 +44,7 @@ interface LockRow {
 const toRecord = (row: LockRow): LockRecord => ({
   id: row.id,
   name: row.name,
-  family: isLockFamily(row.family) ? row.family : DEFAULT_LOCK_FAMILY,
+  family: isLockFamilyId(row.family) ? row.family : DEFAULT_LOCK_FAMILY,
   bleAddress: row.ble_address,
   lockKey: row.lock_key,
   timeZone: row.time_zone,
@@ -99,7 +99,7 @@ export class LockRepository {
   }
 
   /**
-   * The owner of a registered lock automatically holds an accepted `owner` eKey (DESIGN §3 Locks).
+   * The owner of a registered lock automatically holds an accepted `owner` eKey (docs/design.md §3 Locks).
    * Inserts one unless the owner already holds a live key on the lock.
    */
   ensureOwnerKey(lockId: string, ownerId: string, keyId: string, now: number): boolean {
@@ -146,6 +146,8 @@ export class LockRepository {
 
   /** Inserts a lock, or updates its configuration (not its observed state) when it exists; a retired lock returns. `keypad` defaults to false. */
   upsert(lock: Omit<LockRecord, 'keypad'> & { keypad?: boolean }): void {
+    // The registry, not SQL, knows the families (migration 7).
+    if (!isLockFamilyId(lock.family)) throw new Error(`Lock ${lock.id}: "${String(lock.family)}" is not a lock family (src/families/registry.ts).`);
     this.writes += 1;
     this.upsertStatement.run({
       id: lock.id.toLowerCase(),

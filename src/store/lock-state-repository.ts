@@ -1,7 +1,7 @@
 import type { SqliteDatabase } from './database.js';
 import type { BoltState } from './lock-repository.js';
 
-/** Whether the gateway can reach a lock now (DESIGN §3 Locks). */
+/** Whether the gateway can reach a lock now (docs/design.md §3 Locks). */
 export type OnlineStatus = 'online' | 'offline';
 
 /** What the service last observed about a lock. */

@@ -33,7 +33,7 @@ const toRecord = (row: UserRow): UserRecord => ({
   createdAt: row.created_at,
 });
 
-/** E-mail addresses are unique case-insensitively (DESIGN §3 Users). */
+/** E-mail addresses are unique case-insensitively (docs/design.md §3 Users). */
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
 
 /** Upper bound of cached user records. */

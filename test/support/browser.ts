@@ -1,9 +1,9 @@
 /**
- * Debian's Chromium driven by playwright-core (../shared/guides/custom-ui-testing.md): pages that
+ * Debian's Chromium driven by playwright-core: pages that
  * record console errors, uncaught exceptions and CSP violations, so a test can fail on any of them.
  */
 import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Locator, type Page } from 'playwright-core';
 
 /** Where Debian puts Chromium (.ci/run installs it when missing). */
 export function chromiumPath(): string {
@@ -43,3 +43,50 @@ export async function openPage(browser: Browser, options: BrowserContextOptions 
   });
   return { context, page, problems };
 }
+
+/** The little of the DOM the helpers below use (this file compiles without the DOM's types). */
+interface ElementLike {
+  classList: { contains(name: string): boolean };
+  getBoundingClientRect(): { top: number; bottom: number; left: number; right: number; width: number; height: number };
+}
+interface WindowLike {
+  innerHeight: number;
+  getComputedStyle(element: unknown): { getPropertyValue(name: string): string };
+  document: { createElement(tag: string): ElementLike & { textContent: string; style: { font: string }; remove(): void }; body: { append(node: unknown): void } };
+}
+
+/** A computed CSS property of the element (`color`, `border-left-width`, …). */
+export const computedStyle = (locator: Locator, property: string): Promise<string> =>
+  locator.evaluate((element, name) => (globalThis as unknown as WindowLike).getComputedStyle(element).getPropertyValue(name), property);
+
+export const hasClass = (locator: Locator, name: string): Promise<boolean> => locator.evaluate((element: ElementLike, wanted) => element.classList.contains(wanted), name);
+
+/** The element's box in the viewport. */
+export const boxOf = (locator: Locator): Promise<{ top: number; bottom: number; left: number; right: number; width: number; height: number }> =>
+  locator.evaluate((element: ElementLike) => {
+    const box = element.getBoundingClientRect();
+    return { top: box.top, bottom: box.bottom, left: box.left, right: box.right, width: box.width, height: box.height };
+  });
+
+/** Whether the element is whole in the viewport's height. */
+export const inViewport = (locator: Locator): Promise<boolean> =>
+  locator.evaluate((element: ElementLike) => {
+    const box = element.getBoundingClientRect();
+    return box.top >= 0 && box.bottom <= (globalThis as unknown as WindowLike).innerHeight;
+  });
+
+/** Whether a field is wide enough for `text` in its own font, plus `extra` pixels (a picker's icon, padding). */
+export const fitsText = (locator: Locator, text: string, extra: number): Promise<boolean> =>
+  locator.evaluate(
+    (element: ElementLike, [sample, room]) => {
+      const page = globalThis as unknown as WindowLike;
+      const probe = page.document.createElement('span');
+      probe.textContent = sample;
+      probe.style.font = page.getComputedStyle(element).getPropertyValue('font');
+      page.document.body.append(probe);
+      const needed = probe.getBoundingClientRect().width + room;
+      probe.remove();
+      return element.getBoundingClientRect().width >= needed;
+    },
+    [text, extra] as const,
+  );

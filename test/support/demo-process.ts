@@ -1,7 +1,7 @@
 import { builtCli, spawnNode, type RunningChild } from './child-process.js';
 import { loginOverHttp, type OAuthTokens } from './oauth-login.js';
 
-/** The first stdout line of `ekey-locks demo` (DESIGN §6 "Running it"). */
+/** The first stdout line of `ekey-locks demo` (docs/design.md §6 "Running it"). */
 export interface DemoLine {
   base_url: string;
   clients: { client_id: string; client_secret: string; redirect_uri: string }[];

@@ -72,7 +72,7 @@ export interface RunningHomebridge {
   stop(): Promise<void>;
 }
 
-/** The demo JSON line (DESIGN §6). */
+/** The demo JSON line (docs/design.md §6). */
 export interface DemoLine {
   base_url: string;
   clients: { client_id: string; client_secret: string; redirect_uri: string }[];

@@ -1,4 +1,4 @@
-import type { ActivitySource } from '../../src/gateway/lock-profile.js';
+import type { ActivitySource } from '../../src/domain/lock-vocabulary.js';
 import type {
   HomeKitBolt,
   HomeKitBoltTarget,

@@ -7,7 +7,7 @@ import { delay, LoopbackRelay, REPO_ROOT, type DemoLine } from './homebridge-pro
 
 /*
  * Homebridge with Matter enabled, and a matter.js controller, in one private network namespace
- * (../shared/guides/matter-testing.md). matter.js ignores loopback interfaces, so the namespace
+ * (docs/matter.md). matter.js ignores loopback interfaces, so the namespace
  * gets a veth pair with IPv6 addresses: Homebridge binds veth0 (fd42::1), the controller uses
  * veth1 (fd42::2). A small holder process owns the namespace for the whole suite (Homebridge
  * restarts inside it) and relays a Unix socket to the REST API's loopback port there; Homebridge

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { AdvertisementListener, ConnectOptions, GattConnection, GattProfile, GattTransport } from '../../src/gateway/gatt-transport.js';
-import { NukiCommand, nukiCommandName } from '../../src/gateway/nuki/nuki-commands.js';
-import { decodeEncryptedFrame } from '../../src/gateway/nuki/nuki-frame.js';
+import { NukiCommand, nukiCommandName } from '../../src/families/nuki/protocol/nuki-commands.js';
+import { decodeEncryptedFrame } from '../../src/families/nuki/protocol/nuki-frame.js';
 
 /** One encrypted message the gateway wrote to a Nuki's USDIO, decrypted. */
 export interface WrittenNukiMessage {

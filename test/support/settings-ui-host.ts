@@ -5,10 +5,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
 import { ensureBuild, PROJECT_ROOT } from './child-process.js';
+import { HOMEBRIDGE_UI_THEME, homebridgeUiPublic, homebridgeUiStylesheet } from './homebridge-ui-theme.js';
 
 /**
  * A stand-in for homebridge-config-ui-x around our custom settings page (the real UI does not run
- * here: docs in ../shared/guides/custom-ui-testing.md). Like the UI it forks the plugin's real
+ * in tests). Like the UI it forks the plugin's real
  * `homebridge-ui/server.js` with HOMEBRIDGE_STORAGE_PATH/HOMEBRIDGE_CONFIG_PATH, serves
  * `public/index.html` wrapped in a document that loads plugin-ui-utils' `ui.js` (with a CSP like
  * the UI's), answers the iframe's postMessage requests (`request`, `config.*`, `spinner.*`,
@@ -31,11 +32,18 @@ export interface SettingsUiHostOptions {
   env?: Record<string, string>;
   /** Forward no request to server.js and answer none: a UI whose server.js hangs. */
   unanswered?: boolean;
+  /**
+   * Dress the page in the real Homebridge UI's theme (homebridge-ui-theme.ts) as the UI does: its
+   * stylesheet, body classes and inline body colours, sent through ui.js's own messages.
+   */
+  homebridgeTheme?: boolean;
 }
 
 const HOST_DIR = join(PROJECT_ROOT, 'test', 'support', 'settings-ui-host');
 const UI_JS = join(PROJECT_ROOT, 'node_modules', '@homebridge', 'plugin-ui-utils', 'dist', 'ui.js');
 const CONTENT_TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
+const UI_TYPES: Record<string, string> = { '.css': 'text/css; charset=utf-8', '.woff2': 'font/woff2', '.ttf': 'font/ttf', '.svg': 'image/svg+xml', '.png': 'image/png' };
+
 /** The CSP the Homebridge UI serves a custom page with (other origins' scripts blocked). */
 const PLUGIN_CSP = "default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src *";
 
@@ -54,6 +62,8 @@ function stagePackage(): string {
 
 export async function startSettingsUiHost(options: SettingsUiHostOptions): Promise<SettingsUiHost> {
   const packageRoot = stagePackage();
+  const uiPublic = options.homebridgeTheme === true ? homebridgeUiPublic() : undefined;
+  const uiTheme = uiPublic === undefined ? '' : `/ui/${homebridgeUiStylesheet(uiPublic)}`;
   const publicDir = join(packageRoot, 'homebridge-ui', 'public');
   const config = options.config ?? [{ platform: 'EKeyLocks', name: 'eKey Locks' }];
   let output = '';
@@ -96,7 +106,7 @@ export async function startSettingsUiHost(options: SettingsUiHostOptions): Promi
   };
 
   const hostPage = (): string => `<!DOCTYPE html>
-<html lang="en" data-theme="${options.theme ?? 'light'}" data-config="${JSON.stringify(config).replace(/&/g, '&amp;').replace(/"/g, '&quot;')}">
+<html lang="en" data-theme="${options.theme ?? 'light'}" data-ui-stylesheet="${uiTheme}" data-ui-theme="${HOMEBRIDGE_UI_THEME}" data-config="${JSON.stringify(config).replace(/&/g, '&amp;').replace(/"/g, '&quot;')}">
 <head><meta charset="utf-8"><title>Homebridge UI (test host)</title><link rel="stylesheet" href="/host.css"></head>
 <body class="${options.theme === 'dark' ? 'host-dark' : 'host-light'}">
 <div id="host-spinner" role="progressbar" aria-label="Homebridge UI spinner" hidden>Loading…</div>
@@ -129,6 +139,18 @@ ${readFileSync(join(publicDir, 'index.html'), 'utf8')}
       if (url.pathname === '/host.css') return send(200, CONTENT_TYPES['.css'] ?? '', readFileSync(join(HOST_DIR, 'host.css'), 'utf8'));
       if (url.pathname === '/ui.js') return send(200, CONTENT_TYPES['.js'] ?? '', readFileSync(UI_JS, 'utf8'));
       if (url.pathname === '/favicon.ico') return send(204, 'text/plain', '');
+      if (uiPublic !== undefined && url.pathname.startsWith('/ui/')) {
+        const file = normalize(decodeURIComponent(url.pathname.slice('/ui/'.length)));
+        if (file.startsWith('..')) return send(404, 'text/plain', 'not found');
+        try {
+          const body = readFileSync(join(uiPublic, file));
+          response.writeHead(200, { 'content-type': UI_TYPES[extname(file)] ?? 'application/octet-stream' });
+          response.end(body);
+          return true;
+        } catch {
+          return send(404, 'text/plain', 'not found');
+        }
+      }
       if (url.pathname === '/plugin/index.html') return send(200, CONTENT_TYPES['.html'] ?? '', pluginPage(), { 'content-security-policy': PLUGIN_CSP });
       if (url.pathname.startsWith('/plugin/')) {
         const file = normalize(url.pathname.slice('/plugin/'.length));

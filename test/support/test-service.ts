@@ -23,6 +23,12 @@ export interface TestServiceOptions {
   logger?: RecordingLogger;
   /** Reuse a data folder (restart tests); a fresh temporary one otherwise. */
   dataDir?: string;
+  /**
+   * Whether the demo household starts with its week of history (docs/design.md §7). Off unless
+   * asked: these tests count a lock's events from zero; the demo's own tests and the e2e suites
+   * (the real `ekey-locks demo`) see the history.
+   */
+  demoHistory?: boolean;
 }
 
 /**
@@ -38,7 +44,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     demo: true,
     api: { oauth_rate_limit_per_minute: 10_000, ...options.config?.api },
   };
-  const service = await ServiceRoot.open({ config, dataDir, logger, clock });
+  const service = await ServiceRoot.open({ config, dataDir, logger, clock, demoHistory: options.demoHistory ?? false });
   const baseUrl = await service.listen(0, '127.0.0.1');
   const demo = service.demo?.household;
   if (!demo) throw new Error('demo household missing');

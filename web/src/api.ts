@@ -1,4 +1,5 @@
 /** The REST API as the app uses it: bearer tokens, one retry after a refresh, problems as errors. */
+import { plainProblemText } from './explain.js';
 import { accessToken, refreshNow } from './session.js';
 
 export type BoltState = 'locked' | 'unlocked' | 'jammed' | 'unknown';
@@ -80,9 +81,10 @@ export interface Problem {
   ekey_id?: string;
 }
 
+/** A refused request; its message is the problem in the user's words (never the service's wording). */
 export class ApiError extends Error {
   constructor(readonly problem: Problem) {
-    super(problem.detail ?? `The request failed (${problem.status}).`);
+    super(plainProblemText(problem));
   }
 }
 

@@ -26,8 +26,9 @@ export interface Household {
   keys: OwnKey[];
 }
 
+/** Any failure in the user's words: a refusal as mapped, a lost connection as such (never a browser's text). */
 export const errorText = (error: unknown): string =>
-  error instanceof ApiError || error instanceof SignedOutError || error instanceof Error ? error.message : 'Something went wrong.';
+  error instanceof ApiError || error instanceof SignedOutError ? error.message : 'The service cannot be reached: check the connection and try again.';
 
 /** Who is signed in, their usable locks and their keys; re-read every 5 s and on demand. */
 export function useHousehold(): { data: Household | undefined; error: string | undefined; reload: () => Promise<void> } {

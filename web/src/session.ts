@@ -1,5 +1,5 @@
 /**
- * Signing in and staying signed in (DESIGN §7): authorization code + PKCE through the service's
+ * Signing in and staying signed in (docs/design.md §7): authorization code + PKCE through the service's
  * own sign-in page; refresh tokens rotate on every use (one refresh at a time — a second one with
  * the same token would revoke the family); sign-out revokes the tokens (RFC 7009).
  */
@@ -56,7 +56,7 @@ async function tokenRequest(fields: Record<string, string>): Promise<Tokens> {
   });
   const body = (await response.json().catch(() => ({}))) as { access_token?: string; refresh_token?: string; expires_in?: number; error_description?: string };
   if (!response.ok || body.access_token === undefined || body.refresh_token === undefined) {
-    throw new Error(body.error_description ?? `Sign-in failed (${response.status}).`);
+    throw new Error('Signing in did not complete; please sign in again.');
   }
   return { access_token: body.access_token, refresh_token: body.refresh_token, expires_at: Date.now() + (body.expires_in ?? 3600) * 1000 };
 }
@@ -72,7 +72,7 @@ export async function completeSignIn(): Promise<string | undefined> {
   const query = new URLSearchParams(location.search);
   history.replaceState(null, '', `${location.pathname.replace(/callback$/, '')}#/`);
   const error = query.get('error');
-  if (error !== null) return query.get('error_description') ?? `Sign-in failed: ${error}.`;
+  if (error !== null) return error === 'access_denied' ? 'Signing in was cancelled.' : 'Signing in did not complete; please sign in again.';
   const verifier = takeVerifier(query.get('state'));
   const code = query.get('code');
   if (verifier === undefined || code === null) return 'This sign-in link has expired or was already used; please sign in again.';
@@ -80,7 +80,7 @@ export async function completeSignIn(): Promise<string | undefined> {
     save(await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: redirectUri(), code_verifier: verifier }));
     return undefined;
   } catch (failure) {
-    return failure instanceof Error ? failure.message : 'Sign-in failed.';
+    return failure instanceof TypeError ? 'The service cannot be reached: check the connection and try again.' : 'Signing in did not complete; please sign in again.';
   }
 }
 

@@ -24,20 +24,4 @@ export function specToLocalInput(value: string | null): string {
   return `${year}-${month.padStart(2, '0')}-${day.padStart(2, '0')}T${String(h).padStart(2, '0')}:${minute}`;
 }
 
-/** "Wed 10 Jun, 22:00" on the clock of `zone`. */
-export function onClock(iso: string, zone: string): string {
-  return new Intl.DateTimeFormat('en-GB', {
-    timeZone: zone,
-    weekday: 'short',
-    day: 'numeric',
-    month: 'short',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  }).format(new Date(iso));
-}
-
-/** A spec DateTime shown as written, less the seconds: "6/10/2026 9:05 AM". */
-export function specForHumans(value: string): string {
-  return value.replace(/:00 (AM|PM)$/, ' $1');
-}
+export { clockText, keyWindowText, whenText, wireTimeText } from '../../src/domain/time-words.js';

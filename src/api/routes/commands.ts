@@ -4,7 +4,7 @@ import { protectedErrors } from '../schemas/common.js';
 import { CommandParamsSchema, CreateCommandBodySchema, LockParamsSchema, toLockCommandBody } from '../schemas/command.js';
 
 /**
- * POST /locks/{lock_id}/commands and GET /locks/{lock_id}/commands/{command_id} (spec; DESIGN §3
+ * POST /locks/{lock_id}/commands and GET /locks/{lock_id}/commands/{command_id} (spec; docs/design.md §3
  * Commands). Translation only: the command engine decides everything.
  */
 export function registerCommandRoutes(context: ProtectedRouteContext): void {

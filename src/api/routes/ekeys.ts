@@ -8,7 +8,7 @@ const ekeyErrors = { ...protectedErrors, 403: Type.Ref('Problem'), 409: Type.Ref
 
 /**
  * POST /ekey, GET/PUT/DELETE /ekey/{ekey_id}, each also under the plural `/ekeys` the spec's
- * general convention uses (DESIGN §3 Paths and conventions). Translation only: the eKey service
+ * general convention uses (docs/design.md §3 Paths and conventions). Translation only: the eKey service
  * decides everything.
  */
 export function registerEKeyRoutes(context: ProtectedRouteContext): void {

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import fastifyFormbody from '@fastify/formbody';
 import { Type } from 'typebox';
+import { SERVICE_PAGE_CSP } from '../../auth/html-page.js';
 import {
-  SIGN_UP_CSP,
   renderInvitationErrorPage,
   renderInvitationStatePage,
   renderSignUpPage,
@@ -50,7 +50,7 @@ const SignUpForm = Type.Object(
 
 /**
  * The sign-up page of an invitation link (HTML, public): GET shows the form, POST creates the
- * account and accepts the pending eKeys (DESIGN §3 eKeys). Registered in its own scope: form bodies
+ * account and accepts the pending eKeys (docs/design.md §3 eKeys). Registered in its own scope: form bodies
  * and HTML error pages apply here only.
  */
 export async function registerInvitationRoutes({ app, services, logger }: RouteContext): Promise<void> {
@@ -58,7 +58,7 @@ export async function registerInvitationRoutes({ app, services, logger }: RouteC
   app.setErrorHandler(createHtmlErrorHandler(logger, renderInvitationErrorPage));
   app.addHook('onRequest', async (request, reply) => {
     // The page is reached through a secret link: never cache it, never leak it in a Referer.
-    void reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
+    void reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').header('content-security-policy', SERVICE_PAGE_CSP);
     dropOpenerPolicyOnPlainHttp(request, reply);
   });
   const rateLimit = { max: 30, timeWindow: 60_000 };
@@ -79,12 +79,9 @@ export async function registerInvitationRoutes({ app, services, logger }: RouteC
     (request, reply) => {
       const state = services.invitations.describe(request.params.token);
       if (state.state === 'open') {
-        return reply
-          .header('content-security-policy', SIGN_UP_CSP)
-          .type(HTML)
-          .send(renderSignUpPage({ email: state.email, locks: state.locks, query: queryOf(request) }));
+        return reply.type(HTML).send(renderSignUpPage({ email: state.email, inviter: state.inviter, keys: state.keys, query: queryOf(request) }));
       }
-      const status = state.state === 'expired' ? 410 : state.state === 'unknown' ? 404 : 200;
+      const status = state.state === 'expired' || state.state === 'withdrawn' ? 410 : state.state === 'unknown' ? 404 : 200;
       return reply.status(status).type(HTML).send(renderInvitationStatePage(state));
     },
   );
@@ -124,12 +121,13 @@ export async function registerInvitationRoutes({ app, services, logger }: RouteC
         if (state.state !== 'open') throw error;
         const form = renderSignUpPage({
           email: state.email,
-          locks: state.locks,
+          inviter: state.inviter,
+          keys: state.keys,
           query: queryOf(request),
           ...(request.body.name === undefined ? {} : { name: request.body.name }),
           errors: error.errors ?? [],
         });
-        return await reply.status(400).header('content-security-policy', SIGN_UP_CSP).type(HTML).send(form);
+        return await reply.status(400).type(HTML).send(form);
       }
     },
   );

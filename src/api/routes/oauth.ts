@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyFormbody from '@fastify/formbody';
 import { Type } from 'typebox';
 import { renderErrorPage, renderLoginPage } from '../../auth/authorize-page.js';
+import { SERVICE_PAGE_CSP } from '../../auth/html-page.js';
 import { resolveClientCredentials } from '../../auth/client-authentication.js';
 import { OAuthError } from '../../auth/oauth-error.js';
 import type { AuthorizationCheck, AuthorizationOutcome } from '../../auth/oauth-service.js';
@@ -85,6 +86,8 @@ export async function registerOAuthRoutes({ app, services, logger }: RouteContex
   // RFC 6749 §5.1: token responses must not be cached; neither should a login page.
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+    // The sign-in page and its error pages wear the web app's stylesheet and page script (html-page.ts).
+    if (request.routeOptions.config.produces === 'html') void reply.header('content-security-policy', SERVICE_PAGE_CSP);
     dropOpenerPolicyOnPlainHttp(request, reply);
   });
   const rateLimit = { max: rateLimitPerMinute, timeWindow: 60_000 };

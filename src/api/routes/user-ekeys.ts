@@ -16,7 +16,7 @@ const HolderListSchema = Type.Object(
 );
 
 /**
- * GET /users/{user_id}/ekeys: one's own eKeys and when each works (DESIGN §7; oneself only).
+ * GET /users/{user_id}/ekeys: one's own eKeys and when each works (docs/design.md §7; oneself only).
  * GET /locks/{lock_id}/holders: who holds the lock's keys, with e-mail (owners and admins; the web
  * app names each key row by its recipient's address).
  */

@@ -4,7 +4,7 @@ import type { WebAsset } from '../web/web-assets.js';
 import type { TypedFastify } from './route-context.js';
 
 /**
- * The web app's policy (DESIGN §7): scripts, styles and connections from this origin only — no
+ * The web app's policy (docs/design.md §7): scripts, styles and connections from this origin only — no
  * inline script, no CDN; images may be data: URLs (the chart's legend swatches).
  */
 export const WEB_APP_CSP =
@@ -42,7 +42,7 @@ function notFound(reply: FastifyReply, message: string, status = 404): FastifyRe
 }
 
 /**
- * The web app at `/app/` (DESIGN §7): `GET /` redirects there, `/app/` and `/app/callback` are the
+ * The web app at `/app/` (docs/design.md §7): `GET /` redirects there, `/app/` and `/app/callback` are the
  * app's page, `/app/assets/…` its bundles, `/favicon.ico` the icon browsers ask for. Exempt from
  * the JSON Accept rule; public (the app signs in itself).
  */

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { Uuid } from './common.js';
 
-/** Spec: LockCommand — the spec's five fields, then ours (DESIGN §3 Commands). */
+/** Spec: LockCommand — the spec's five fields, then ours (docs/design.md §3 Commands). */
 export const LockCommandSchema = Type.Object(
   {
     id: Type.String({ format: 'uuid', description: 'Command ID' }),

@@ -71,5 +71,5 @@ export const OAuthErrorSchema = Type.Object(
   { description: 'OAuth 2.0 error (RFC 6749 §5.2), application/json' },
 );
 
-/** The OAuth endpoints take both body encodings OAuth clients send (DESIGN §3 Paths and conventions). */
+/** The OAuth endpoints take both body encodings OAuth clients send (docs/design.md §3 Paths and conventions). */
 export const OAUTH_BODY_TYPES = ['application/x-www-form-urlencoded', 'application/json'];

@@ -3,7 +3,7 @@ import { EKeySchema } from './ekey.js';
 
 const instant = (description: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description });
 
-/** DESIGN §7: an eKey object with the lock it opens and when it works (`GET /users/{user_id}/ekeys`). */
+/** docs/design.md §7: an eKey object with the lock it opens and when it works (`GET /users/{user_id}/ekeys`). */
 export const OwnEKeySchema = Type.Object(
   {
     ...EKeySchema.properties,

@@ -1,5 +1,5 @@
 /**
- * The built web app (DESIGN §7), held in memory: a handful of files that `npm run build` writes
+ * The built web app (docs/design.md §7), held in memory: a handful of files that `npm run build` writes
  * to `dist/web/` (scripts/build-web.mjs) together with their gzip and brotli forms (`.gz`, `.br`
  * beside each), kept with a strong ETag, so serving one costs no disk read and no compression.
  */

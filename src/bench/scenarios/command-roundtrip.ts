@@ -1,3 +1,4 @@
+import type { LockFamilyId } from '../../families/registry.js';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -27,7 +28,7 @@ import { median, percentile, round } from '../stats.js';
  * the same keep-alive connection. `p50_ms`/`p99_ms` are the time our code adds: the round trip's
  * percentiles minus the baseline's median POST+GET round trip. Target: p99 ≤ 5 ms.
  *
- * DESIGN §8: the headline fields are measured with the service's data folder on the real disk
+ * docs/design.md §8: the headline fields are measured with the service's data folder on the real disk
  * (the ordinary temporary directory), where every commit of a command is fsynced (WAL,
  * synchronous=FULL); the `ram_*` fields repeat the measurement with the data folder in RAM
  * (`/dev/shm`), to separate our code from the device. Each phase runs `rounds` paired rounds
@@ -43,7 +44,7 @@ const TARGET_P99_MS = 5;
 interface RoundtripVariant {
   scenario: string;
   /** The demo lock of this family with a gateway connection. */
-  family: 'ekey' | 'nuki';
+  family: LockFamilyId;
 }
 
 interface Answer {
@@ -218,7 +219,7 @@ async function measurePhase(options: SelfMeasuringOptions, variant: RoundtripVar
       return durations.length;
     };
     for (let index = 0; index < options.rounds; index++) {
-      // Back to back, the order alternating: one ratio per pair (DESIGN §8).
+      // Back to back, the order alternating: one ratio per pair (docs/design.md §8).
       const first = index % 2 === 0 ? await baselineRound() : await serviceRound();
       const second = index % 2 === 0 ? await serviceRound() : await baselineRound();
       const [done, baselineDone] = index % 2 === 0 ? [second, first] : [first, second];

@@ -15,7 +15,7 @@ import type { SelfMeasuringOptions, SelfMeasuringScenario } from '../scenario.js
 import { median, percentile, round } from '../stats.js';
 
 /*
- * `event-ingest` (DESIGN §8): durable events per second through the path the runtime takes when
+ * `event-ingest` (docs/design.md §8): durable events per second through the path the runtime takes when
  * gateways report activity. The service is assembled by the real composition root
  * (`ServiceRoot.open`, as Homebridge and `ekey-locks serve` do) on the real disk, with 8 locks of
  * our profile from the config; the benchmark plays their gateway: it emits each lock's activity

@@ -4,7 +4,7 @@ import type { SelfMeasuringOptions, SelfMeasuringScenario } from '../scenario.js
 import { mebibytes, round } from '../stats.js';
 
 /*
- * `footprint` (DESIGN §8): the real Homebridge (src/bench/homebridge-run.ts), started twice with a
+ * `footprint` (docs/design.md §8): the real Homebridge (src/bench/homebridge-run.ts), started twice with a
  * fresh storage folder on the disk:
  * - with this plugin, the platform in demo mode: `rss_mb` is its resident memory 30 s after the
  *   process was started; `start_ms` is the time from Homebridge's `didFinishLaunching` to the

@@ -32,7 +32,7 @@ export interface LatencyResult extends Record<string, unknown> {
   target_p99_ms: number;
   /** p99 within the target. */
   ok: boolean;
-  /** The service's data folder was in RAM (/dev/shm); false: on the real disk (DESIGN §8). */
+  /** The service's data folder was in RAM (/dev/shm); false: on the real disk (docs/design.md §8). */
   data_in_ram: boolean;
 }
 
@@ -85,7 +85,7 @@ export const homekitSet: SelfMeasuringScenario = {
 export async function measureHomekitSet(options: { samples?: number; log?: SelfMeasuringOptions['log'] } = {}): Promise<LatencyResult> {
   const samples = options.samples ?? DEFAULT_SAMPLES;
   const hap = (await import('hap-controller')) as unknown as HapControllerModule;
-  // DESIGN §8: data on the real disk (the temporary directory), as a user's Homebridge has it.
+  // docs/design.md §8: data on the real disk (the temporary directory), as a user's Homebridge has it.
   const inRam = false;
   const dataDir = mkdtempSync(join(tmpdir(), 'ekey-bench-homekit-'));
   const bridge = await startBenchProcess('./scenarios/homekit-set.js', ['--serve', dataDir]);

@@ -7,7 +7,7 @@ import { homekitSet } from './homekit-set.js';
 import { loopDelay } from './loop-delay.js';
 import { footprint } from './footprint.js';
 
-/** Every benchmark scenario of DESIGN §8, in the order `npm run bench` runs them. */
+/** Every benchmark scenario of docs/design.md §8, in the order `npm run bench` runs them. */
 export const scenarios: readonly (BenchScenario | SelfMeasuringScenario)[] = [
   getMe,
   eventsPage,

@@ -1,3 +1,4 @@
+import { lockFamily, type LockFamilyId } from '../../families/registry.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,13 +12,13 @@ import type { SelfMeasuringOptions, SelfMeasuringScenario } from '../scenario.js
 import { round } from '../stats.js';
 
 /*
- * `loop-delay` (DESIGN §8): the event-loop delay of the real Homebridge process running the
+ * `loop-delay` (docs/design.md §8): the event-loop delay of the real Homebridge process running the
  * plugin in demo mode (src/bench/homebridge-run.ts), at 1 ms resolution
  * (`monitorEventLoopDelay({ resolution: 1 })` inside Homebridge, src/bench/homebridge-probe.ts):
  * - idle (`baseline_p99_ms`): after start-up and a settling pause, nothing asked of it;
  * - during a burst (`p99_ms`): 20 event streams open (10 on each lock with a gateway connection;
  *   half of them the owner's, half a second user's with an anytime eKey on each lock, since one
- *   user may hold at most 10 open streams, DESIGN §9),
+ *   user may hold at most 10 open streams, docs/design.md §9),
  *   then at once: 50 remote commands (POST, then polled to their end, 25 per lock in turn),
  *   2,000 activity records (taps on the simulated locks through the demo control socket: each
  *   reaches the service as a lock would report it, 1,000 per lock) and 100 eKey writes (50 eKeys
@@ -90,7 +91,7 @@ interface Household {
   streamerToken: string;
   call: ReturnType<typeof api>;
   /** The demo's locks with a gateway connection, with the owner's eKey on each. */
-  locks: { id: string; family: string; ownerKeyId: string }[];
+  locks: { id: string; family: LockFamilyId; ownerKeyId: string }[];
   /** The demo's users other than the owner (eKey recipients). */
   others: { email: string }[];
 }
@@ -105,7 +106,7 @@ async function household(hb: RunningHomebridge): Promise<Household> {
   const keys = new Map(((listed.body as { locks?: { id: string; ekey_id: string }[] }).locks ?? []).map((lock) => [lock.id, lock.ekey_id]));
   const locks = demo.locks.filter((lock) => lock.gateway).map((lock) => ({ id: lock.id, family: lock.family, ownerKeyId: keys.get(lock.id) ?? '' }));
   if (locks.length === 0 || locks.some((lock) => lock.ownerKeyId === '')) throw new Error('loop-delay: the owner holds no key on a gateway lock');
-  // One user may hold 10 open streams (DESIGN §9): the last demo user streams the other half.
+  // One user may hold 10 open streams (docs/design.md §9): the last demo user streams the other half.
   const streamerIndex = demo.users.length - 1;
   const streamer = demo.users[streamerIndex];
   if (streamerIndex < 2 || !streamer) throw new Error('loop-delay: the demo has too few users');
@@ -180,7 +181,7 @@ async function burst(hb: RunningHomebridge, home: Household): Promise<BurstResul
     try {
       for (let index = 0; index < count; index += 1) {
         const action = index % 2 === 0 ? 'unlock' : 'lock';
-        const who = lock.family === 'nuki' ? { authorization: DEMO_LINKED_AUTHORIZATION } : { ekey_id: lock.ownerKeyId };
+        const who = lockFamily(lock.family).keepsOwnUsers ? { authorization: DEMO_LINKED_AUTHORIZATION } : { ekey_id: lock.ownerKeyId };
         const answer = await control.send({ op: 'tap', lock_id: lock.id, action, ...who });
         if (answer.ok && answer.observed !== false) activityRecords += 1;
         else failures.push(`tap: ${JSON.stringify(answer)}`);

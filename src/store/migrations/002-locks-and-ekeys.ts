@@ -40,7 +40,7 @@ export const locksAndEkeys: Migration = {
       updated_at     INTEGER NOT NULL,
       revoked_at     INTEGER
     );
-    -- a user holds at most one non-revoked eKey per lock (DESIGN §3 eKeys)
+    -- a user holds at most one non-revoked eKey per lock (docs/design.md §3 eKeys)
     CREATE UNIQUE INDEX ekeys_one_live_per_user_lock ON ekeys(lock_id, user_id) WHERE status <> 'revoked';
     CREATE INDEX ekeys_user ON ekeys(user_id);
     CREATE INDEX ekeys_sent_by ON ekeys(sent_by);

@@ -1,6 +1,6 @@
 import type { Migration } from '../migration.js';
 
-/** Remote lock commands (DESIGN §3 Commands) and the observed online status of locks (DESIGN §3 Locks). */
+/** Remote lock commands (docs/design.md §3 Commands) and the observed online status of locks (docs/design.md §3 Locks). */
 export const commands: Migration = {
   version: 3,
   name: 'commands',
@@ -26,7 +26,7 @@ export const commands: Migration = {
     CREATE INDEX commands_unfinished ON commands(status) WHERE status IN ('created', 'processing');
     CREATE INDEX commands_idempotency ON commands(requested_by, idempotency_key, created_at) WHERE idempotency_key IS NOT NULL;
 
-    -- kept current by the lock runtime from the gateway's reachability (DESIGN §3 Locks "online")
+    -- kept current by the lock runtime from the gateway's reachability (docs/design.md §3 Locks "online")
     ALTER TABLE locks ADD COLUMN online_status TEXT NOT NULL DEFAULT 'offline' CHECK (online_status IN ('online', 'offline'));
   `,
 };

@@ -1,7 +1,7 @@
 import type { Migration } from '../migration.js';
 
 /**
- * Lock events (DESIGN §3 Events) and the counters that make `metadata.count` cheap.
+ * Lock events (docs/design.md §3 Events) and the counters that make `metadata.count` cheap.
  *
  * - `seq` is the keyset: an ever-growing integer (AUTOINCREMENT, so a pruned id is never reused)
  *   in recording order; pages are `seq < cursor ORDER BY seq DESC LIMIT n`, never OFFSET, one

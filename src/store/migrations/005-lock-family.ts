@@ -1,7 +1,7 @@
 import type { Migration } from '../migration.js';
 
 /**
- * Lock families (DESIGN §4b): every lock so far speaks our profile. A Nuki lock keeps no key
+ * Lock families (docs/design.md §4b): every lock so far speaks our profile. A Nuki lock keeps no key
  * here; its credentials come from pairing and live in a file of their own (docs/nuki.md).
  */
 export const lockFamily: Migration = {

@@ -5,10 +5,12 @@ import { commands } from './003-commands.js';
 import { lockEvents } from './004-events.js';
 import { lockFamily } from './005-lock-family.js';
 import { lockRetirement } from './006-lock-retirement.js';
+import { lockFamilyRegistry } from './007-lock-family-registry.js';
 import { doorCodes } from './009-door-codes.js';
 
 /**
  * Every schema step, in order. Append new steps; never edit one that has shipped.
- * Reserved: 3 = commands, 4 = lock events, 5 = lock family, 6 = lock retirement, 9 = door codes.
+ * Reserved: 3 = commands, 4 = lock events, 5 = lock family, 6 = lock retirement, 7 = lock family
+ * registry, 9 = door codes.
  */
-export const migrations: readonly Migration[] = [usersAndOauth, locksAndEkeys, commands, lockEvents, lockFamily, lockRetirement, doorCodes];
+export const migrations: readonly Migration[] = [usersAndOauth, locksAndEkeys, commands, lockEvents, lockFamily, lockRetirement, lockFamilyRegistry, doorCodes];

@@ -1,6 +1,6 @@
 /**
  * Black-box contract suite: drives the real `ekey-locks demo` CLI over HTTP and its stdin control
- * protocol, checking the spec (shared/seed/000_babf7eb2444d6ada.txt) and DESIGN.md decisions.
+ * protocol, checking the API specification (docs/api.md) and the decisions of docs/design.md.
  * The tests in this file run in order against one demo process and build on each other.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -441,7 +441,7 @@ describe('eKeys', () => {
   });
 });
 
-describe('permissions by role (spec table; DESIGN §3 eKeys)', () => {
+describe('permissions by role (spec table; docs/design.md §3 eKeys)', () => {
   let blake: OAuthTokens;
   let alexBareKey: string;
   let friendKey: string;
@@ -775,7 +775,7 @@ describe('control lines and events', () => {
 
   it('offline: online_status offline within 5 s and commands 400; online again: commands work', async () => {
     // The demo answers plainly ok only once the service shows the lock offline, and adds
-    // observed:false when its 5 s window (DESIGN §6) runs out first — the window is the demo's own.
+    // observed:false when its 5 s window (docs/design.md §6) runs out first — the window is the demo's own.
     const offline = await demo.control({ op: 'offline', lock_id: gatewayLock }, 10_000);
     expect(offline.ok).toBe(true);
     expect(offline).not.toHaveProperty('observed');
@@ -792,7 +792,7 @@ describe('control lines and events', () => {
   });
 });
 
-describe('revocation takes effect at once (DESIGN §3: "the key stops working at once")', () => {
+describe('revocation takes effect at once (docs/design.md §3: "the key stops working at once")', () => {
   it('a tap with a revoked eKey neither moves the bolt nor records an event for its holder', async () => {
     expect((await demo.control({ op: 'tap', lock_id: gatewayLock, ekey_id: guestKey.id, action: 'lock' })).ok).toBe(true);
     expect((await lockRow()).bolt_state).toBe('locked');

@@ -27,7 +27,7 @@ import { DemoControlClient } from '../../support/demo-control-client.js';
 const FRONT_DOOR_SERIAL = 'D0:E1:00:00:00:01';
 const GARDEN_GATE_SERIAL = 'D0:E1:00:00:00:02';
 /**
- * Back Door, the demo's simulated Nuki (DESIGN §4b), found by its name: its serial number is its
+ * Back Door, the demo's simulated Nuki (docs/design.md §4b), found by its name: its serial number is its
  * Nuki ID from the lock's Config (8 hex digits), known once the gateway has read it.
  */
 const BACK_DOOR_SERIAL = 'Back Door';

@@ -13,7 +13,7 @@ import { DemoControlClient } from '../../support/demo-control-client.js';
 /*
  * The real `homebridge` binary (2.4) with Matter enabled on its bridge and this plugin in demo
  * mode, commissioned by a matter.js controller (test/support/matter-controller.mjs) in the same
- * private network namespace (DESIGN §5b, ../shared/guides/matter-testing.md). The simulated locks
+ * private network namespace (docs/design.md §5b, docs/matter.md). The simulated locks
  * are driven through the demo control socket and read back over Matter.
  */
 
@@ -126,7 +126,7 @@ describeE2E('Homebridge with Matter and eKey Locks, driven by a matter.js contro
     expect(answer).toMatchObject({ ok: true });
     expect(await readLockState('Front Door')).toBe(DoorLock.LockState.Unlocked);
     const history = await api<{ lock_events: { type: string; performer?: { id: string } }[] }>(`/locks/${lockId('Front Door')}/events?limit=1`);
-    // The HomeKit user is the lock's owner unless homekit.user_email says otherwise (DESIGN §5).
+    // The HomeKit user is the lock's owner unless homekit.user_email says otherwise (docs/design.md §5).
     expect(history.lock_events[0]).toMatchObject({ type: 'unlock', performer: { id: owner().id } });
   }, 30_000);
 

@@ -3,13 +3,17 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
-import { SimulatedNuki } from '../../../src/gateway/simulator/simulated-nuki.js';
-import { NUKI_CREDENTIALS_FILE } from '../../../src/store/nuki-credential-file.js';
+import { SimulatedNuki } from '../../../src/families/nuki/simulator/simulated-nuki.js';
+import { NUKI_CREDENTIALS_FILE } from '../../../src/families/nuki/nuki-credential-file.js';
 import { builtCli, PROJECT_ROOT, spawnNode, type RunningChild } from '../../support/child-process.js';
 import { startDemo, type DemoProcess } from '../../support/demo-process.js';
 import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
 import { ManualClock } from '../../support/manual-clock.js';
 import { startSettingsUiHost, type SettingsUiHost, type SettingsUiHostOptions } from '../../support/settings-ui-host.js';
+import { describeFindings, seriousViolations } from '../../support/axe-audit.js';
+import { boxOf, computedStyle, hasClass } from '../../support/browser.js';
+import { NO_BLUETOOTH } from '../../../src/settings-ui/settings-ui-handlers.js';
+import { StartReportFile } from '../../../src/store/start-report-file.js';
 
 /**
  * The settings page in Debian's Chromium, inside a host page that plays the Homebridge UI (its
@@ -19,6 +23,8 @@ import { startSettingsUiHost, type SettingsUiHost, type SettingsUiHostOptions } 
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const IMAGES = join(PROJECT_ROOT, 'docs', 'images');
+/** Screenshots of this run: docs/images only when asked to rewrite them. */
+const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? IMAGES : mkdtempSync(join(tmpdir(), 'ekey-settings-shots-'));
 const NEW_OWNER = 'nora@example.com';
 
 let browser: Browser;
@@ -76,7 +82,7 @@ async function expectNoSpinner(page: Page, frame: FrameLocator): Promise<void> {
 beforeAll(async () => {
   browser = await chromium.launch({ executablePath: CHROMIUM });
   bluez = await startFakeBluezEnvironment();
-  mkdirSync(IMAGES, { recursive: true });
+  mkdirSync(SHOTS, { recursive: true });
 }, 30_000);
 
 afterAll(async () => {
@@ -111,7 +117,8 @@ describe('the settings page with the demo service', () => {
     await eventually(() => statusText(frame), `The service is running at ${demo.demo.base_url} with 3 locks.`);
     expect(await frame.getByRole('region', { name: 'Service' }).innerText()).toContain(demo.demo.base_url);
     expect(await rowCells(frame, 'Front Door')).toEqual(['Unlocked', 'Online', '42 %']);
-    expect(await rowCells(frame, 'Back Door')).toEqual(['Locked', 'Online', '100 %']);
+    // Where the demo's week of history left it.
+    expect(await rowCells(frame, 'Back Door')).toEqual(['Locked', 'Online', '76 %']);
     expect(await rowCells(frame, 'Garden Gate')).toEqual(['Unknown', 'No gateway', '—']);
     await expectNoSpinner(page, frame);
     // The Homebridge UI's own form of config.schema.json, asked for by the page.
@@ -127,9 +134,40 @@ describe('the settings page with the demo service', () => {
     expect(popup.url()).toBe(`http://127.0.0.1:${port}/app/`);
     await popup.close();
 
-    await page.screenshot({ path: join(IMAGES, 'settings-page-light.png'), fullPage: true });
+    await page.screenshot({ path: join(SHOTS, 'settings-page-light.png'), fullPage: true });
     await page.close();
   }, 30_000);
+
+  it('wears the real Homebridge UI theme: no serious accessibility violation, one title, lang, landmarks, theme colours (phone and desktop, light and dark)', async () => {
+    const findings: string[] = [];
+    for (const theme of ['light', 'dark'] as const) {
+      const target = await host({ storagePath: storage, theme, homebridgeTheme: true });
+      for (const viewport of [{ width: 390, height: 844 }, { width: 1100, height: 900 }]) {
+        const { page, frame } = await open(target, viewport);
+        await eventually(() => statusText(frame), `The service is running at ${demo.demo.base_url} with 3 locks.`);
+        const inner = page.frames().find((candidate) => candidate.url().endsWith('/plugin/index.html'));
+        if (!inner) throw new Error('no settings frame');
+        // The real theme is in: its stylesheet loaded, its classes on the body.
+        await eventually(() => inner.evaluate('[...document.styleSheets].some((sheet) => /styles-[A-Z0-9]+\\.css$/.test(sheet.href || ""))'), true);
+        expect(await inner.evaluate('document.body.classList.contains("modal-content")')).toBe(true);
+        expect(await inner.evaluate('document.documentElement.lang')).toBe('en');
+        expect(await frame.getByRole('main').count()).toBe(1);
+        // One visible title: the UI's own; the page's h1 is for screen readers only.
+        expect((await boxOf(frame.locator('h1'))).width).toBeLessThanOrEqual(1);
+        // The bolt's colour is the table's, from the theme: never a fixed grey.
+        const [boltColour, nameColour] = await Promise.all([
+          computedStyle(frame.getByRole('row', { name: /^Front Door\b/ }).getByRole('cell').first(), 'color'),
+          computedStyle(frame.getByRole('row', { name: /^Front Door\b/ }).getByRole('rowheader'), 'color'),
+        ]);
+        expect(boltColour).toBe(nameColour);
+        expect(boltColour).not.toBe('rgb(153, 153, 153)');
+        findings.push(...describeFindings(`settings ${theme} ${viewport.width}px`, await seriousViolations(inner)));
+        if (viewport.width === 390) await page.screenshot({ path: join(SHOTS, `settings-page-real-theme-${theme}.png`), fullPage: true });
+        await page.close();
+      }
+    }
+    expect(findings).toEqual([]);
+  }, 90_000);
 
   it('follows the dark theme of the Homebridge UI', async () => {
     const target = await host({ storagePath: storage, theme: 'dark' });
@@ -140,7 +178,7 @@ describe('the settings page with the demo service', () => {
       return { dark: body.classList.contains('dark-mode'), background: style.backgroundColor, text: style.color };
     });
     expect(colours).toEqual({ dark: true, background: 'rgb(30, 30, 30)', text: 'rgb(233, 236, 239)' });
-    await page.screenshot({ path: join(IMAGES, 'settings-page-dark.png'), fullPage: true });
+    await page.screenshot({ path: join(SHOTS, 'settings-page-dark.png'), fullPage: true });
     await page.close();
   }, 30_000);
 
@@ -248,7 +286,7 @@ describe('the Nuki pairing wizard', () => {
     expect(statSync(join(storage, 'ekey-locks', NUKI_CREDENTIALS_FILE)).mode & 0o777).toBe(0o600);
     expect(nuki.authorizations.map((authorization) => authorization.name)).toEqual(['ekey-locks (Homebridge)']);
 
-    await frame.getByRole('region', { name: 'Pair a Nuki lock' }).screenshot({ path: join(IMAGES, 'settings-page-nuki-paired.png') });
+    await frame.getByRole('region', { name: 'Pair a Nuki lock' }).screenshot({ path: join(SHOTS, 'settings-page-nuki-paired.png') });
     await frame.getByRole('button', { name: 'Add the paired lock to the config' }).click();
     await eventually(async () => (await frame.locator('#ekl-nuki-result').innerText()).startsWith(`Added ${nuki.address} to the locks`), true);
     const config = await page.evaluate<{ locks: unknown[] }[]>('window.hostState.config');
@@ -266,7 +304,12 @@ describe('the Nuki pairing wizard', () => {
       const target = await host({ storagePath: storage, env: { DBUS_SYSTEM_BUS_ADDRESS: `unix:path=${join(storage, 'no-bus')}` } });
       const { page, frame } = await open(target);
       await frame.getByRole('button', { name: 'Scan for Nuki locks' }).click();
-      await eventually(async () => (await frame.locator('#ekl-nuki-result').innerText()).startsWith('Bluetooth is not available, so nothing could be heard'), true, 25_000);
+      // One plain sentence, within 2 s of pressing Scan (not after the 10 s scan), and no "Scanning…" left.
+      const began = Date.now();
+      await eventually(() => frame.locator('#ekl-nuki-result').innerText(), NO_BLUETOOTH, 2_000);
+      expect(Date.now() - began).toBeLessThan(2_000);
+      expect(await frame.getByRole('region', { name: 'Pair a Nuki lock' }).innerText()).not.toMatch(/Scanning/);
+      expect(await hasClass(frame.getByRole('region', { name: 'Pair a Nuki lock' }).getByRole('status'), 'alert-danger')).toBe(true);
       expect(await frame.getByRole('button', { name: 'Scan for Nuki locks' }).isEnabled()).toBe(true);
       await page.close();
     };
@@ -286,4 +329,27 @@ describe('the Nuki pairing wizard', () => {
     // Both wait on a clock (a 10 s scan, a 15 s deadline): side by side, to keep the suite short.
     await Promise.all([noBluetooth(), hangingServer()]);
   }, 30_000);
+});
+
+describe('the settings page when the service did not start', () => {
+  it('quotes the start failure Homebridge logged, in the real theme, without a serious accessibility violation', async () => {
+    const storage = storageFolder();
+    const line = 'Lock "Test Door" (locks[0]) is left out: key: must match pattern "^[0-9a-fA-F]{64}$". The other locks run.';
+    new StartReportFile(join(storage, 'ekey-locks')).write([line]);
+    const findings: string[] = [];
+    for (const theme of ['light', 'dark'] as const) {
+      const target = await host({ storagePath: storage, theme, homebridgeTheme: true });
+      const { page, frame } = await open(target, { width: 390, height: 844 });
+      await eventually(() => statusText(frame), `The eKey Locks service is not running. When Homebridge started it, it said: “${line}”`);
+      const inner = page.frames().find((candidate) => candidate.url().endsWith('/plugin/index.html'));
+      if (!inner) throw new Error('no settings frame');
+      await eventually(() => inner.evaluate('[...document.styleSheets].some((sheet) => /styles-[A-Z0-9]+\\.css$/.test(sheet.href || ""))'), true);
+      // An error looks like one: the theme's alert.
+      expect(await hasClass(frame.getByRole('status').first(), 'alert-danger')).toBe(true);
+      findings.push(...describeFindings(`settings not running ${theme}`, await seriousViolations(inner)));
+      await page.screenshot({ path: join(SHOTS, `settings-page-not-running-${theme}.png`), fullPage: true });
+      await page.close();
+    }
+    expect(findings).toEqual([]);
+  }, 60_000);
 });

@@ -3,14 +3,14 @@ import { join } from 'node:path';
 import { ensureBuild, runNode } from '../../support/child-process.js';
 
 /**
- * `npm run bench` keeps working and prints the DESIGN §8 line shapes. Only cheap scenarios run here,
+ * `npm run bench` keeps working and prints the docs/design.md §8 line shapes. Only cheap scenarios run here,
  * with the shortest durations; no timing is ever asserted (the machine may be busy).
  */
 const bench = (args: string[], timeoutMs = 60_000) => runNode(join(ensureBuild(), 'bench', 'run.js'), args, { timeoutMs });
 const short = ['--duration', '1', '--warmup', '1'];
 
 describe('bench/run.js', () => {
-  it('lists every DESIGN §8 scenario, in the order it runs them', async () => {
+  it('lists every docs/design.md §8 scenario, in the order it runs them', async () => {
     const result = await bench(['--list']);
     expect(result.code).toBe(0);
     const names = result.stdout
@@ -53,7 +53,7 @@ describe('bench/run.js', () => {
     expect(result.stderr).toMatch(/event-ingest round 1: runtime path \d+ events\/s/);
   }, 90_000);
 
-  it('measures command-roundtrip-nuki through the Nuki driver: the DESIGN §8 fields, data on disk, every command completed', async () => {
+  it('measures command-roundtrip-nuki through the Nuki driver: the docs/design.md §8 fields, data on disk, every command completed', async () => {
     const result = await bench(['--only', 'command-roundtrip-nuki', ...short, '--rounds', '1'], 90_000);
     expect(result.code).toBe(0);
     const line = JSON.parse(result.stdout.trim()) as Record<string, unknown>;

@@ -142,7 +142,7 @@ describe('ekey-locks serve --config', () => {
     for (const field of ['/api/port', '/clients/0/client_id', '/clients/0/redirect_uris']) {
       expect(result.stderr).toMatch(new RegExp(`^  ${field}: .+$`, 'm'));
     }
-    // The lock entry on one line naming each field at fault (DESIGN §9).
+    // The lock entry on one line naming each field at fault (docs/design.md §9).
     const lockLine = result.stderr.split('\n').find((line) => line.startsWith('  Lock "Front Door" (locks[0]) is left out: '));
     expect(lockLine).toMatch(/ owner_email: .+[;.]/);
     expect(lockLine).toMatch(/ key: .+[;.]/);

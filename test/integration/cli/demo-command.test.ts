@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { builtCli, spawnNode, type RunningChild } from '../../support/child-process.js';
 import { loginOverHttp } from '../../support/oauth-login.js';
 
-/** The demo line (DESIGN §6 "Running it"). */
+/** The demo line (docs/design.md §6 "Running it"). */
 interface DemoLine {
   base_url: string;
   clients: { client_id: string; client_secret: string; redirect_uri: string }[];

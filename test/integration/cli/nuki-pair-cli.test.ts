@@ -2,17 +2,17 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NukiCommand } from '../../../src/gateway/nuki/nuki-commands.js';
-import { decodeUnencryptedFrame, encodeUnencryptedFrame } from '../../../src/gateway/nuki/nuki-frame.js';
-import { NukiUuids } from '../../../src/gateway/nuki/nuki-uuids.js';
+import { NukiCommand } from '../../../src/families/nuki/protocol/nuki-commands.js';
+import { decodeUnencryptedFrame, encodeUnencryptedFrame } from '../../../src/families/nuki/protocol/nuki-frame.js';
+import { NukiUuids } from '../../../src/families/nuki/protocol/nuki-uuids.js';
 import type { SimulatedAdvertisement, SimulatedDevice, SimulatedGattService, SimulatedLockLink } from '../../../src/gateway/simulator/simulated-device.js';
-import { SimulatedLock } from '../../../src/gateway/simulator/simulated-lock.js';
-import { SimulatedNuki, type SimulatedNukiOptions } from '../../../src/gateway/simulator/simulated-nuki.js';
-import { NUKI_CREDENTIALS_FILE, NukiCredentialFile, type StoredNukiCredentials } from '../../../src/store/nuki-credential-file.js';
+import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
+import { SimulatedNuki, type SimulatedNukiOptions } from '../../../src/families/nuki/simulator/simulated-nuki.js';
+import { NUKI_CREDENTIALS_FILE, NukiCredentialFile, type StoredNukiCredentials } from '../../../src/families/nuki/nuki-credential-file.js';
 import { builtCli, runNode, spawnNode } from '../../support/child-process.js';
 import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
 import { ManualClock } from '../../support/manual-clock.js';
-import { NukiTestClient } from '../../unit/gateway/simulated-nuki-client.js';
+import { NukiTestClient } from '../../unit/families/nuki/simulated-nuki-client.js';
 
 /**
  * `ekey-locks nuki pair` and `nuki scan` as the user runs them: the built CLI in a child process,

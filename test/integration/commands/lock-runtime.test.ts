@@ -2,9 +2,10 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { CommandEngine } from '../../../src/commands/command-engine.js';
 import type { LockEventSink, RecordedEvent } from '../../../src/events/lock-event-sink.js';
-import { parseLockKey } from '../../../src/gateway/frame-authentication.js';
-import { SimulatedLock } from '../../../src/gateway/simulator/simulated-lock.js';
+import { parseLockKey } from '../../../src/families/ekey/protocol/frame-authentication.js';
+import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
 import { SimulatorTransport } from '../../../src/gateway/transports/simulator-transport.js';
+import { lockDriverFactory } from '../../../src/locks/lock-drivers.js';
 import { LockRuntime } from '../../../src/locks/lock-runtime.js';
 import { CommandRepository } from '../../../src/store/command-repository.js';
 import { LockStateRepository } from '../../../src/store/lock-state-repository.js';
@@ -51,7 +52,7 @@ describe('lock runtime: gateway observations become stored lock state and record
   const start = (motorTimeMs = 0): void => {
     lock = new SimulatedLock({ address: 'AA:BB:CC:DD:EE:01', key: parseLockKey(key), name: 'Front Door', clock: w.clock, motorTimeMs, batteryPercent: 80 });
     runtime = new LockRuntime(
-      { transport: new SimulatorTransport([lock]), clock: w.clock, logger: w.logger, locks: w.locks, lockState: state, events: sink },
+      { transport: new SimulatorTransport([lock]), clock: w.clock, logger: w.logger, locks: w.locks, lockState: state, events: sink, driverFor: lockDriverFactory({ nukiCredentials: () => undefined, logger: w.logger }) },
       { reconnectBackoff: { initialMs: 10, maxMs: 50 }, presenceCheckIntervalMs: 20, offlineAfterS: 5 },
     );
     expect(runtime.registerStoredLocks()).toEqual([w.lock]);

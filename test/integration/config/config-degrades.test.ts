@@ -9,7 +9,7 @@ import { ManualClock } from '../../support/manual-clock.js';
 import { RecordingLogger } from '../../support/recording-logger.js';
 
 /**
- * The configuration degrades gracefully (DESIGN §9), with the real service on a SQLite file,
+ * The configuration degrades gracefully (docs/design.md §9), with the real service on a SQLite file,
  * restarted on the same data folder as a user edits the config between restarts.
  */
 const OWNER = 'owner@example.com';

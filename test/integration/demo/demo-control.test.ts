@@ -12,7 +12,7 @@ interface DemoLine {
   locks: { id: string; name: string; owner_id: string; gateway: boolean }[];
 }
 
-describe('ekey-locks demo: the stdin control protocol (DESIGN §6), end to end through the real CLI', () => {
+describe('ekey-locks demo: the stdin control protocol (docs/design.md §6), end to end through the real CLI', () => {
   let child: RunningChild;
   let dataDir: string;
   let demo: DemoLine;
@@ -124,7 +124,7 @@ describe('ekey-locks demo: the stdin control protocol (DESIGN §6), end to end t
 
   it('offline within 5 s, commands refused with 400; online again, commands work', async () => {
     // Exactly { ok: true }: the demo answers so only once the service shows the lock offline, and
-    // adds observed:false when its own 5 s window (DESIGN §6) runs out first — no test-side clock.
+    // adds observed:false when its own 5 s window (docs/design.md §6) runs out first — no test-side clock.
     expect(await send({ op: 'offline', lock_id: frontDoor })).toEqual({ ok: true });
     expect((await frontDoorEntry()).online_status).toBe('offline');
     const refused = await api('POST', `/locks/${frontDoor}/commands`, { type: 'lock' });

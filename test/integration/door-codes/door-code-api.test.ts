@@ -5,7 +5,7 @@
  * vendor's app left alone, 400 on a lock without a keypad, 404 for anyone else.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { SimulatedNuki } from '../../../src/gateway/simulator/simulated-nuki.js';
+import type { SimulatedNuki } from '../../../src/families/nuki/simulator/simulated-nuki.js';
 import { loginOverHttp } from '../../support/oauth-login.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
 import { call, type ApiResponse } from '../ekeys/household.js';

@@ -1,6 +1,6 @@
 /**
  * The authorization matrix: every eKey endpoint × every relation a caller can have to the lock
- * (DESIGN §3 eKeys, spec: eKey action permissions). Expected statuses are written out in full,
+ * (docs/design.md §3 eKeys, spec: eKey action permissions). Expected statuses are written out in full,
  * and no answer other than a 200 for an entitled caller may carry another user's data.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';

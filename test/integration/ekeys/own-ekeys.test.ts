@@ -1,5 +1,5 @@
 /**
- * GET /users/{user_id}/ekeys (DESIGN §7): one's own keys with their lock and usability — every
+ * GET /users/{user_id}/ekeys (docs/design.md §7): one's own keys with their lock and usability — every
  * not_usable_because, next_usable_at across midnight and a DST change, 404 for anyone else — and
  * the same evaluation in the 403 of a refused command.
  */

@@ -1,7 +1,7 @@
-import { EKeyDriver } from '../../../src/gateway/drivers/ekey/ekey-driver.js';
+import { EKeyDriver } from '../../../src/families/ekey/driver/ekey-driver.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { LockGateway } from '../../../src/gateway/lock-gateway.js';
-import { SimulatedLock } from '../../../src/gateway/simulator/simulated-lock.js';
+import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
 import { BluezTransport } from '../../../src/gateway/transports/bluez-transport.js';
 import { FakeBluez } from '../../support/fake-bluez/fake-bluez.js';
 import { startPrivateDbusDaemon, type PrivateDbusDaemon } from '../../support/fake-bluez/private-dbus-daemon.js';

@@ -1,9 +1,9 @@
-import { EKEY_GATT_PROFILE } from '../../../src/gateway/drivers/ekey/ekey-gatt-profile.js';
-import { EKeyDriver } from '../../../src/gateway/drivers/ekey/ekey-driver.js';
+import { EKEY_GATT_PROFILE } from '../../../src/families/ekey/driver/ekey-gatt-profile.js';
+import { EKeyDriver } from '../../../src/families/ekey/driver/ekey-driver.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ActivityEvent } from '../../../src/gateway/gateway-events.js';
 import { LockGateway } from '../../../src/gateway/lock-gateway.js';
-import { SimulatedLock } from '../../../src/gateway/simulator/simulated-lock.js';
+import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
 import { BluezTransport } from '../../../src/gateway/transports/bluez-transport.js';
 import { TransportError } from '../../../src/gateway/gatt-transport.js';
 import { FakeBluez, type FakeDeviceFaults } from '../../support/fake-bluez/fake-bluez.js';

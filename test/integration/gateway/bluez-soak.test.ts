@@ -1,9 +1,9 @@
-import { EKeyDriver } from '../../../src/gateway/drivers/ekey/ekey-driver.js';
+import { EKeyDriver } from '../../../src/families/ekey/driver/ekey-driver.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { LockGateway } from '../../../src/gateway/lock-gateway.js';
-import { SimulatedLock } from '../../../src/gateway/simulator/simulated-lock.js';
+import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
 import { BluezTransport } from '../../../src/gateway/transports/bluez-transport.js';
 import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
 import { testLogger } from '../../support/fake-bluez/test-logger.js';

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { encodeActivityReadSince } from '../../../src/gateway/activity-record-codec.js';
+import { encodeActivityReadSince } from '../../../src/families/ekey/protocol/activity-record-codec.js';
 import type { GatewayLogger } from '../../../src/gateway/gateway-logger.js';
 import type { Advertisement, GattConnection, GattProfile } from '../../../src/gateway/gatt-transport.js';
-import { FrameType, LockUuids, sigUuid } from '../../../src/gateway/lock-profile.js';
+import { FrameType, LockUuids, sigUuid } from '../../../src/families/ekey/protocol/lock-profile.js';
 import {
   GattOperationError,
   type NotificationListener,
@@ -11,7 +11,7 @@ import {
   type SimulatedGattService,
   type SimulatedLockLink,
 } from '../../../src/gateway/simulator/simulated-device.js';
-import { SimulatedLock } from '../../../src/gateway/simulator/simulated-lock.js';
+import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
 import { BluezTransport, type BluezDiagnostics } from '../../../src/gateway/transports/bluez-transport.js';
 import { FakeBluez } from '../../support/fake-bluez/fake-bluez.js';
 import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { NukiDriver } from '../../../src/gateway/drivers/nuki/nuki-driver.js';
+import { NukiDriver } from '../../../src/families/nuki/driver/nuki-driver.js';
 import { LockGateway } from '../../../src/gateway/lock-gateway.js';
-import { SimulatedNuki } from '../../../src/gateway/simulator/simulated-nuki.js';
+import { SimulatedNuki } from '../../../src/families/nuki/simulator/simulated-nuki.js';
 import { BluezTransport } from '../../../src/gateway/transports/bluez-transport.js';
 import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
 import { testLogger } from '../../support/fake-bluez/test-logger.js';

@@ -3,7 +3,7 @@ import { startTestService, type TestService } from '../../support/test-service.j
 import { loginOverHttp } from '../../support/oauth-login.js';
 
 /*
- * The rules every route follows (DESIGN §3 "Paths and conventions", "Errors"), checked over real
+ * The rules every route follows (docs/design.md §3 "Paths and conventions", "Errors"), checked over real
  * HTTP against the real service: content negotiation, body media types and limits, problem+json
  * errors, request ids, security headers, bearer challenges and the OpenAPI document.
  */
@@ -238,7 +238,7 @@ describe('security headers', () => {
 });
 
 describe('bearer authentication', () => {
-  it('answers /me without a token with 401 and an invalid_token challenge (DESIGN §3 Errors)', async () => {
+  it('answers /me without a token with 401 and an invalid_token challenge (docs/design.md §3 Errors)', async () => {
     const answer = await call('/me');
     expectProblem(answer, 401, 'missing_token');
     expect(answer.headers.get('www-authenticate')).toMatch(/^Bearer realm="ekey-locks", error="invalid_token"/);

@@ -1,5 +1,5 @@
 /**
- * The service side of the web app (DESIGN §7): `/` redirects to `/app/`, the app's files are
+ * The service side of the web app (docs/design.md §7): `/` redirects to `/app/`, the app's files are
  * served from the build with a CSP that allows no inline script, exempt from the JSON Accept rule,
  * compressed and cacheable; the favicon; the first-party public client registered by the service
  * with its origin-relative redirect URI and PKCE; and the invitation sign-up that ends signed in.

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { DateTime } from 'luxon';
-import { SimulatedLock } from '../../../src/gateway/simulator/simulated-lock.js';
+import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
 
 /**

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configuredLockId } from '../../../src/config/config-sync.js';
 import type { LockConfig } from '../../../src/config/plugin-config.js';
-import { NUKI_CREDENTIALS_FILE, NukiCredentialFile } from '../../../src/store/nuki-credential-file.js';
+import { NUKI_CREDENTIALS_FILE, NukiCredentialFile } from '../../../src/families/nuki/nuki-credential-file.js';
 import { startCommandFixture, untilOnline, type CommandFixture } from '../commands/command-fixture.js';
 
 /**
- * A Nuki lock in the config that was never paired (DESIGN §4b): one log line that says how to pair,
+ * A Nuki lock in the config that was never paired (docs/design.md §4b): one log line that says how to pair,
  * the lock listed offline, commands refused, everything else running. Once its credentials are in
  * the data folder's file, the same lock gets a working Nuki driver.
  */

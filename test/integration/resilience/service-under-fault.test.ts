@@ -105,7 +105,7 @@ function openStream(token: string): Promise<OpenedStream> {
   });
 }
 
-describe('a thousand event streams at once (DESIGN §9: 10 per user, 500 in all)', () => {
+describe('a thousand event streams at once (docs/design.md §9: 10 per user, 500 in all)', () => {
   it('serves 500, answers the rest 429 problem+json with Retry-After, keeps answering the API, and frees every slot', async () => {
     const users = Array.from({ length: 100 }, (_, index) => seedUser(index));
     const streams = await Promise.all(users.flatMap((user) => Array.from({ length: 10 }, () => openStream(user.token))));

@@ -4,11 +4,12 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SettingsUiError, SettingsUiHandlers } from '../../../src/settings-ui/settings-ui-handlers.js';
+import { NO_BLUETOOTH, SettingsUiError, SettingsUiHandlers } from '../../../src/settings-ui/settings-ui-handlers.js';
 import { SETTINGS_UI_FILE, type SettingsUiStatus } from '../../../src/store/settings-ui-file.js';
-import { NUKI_CREDENTIALS_FILE } from '../../../src/store/nuki-credential-file.js';
+import { StartReportFile } from '../../../src/store/start-report-file.js';
+import { NUKI_CREDENTIALS_FILE } from '../../../src/families/nuki/nuki-credential-file.js';
 import { BluezTransport } from '../../../src/gateway/transports/bluez-transport.js';
-import { SimulatedNuki } from '../../../src/gateway/simulator/simulated-nuki.js';
+import { SimulatedNuki } from '../../../src/families/nuki/simulator/simulated-nuki.js';
 import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
 import { ManualClock } from '../../support/manual-clock.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
@@ -130,7 +131,15 @@ describe('/status', () => {
 
   it('says the service is not running when there is no status file', async () => {
     const empty = tempFolder('ekey-settings-ui-none-');
-    expect(await handlers({ storagePath: empty }).status()).toEqual({ state: 'stopped', message: expect.stringMatching(/^The eKey Locks service is not running: it has not announced itself/) });
+    expect(await handlers({ storagePath: empty }).status()).toEqual({ state: 'stopped', message: expect.stringMatching(/^The eKey Locks service is not running\. Check that the plugin is enabled/) });
+  });
+
+  it("quotes the last start's own failure when the service is not running", async () => {
+    const storage = tempFolder('ekey-settings-ui-failed-');
+    const line = 'Lock "Test Door" (locks[0]) is left out: key: must match pattern "^[0-9a-fA-F]{64}$". The other locks run.';
+    new StartReportFile(join(storage, 'ekey-locks')).write([line, 'eKey Locks is not configured (no locks, no clients, demo off): nothing to do.']);
+    const view = await handlers({ storagePath: storage }).status();
+    expect(view).toEqual({ state: 'stopped', message: `The eKey Locks service is not running. When Homebridge started it, it said: “${line} eKey Locks is not configured (no locks, no clients, demo off): nothing to do.”` });
   });
 
   it('says the service is not running when the process of the status file has ended', async () => {
@@ -243,10 +252,15 @@ describe('/nuki/scan and /nuki/pair', () => {
     nuki.goOutOfRange();
   });
 
-  it('explains that Bluetooth is not available', async () => {
+  it('says in one plain sentence, within 2 s of a 10 s scan, that Bluetooth is not available', async () => {
     const noBus = `unix:path=${join(storagePath, 'no-bus')}`;
     const offline = handlers({ transport: (_adapter, logger) => new BluezTransport({ busAddress: noBus, logger }) });
-    expect(await failure(offline.nukiScan({ seconds: 1 }))).toMatch(/^Bluetooth is not available, so nothing could be heard/);
+    const began = performance.now();
+    const message = await failure(offline.nukiScan({ seconds: 10 }));
+    expect(performance.now() - began).toBeLessThan(2_000);
+    expect(message).toBe(NO_BLUETOOTH);
+    // No raw error, no stray punctuation from one.
+    expect(message).not.toMatch(/ENOENT|unix:|\)\.|\.\)/);
   });
 
   it('rejects bad input and a second Bluetooth job at once', async () => {

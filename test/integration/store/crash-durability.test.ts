@@ -8,7 +8,7 @@ import { builtCli, spawnNode, type RunningChild } from '../../support/child-proc
 import { loginOverHttp } from '../../support/oauth-login.js';
 
 /*
- * An acknowledged write survives the process dying at any moment (DESIGN §2 store; database.ts:
+ * An acknowledged write survives the process dying at any moment (docs/design.md §2 store; database.ts:
  * WAL + synchronous=FULL). The child is the real service (`ekey-locks demo`); the test sends
  * eKeys through the API from several connections at once, SIGKILLs the child while requests are
  * still in flight, reopens the database and looks for every eKey whose 201 it received.

@@ -1,6 +1,6 @@
 import dbus, { type MessageBus } from 'dbus-next';
 import marshallers from 'dbus-next/lib/marshallers.js';
-import { LockUuids } from '../../../src/gateway/lock-profile.js';
+import { LockUuids } from '../../../src/families/ekey/protocol/lock-profile.js';
 import { GattOperationError, type SimulatedAdvertisement, type SimulatedDevice, type SimulatedLockLink } from '../../../src/gateway/simulator/simulated-device.js';
 import { describeError } from '../../../src/domain/errors.js';
 

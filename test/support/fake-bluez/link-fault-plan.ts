@@ -1,5 +1,5 @@
+import type { LockAction } from '../../../src/domain/lock-vocabulary.js';
 import { unsafeUniformIntDistribution, xoroshiro128plus, type RandomGenerator } from 'pure-rand';
-import type { LockAction } from '../../../src/gateway/lock-profile.js';
 
 /**
  * A link fault a soak injects around one command:

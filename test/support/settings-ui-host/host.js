@@ -14,8 +14,23 @@
   const post = (message) => frame.contentWindow.postMessage(message, window.location.origin);
   const respond = (request, success, data) => post({ action: 'response', requestId: request.requestId, success, data });
 
+  const uiStylesheet = document.documentElement.dataset.uiStylesheet;
+  const uiTheme = document.documentElement.dataset.uiTheme;
+
   frame.addEventListener('load', async () => {
-    if (theme === 'dark') post({ action: 'body-class', class: 'dark-mode' });
+    if (uiStylesheet) {
+      // What homebridge-config-ui-x 5.10 sends a plugin's page (injectDefaultStyles): its theme class,
+      // the modal's class, dark mode, its stylesheets and the body colours it forces.
+      post({ action: 'body-class', class: `config-ui-x-${theme === 'dark' ? 'dark-mode-' : ''}${uiTheme}` });
+      post({ action: 'body-class', class: 'modal-content' });
+      if (theme === 'dark') post({ action: 'body-class', class: 'dark-mode' });
+      post({ action: 'link-element', href: `${window.location.origin}${uiStylesheet}`, rel: 'stylesheet' });
+      const dark = theme === 'dark';
+      post({
+        action: 'inline-style',
+        style: `body { height: unset !important; background-color: ${dark ? '#242424' : '#FFFFFF'} !important; color: ${dark ? '#FFFFFF' : '#000000'} !important; }`,
+      });
+    } else if (theme === 'dark') post({ action: 'body-class', class: 'dark-mode' });
     // The UI shows the page once server.js said it is ready.
     await fetch('/api/ready');
     post({ action: 'ready' });

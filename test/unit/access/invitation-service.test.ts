@@ -21,7 +21,14 @@ async function invite(email: string): Promise<string> {
 describe('InvitationService', () => {
   it('signs the invited user up and accepts their pending keys in one go', async () => {
     const token = await invite('newbie@example.com');
-    expect(fx.invitations.describe(token)).toEqual({ state: 'open', email: 'newbie@example.com', name: 'newbie', locks: ['Front Door'] });
+    expect(fx.invitations.describe(token)).toEqual({
+      state: 'open',
+      email: 'newbie@example.com',
+      name: 'newbie',
+      locks: ['Front Door'],
+      inviter: fx.owner.name,
+      keys: [{ lock: 'Front Door', zone: expect.any(String), type: 'anytime', message: null, valid_from: null, valid_to: null, schedule_start: null, schedule_end: null }],
+    });
     const result = await fx.invitations.signUp(token, { name: ' Nora Newbie ', password: 'long enough' });
     expect(result.acceptedKeys).toBe(1);
     const user = fx.users.findById(result.userId);
@@ -41,6 +48,30 @@ describe('InvitationService', () => {
     expect(second.status).toBe('pending');
     const result = await fx.invitations.signUp(token, { name: 'Tw Ice', password: 'long enough' });
     expect(result).toMatchObject({ userId: invited?.id, acceptedKeys: 2 });
+  });
+
+  it('says an invitation whose keys were all taken back is withdrawn, and refuses to sign up through it', async () => {
+    const token = await invite('gone@example.com');
+    const key = fx.ekeys.listPendingByUser(fx.users.findByEmail('gone@example.com')?.id ?? '')[0];
+    expect(key).toBeDefined();
+    fx.service.remove(fx.owner.id, key?.id ?? '');
+    expect(fx.invitations.describe(token)).toEqual({ state: 'withdrawn', email: 'gone@example.com' });
+    await expect(fx.invitations.signUp(token, { name: 'Gone', password: 'long enough' })).rejects.toMatchObject({ status: 410, code: 'invitation_withdrawn' });
+  });
+
+  it('describes each pending key with its message and window, and who sent it', async () => {
+    fx.service.send(fx.owner.id, {
+      email: 'weekly@example.com',
+      lock_id: fx.lockId,
+      type: 'scheduled',
+      message: 'Welcome!',
+      schedule_start: '0 9 * * 1-5 *',
+      schedule_end: '0 17 * * 1-5 *',
+    });
+    await fx.invitations.whenIdle();
+    const link = fx.mailer.sent.at(-1)?.link ?? '';
+    const state = fx.invitations.describe(link.slice(link.lastIndexOf('/') + 1));
+    expect(state).toMatchObject({ state: 'open', inviter: fx.owner.name, keys: [{ lock: 'Front Door', type: 'scheduled', message: 'Welcome!', schedule_start: '0 9 * * 1-5 *' }] });
   });
 
   it('refuses expired, unknown and malformed links, and bad form values', async () => {

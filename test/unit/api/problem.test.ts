@@ -212,7 +212,9 @@ describe('createHtmlErrorHandler (the invitation pages)', () => {
     const expired = await app.inject({ url: '/expired' });
     expect([expired.statusCode, expired.headers['content-type']]).toEqual([410, 'text/html; charset=utf-8']);
     expect(expired.body).toContain('<h1>Invitation expired</h1>');
-    expect(expired.body).toContain('This invitation link has expired.');
+    // In the guest's words, with the way on: never the service's wording.
+    expect(expired.body).toContain('ask for the eKey to be sent again');
+    expect(expired.body).toContain('href="../app/"');
     const busy = await app.inject({ url: '/busy' });
     expect([busy.statusCode, busy.headers['retry-after']]).toEqual([429, '7']);
     expect(busy.body).toContain('Too many attempts');

@@ -72,7 +72,7 @@ describe('readConfigFile', () => {
       expect(message).toContain(`Config file ${file} is invalid:`);
       expect(message).toMatch(/\/api\/port: must be <= 65535/);
       expect(message).toMatch(/\/api\/colour: /);
-      // The lock entry is named in the same report, on one line (DESIGN §9).
+      // The lock entry is named in the same report, on one line (docs/design.md §9).
       const lockLine = message.split('\n').find((line) => line.startsWith('  Lock #1 (locks[0]) is left out: '));
       expect(lockLine).toMatch(/ name: must NOT have fewer than 1 characters[;.]/);
       expect(lockLine).toMatch(/ owner_email: must have required property 'owner_email'[;.]/);

@@ -198,7 +198,7 @@ describe('CommandEngine', () => {
     });
   });
 
-  describe('who may send a command (DESIGN §3 Commands)', () => {
+  describe('who may send a command (docs/design.md §3 Commands)', () => {
     it('answers 404 for an unknown lock and for a user holding no key on it', () => {
       expect(thrown(() => w.engine.submit({ userId: w.owner, lockId: randomUUID(), type: 'lock' })).status).toBe(404);
       expect(thrown(() => w.engine.submit({ userId: w.stranger, lockId: w.lock, type: 'lock' })).status).toBe(404);

@@ -104,7 +104,7 @@ describe('EventRecorder.recordActivity', () => {
   });
 });
 
-describe('EventRecorder.recordActivity: taps by a lock-side authorization (DESIGN §4b)', () => {
+describe('EventRecorder.recordActivity: taps by a lock-side authorization (docs/design.md §4b)', () => {
   const authorizationTap = (sequence: number, actor: string, linkedUserId: string | null | undefined, action: 'lock' | 'unlock' = 'unlock') =>
     fixture.events.recorder.recordActivity({
       lockId: LOCK,

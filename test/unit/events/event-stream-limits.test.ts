@@ -43,7 +43,7 @@ function thrown(work: () => unknown): ServiceError {
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-describe('event stream limits (DESIGN §9)', () => {
+describe('event stream limits (docs/design.md §9)', () => {
   it('allows 10 open streams per user; the 11th is 429 too_many_streams with Retry-After, and closing one frees a slot', () => {
     const streams = fixture.events.streams;
     const open = Array.from({ length: 10 }, () => streams.start(streams.authorize(OWNER.id, LOCK), new Connection()));

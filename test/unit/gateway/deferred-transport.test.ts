@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { EKEY_GATT_PROFILE } from '../../../src/gateway/drivers/ekey/ekey-gatt-profile.js';
+import { EKEY_GATT_PROFILE } from '../../../src/families/ekey/driver/ekey-gatt-profile.js';
 import { TransportError, type Advertisement, type GattTransport } from '../../../src/gateway/gatt-transport.js';
-import { SimulatedLock } from '../../../src/gateway/simulator/simulated-lock.js';
+import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
 import { DeferredTransport } from '../../../src/gateway/transports/deferred-transport.js';
 import { SimulatorTransport } from '../../../src/gateway/transports/simulator-transport.js';
 import { ManualClock } from '../../support/manual-clock.js';

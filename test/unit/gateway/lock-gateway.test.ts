@@ -1,9 +1,9 @@
-import { EKeyDriver } from '../../../src/gateway/drivers/ekey/ekey-driver.js';
+import { EKeyDriver } from '../../../src/families/ekey/driver/ekey-driver.js';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { ActivityEvent, BoltChangedEvent, ConnectivityChangedEvent } from '../../../src/gateway/gateway-events.js';
 import { testLogger } from '../../support/fake-bluez/test-logger.js';
 import { LockGateway, type LockGatewayOptions } from '../../../src/gateway/lock-gateway.js';
-import { SimulatedLock } from '../../../src/gateway/simulator/simulated-lock.js';
+import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
 import { SimulatorTransport } from '../../../src/gateway/transports/simulator-transport.js';
 import { ManualClock } from '../../support/manual-clock.js';
 

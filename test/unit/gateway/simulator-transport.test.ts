@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { encodeActivityReadSince } from '../../../src/gateway/activity-record-codec.js';
+import { encodeActivityReadSince } from '../../../src/families/ekey/protocol/activity-record-codec.js';
 import type { Advertisement, GattConnection, GattProfile } from '../../../src/gateway/gatt-transport.js';
-import { FrameType, LockUuids, sigUuid } from '../../../src/gateway/lock-profile.js';
+import { FrameType, LockUuids, sigUuid } from '../../../src/families/ekey/protocol/lock-profile.js';
 import type { NotificationListener, SimulatedAdvertisement, SimulatedDevice, SimulatedGattService, SimulatedLockLink } from '../../../src/gateway/simulator/simulated-device.js';
 import { GattOperationError } from '../../../src/gateway/simulator/simulated-device.js';
-import { SimulatedLock } from '../../../src/gateway/simulator/simulated-lock.js';
+import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
 import { SimulatorTransport } from '../../../src/gateway/transports/simulator-transport.js';
 import { ManualClock } from '../../support/manual-clock.js';
 

@@ -3,6 +3,8 @@ import type { Characteristic, CharacteristicChange, PlatformAccessory, PlatformC
 import { EKeyLocksPlatform } from '../../../src/homekit/ekey-locks-platform.js';
 import type { HomeKitBolt, HomeKitLock } from '../../../src/homekit/lock-port.js';
 import { PLATFORM_NAME } from '../../../src/homekit/platform-name.js';
+import { StartReportFile } from '../../../src/store/start-report-file.js';
+import { join } from 'node:path';
 import { createHomebridgeHarness, recordingLogging, type HomebridgeHarness } from '../../support/homebridge-api.js';
 import { InMemoryLockPort, InMemoryService, openInMemory, testLock } from '../../support/in-memory-lock-port.js';
 
@@ -389,7 +391,7 @@ describe('EKeyLocksPlatform arrival triggers', () => {
   });
 });
 
-describe('EKeyLocksPlatform door sensor (a Nuki with a door sensor, DESIGN §4b)', () => {
+describe('EKeyLocksPlatform door sensor (a Nuki with a door sensor, docs/design.md §4b)', () => {
   const BACK = testLock({
     id: '6f1d2c3b-0000-4000-8000-000000000003',
     name: 'Back Door',
@@ -551,5 +553,28 @@ describe('EKeyLocksPlatform cache and lifecycle', () => {
     await settle();
     expect(run.port.listenerCount).toBe(0);
     expect(run.service.closed).toBe(true);
+  });
+
+  it('records why a start did not bring the service up, for the settings page, and clears it once it runs', async () => {
+    const harness = await createHomebridgeHarness();
+    const report = new StartReportFile(join(harness.api.user.storagePath(), 'ekey-locks'));
+    const bad = { platform: PLATFORM_NAME, name: 'eKey Locks', locks: [{ name: 'Test Door', address: 'D0:E1:00:00:00:09', key: 'not hex', owner_email: 'o@example.com' }] } as PlatformConfig;
+    const failed = new EKeyLocksPlatform(recordingLogging(), bad, harness.api, { openService: () => Promise.reject(new Error('must not open')) });
+    harness.api.signalFinished();
+    await failed.whenStarted();
+    const lines = report.read()?.lines ?? [];
+    expect(lines[0]).toMatch(/^Lock "?Test Door"? \(locks\[0\]\) is left out: .*key/);
+    harness.api.signalShutdown();
+
+    // A later start that runs clears the old report.
+    const next = await createHomebridgeHarness();
+    const nextReport = new StartReportFile(join(next.api.user.storagePath(), 'ekey-locks'));
+    nextReport.write(['an old failure']);
+    const service = new InMemoryService(new InMemoryLockPort([FRONT], USERS));
+    const platform = new EKeyLocksPlatform(recordingLogging(), { platform: PLATFORM_NAME, name: 'eKey Locks', demo: true }, next.api, { openService: openInMemory(service), writeDemoLine: () => undefined });
+    next.api.signalFinished();
+    await platform.whenStarted();
+    expect(nextReport.read()).toBeUndefined();
+    next.api.signalShutdown();
   });
 });

@@ -1,6 +1,6 @@
+import type { ActivitySource } from '../../../src/domain/lock-vocabulary.js';
 import { describe, expect, it } from '@jest/globals';
 import { Characteristic } from '@homebridge/hap-nodejs';
-import type { ActivitySource } from '../../../src/gateway/lock-profile.js';
 import type { HomeKitBolt } from '../../../src/homekit/lock-port.js';
 import {
   ContactSensorStateValue,
@@ -118,7 +118,7 @@ describe('toStatusFault', () => {
   });
 });
 
-describe('toContactSensor (a Nuki door sensor, DESIGN §4b)', () => {
+describe('toContactSensor (a Nuki door sensor, docs/design.md §4b)', () => {
   it.each([
     ['closed', { state: ContactSensorStateValue.CONTACT_DETECTED, fault: StatusFaultValue.NO_FAULT }],
     ['open', { state: ContactSensorStateValue.CONTACT_NOT_DETECTED, fault: StatusFaultValue.NO_FAULT }],
@@ -179,7 +179,7 @@ describe('toSerialNumber', () => {
   const nukiInformation = { manufacturer: 'Nuki Home Solutions', model: 'Nuki Smart Lock (hardware 2.0)', serial: '2A3B4C5D', firmware: '2.14.6' };
   const lock = { id: '0b6e8c2a-5d1f-4c3e-9a7b-1234567890ab', bleAddress: 'D0:E1:00:00:00:03' };
 
-  it('is the Nuki ID for a Nuki whose Config was read (DESIGN §4b: Nuki id → HomeKit serial)', () => {
+  it('is the Nuki ID for a Nuki whose Config was read (docs/design.md §4b: Nuki id → HomeKit serial)', () => {
     expect(toSerialNumber({ ...lock, family: 'nuki', deviceInformation: nukiInformation })).toBe('2A3B4C5D');
   });
 

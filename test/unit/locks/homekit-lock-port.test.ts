@@ -1,8 +1,8 @@
+import type { ActivityRecord } from '../../../src/domain/lock-vocabulary.js';
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import { EventEmitter } from 'node:events';
 import type { CommandAccess, CommandPermission } from '../../../src/commands/command-access.js';
 import type { CommandEngine } from '../../../src/commands/command-engine.js';
-import type { ActivityRecord } from '../../../src/gateway/activity-record-codec.js';
 import type { LockChange } from '../../../src/homekit/lock-port.js';
 import { HomeKitLockPort } from '../../../src/locks/homekit-lock-port.js';
 import type { LiveLockState, LockRuntime, LockRuntimeChange, LockRuntimeEvents } from '../../../src/locks/lock-runtime.js';
@@ -55,7 +55,7 @@ const activity = (record: Partial<ActivityRecord>, performerId: string | null, b
 
 const taps = (): LockChange[] => changes.filter((change) => change.kind === 'tap');
 
-describe('HomeKitLockPort arrivals (DESIGN §5 arrival triggers, §4b linked Nuki authorizations)', () => {
+describe('HomeKitLockPort arrivals (docs/design.md §5 arrival triggers, §4b linked Nuki authorizations)', () => {
   it('announces a live tap by a linked Nuki authorization as that user\'s, also when the user holds no eKey', () => {
     runtime.emit('change', activity({ actor: "Alex's Watch" }, ALEX));
     runtime.emit('change', activity({ actor: "Olivia's iPhone", sequence: 8, action: 'lock' }, OLIVIA));

@@ -35,7 +35,7 @@ describe('Matter value tables', () => {
   });
 });
 
-describe('toMatterLockState (DESIGN §5b)', () => {
+describe('toMatterLockState (docs/design.md §5b)', () => {
   it.each<[HomeKitBolt, number | null]>([
     ['locked', 1],
     ['unlocked', 2],

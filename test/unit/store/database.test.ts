@@ -128,3 +128,53 @@ describe('applyMigrations', () => {
     expect(versions).toEqual([...new Set(versions)].sort((a, b) => a - b));
   });
 });
+
+describe('migration 7: lock families checked by the registry, not by SQL', () => {
+  const before = migrations.filter((migration) => migration.version < 7);
+  const schemaOf = (db: Database.Database, type: string): { name: string; sql: string | null }[] =>
+    db.prepare<[string], { name: string; sql: string | null }>("SELECT name, sql FROM sqlite_master WHERE type = ? AND tbl_name <> 'locks' ORDER BY name").all(type);
+
+  it('keeps every lock row, the rows that refer to them and every index and foreign key of a database made by the old migrations', () => {
+    withTempDir((dir) => {
+      const file = join(dir, 'service.sqlite');
+      const old = openDatabase(file, before);
+      old.prepare("INSERT INTO users (id, email, email_normalized, name, password_hash, created_at) VALUES ('u1', 'a@example.com', 'a@example.com', 'A', 'x', 1)").run();
+      old.prepare(
+        `INSERT INTO locks (id, name, ble_address, lock_key, time_zone, owner_id, has_gateway, bolt_state, battery_level, last_seen_at,
+           last_activity_sequence, created_at, online_status, family, retired_at)
+         VALUES ('l1', 'Front Door', 'AA:BB:CC:DD:EE:01', 'k', 'Europe/Berlin', 'u1', 1, 'locked', 0.5, 10, 7, 2, 'online', 'ekey', NULL),
+                ('l2', 'Back Door', 'AA:BB:CC:DD:EE:02', NULL, 'Europe/Berlin', 'u1', 0, 'unknown', NULL, NULL, 0, 3, 'offline', 'nuki', 99)`,
+      ).run();
+      old.prepare("INSERT INTO ekeys (id, lock_id, user_id, type, status, created_at, updated_at) VALUES ('k1', 'l1', 'u1', 'owner', 'accepted', 1, 1), ('k2', 'l2', 'u1', 'owner', 'accepted', 1, 1)").run();
+      expect(() => old.prepare("INSERT INTO locks (id, name, time_zone, owner_id, created_at, family) VALUES ('l3', 'X', 'UTC', 'u1', 4, 'future')").run()).toThrow(/CHECK constraint/);
+      const locksBefore = old.prepare('SELECT * FROM locks ORDER BY id').all();
+      const ekeysBefore = old.prepare('SELECT * FROM ekeys ORDER BY id').all();
+      const indexesBefore = schemaOf(old, 'index');
+      const tablesBefore = schemaOf(old, 'table');
+      const columnsBefore = old.prepare("SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info('locks')").all();
+      old.close();
+
+      const db = openDatabase(file);
+      try {
+        expect(userVersion(db)).toBeGreaterThanOrEqual(7);
+        expect(db.prepare('SELECT * FROM locks ORDER BY id').all()).toEqual(locksBefore);
+        expect(db.prepare('SELECT * FROM ekeys ORDER BY id').all()).toEqual(ekeysBefore);
+        expect(db.prepare("SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info('locks')").all()).toEqual(columnsBefore);
+        expect(schemaOf(db, 'index')).toEqual(expect.arrayContaining(indexesBefore));
+        expect(schemaOf(db, 'table')).toEqual(expect.arrayContaining(tablesBefore));
+        expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+        expect(db.pragma('foreign_key_check')).toEqual([]);
+        // The foreign keys to and from locks still hold.
+        expect(() => db.prepare("INSERT INTO ekeys (id, lock_id, user_id, type, status, created_at, updated_at) VALUES ('k3', 'nope', 'u1', 'guest', 'pending', 1, 1)").run()).toThrow(/FOREIGN KEY/);
+        expect(() => db.prepare("INSERT INTO locks (id, name, time_zone, owner_id, created_at) VALUES ('l4', 'X', 'UTC', 'nobody', 4)").run()).toThrow(/FOREIGN KEY/);
+        db.prepare("DELETE FROM locks WHERE id = 'l2'").run();
+        expect(db.prepare("SELECT id FROM ekeys ORDER BY id").all()).toEqual([{ id: 'k1' }]);
+        // The family is no longer SQL's business: the registry checks it when the service writes.
+        expect(() => db.prepare("INSERT INTO locks (id, name, time_zone, owner_id, created_at, family) VALUES ('l3', 'X', 'UTC', 'u1', 4, 'future')").run()).not.toThrow();
+        expect(db.prepare("SELECT family, online_status, has_gateway, bolt_state FROM locks WHERE id = 'l3'").get()).toEqual({ family: 'future', online_status: 'offline', has_gateway: 1, bolt_state: 'unknown' });
+      } finally {
+        db.close();
+      }
+    });
+  });
+});

@@ -30,7 +30,7 @@ describe('configuredLockId', () => {
     expect(configuredLockId({ id: 'AAAAAAAA-0000-4000-8000-00000000000A', name: 'x' })).toBe('aaaaaaaa-0000-4000-8000-00000000000a');
   });
 
-  it('derives the id from the BLE address in any case, never from the name (DESIGN §9)', () => {
+  it('derives the id from the BLE address in any case, never from the name (docs/design.md §9)', () => {
     expect(configuredLockId({ address: 'd0:e1:00:00:00:01', name: 'Front' })).toBe(configuredLockId({ address: 'D0:E1:00:00:00:01', name: 'Back' }));
     expect(configuredLockId({ name: 'Front Door' })).toBeUndefined();
   });

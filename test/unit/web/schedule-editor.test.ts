@@ -114,10 +114,10 @@ describe('what the written expressions mean to the service', () => {
     expect(inside(late, '2026-11-01T05:30:00Z', 'America/New_York')).toBe(false);
   });
 
-  it('describes itself in words, with the zone', () => {
-    expect(describeSchedule({ days: [1, 2, 3, 4, 5], from: '09:00', to: '17:00' }, 'Europe/Berlin')).toBe('weekdays 9:00–17:00, Europe/Berlin');
-    expect(describeSchedule(nights, 'Europe/Berlin')).toBe('weekdays 22:00–6:00 (next day), Europe/Berlin');
-    expect(describeSchedule({ days: [0, 6], from: '10:00', to: '12:00' }, 'UTC')).toBe('weekends 10:00–12:00, UTC');
-    expect(describeSchedule({ days: [1, 3], from: '07:05', to: '08:00' }, 'UTC')).toBe('Mon, Wed 7:05–8:00, UTC');
+  it('describes itself in words, 24-hour times with the zone (never the expressions)', () => {
+    expect(describeSchedule({ days: [1, 2, 3, 4, 5], from: '09:00', to: '17:00' }, 'Europe/Berlin')).toBe('weekdays 09:00–17:00 (Europe/Berlin)');
+    expect(describeSchedule(nights, 'Europe/Berlin')).toBe('weekdays 22:00–06:00 the next day (Europe/Berlin)');
+    expect(describeSchedule({ days: [0, 6], from: '10:00', to: '12:00' }, 'UTC')).toBe('weekends 10:00–12:00 (UTC)');
+    expect(describeSchedule({ days: [1, 3], from: '07:05', to: '08:00' }, 'UTC')).toBe('Mon, Wed 07:05–08:00 (UTC)');
   });
 });

@@ -38,7 +38,7 @@ function SignedIn() {
   const household = useHousehold();
   const lockRoute = /^\/locks\/([0-9a-fA-F-]{36})\/(keys|history)$/.exec(route);
   const lockId = lockRoute?.[1];
-  const known = household.data?.keys.find((key) => key.lock_id === lockId);
+  const known = household.data?.keys.find((key) => key.lock_id === lockId && key.status !== 'revoked') ?? household.data?.keys.find((key) => key.lock_id === lockId);
   useEffect(() => {
     document.querySelector<HTMLElement>('main h1, main h2')?.focus();
   }, [route]);
@@ -67,9 +67,14 @@ function SignedIn() {
         {household.data === undefined ? (
           <p role="status">Loading…</p>
         ) : lockId !== undefined && known !== undefined && lockRoute?.[2] === 'keys' ? (
-          <KeysPage lockId={known.lock_id} lockName={known.lock_name} zone={known.lock_time_zone} meId={household.data.me.id} onChange={household.reload} />
+          <KeysPage lockId={known.lock_id} lockName={known.lock_name} zone={known.lock_time_zone} me={household.data.me} onChange={household.reload} />
         ) : lockId !== undefined && known !== undefined && lockRoute?.[2] === 'history' ? (
-          <HistoryPage lockId={known.lock_id} lockName={known.lock_name} zone={known.lock_time_zone} />
+          <HistoryPage
+            lockId={known.lock_id}
+            lockName={known.lock_name}
+            zone={known.lock_time_zone}
+            battery={household.data.locks.find((lock) => lock.id === known.lock_id)?.battery_level ?? null}
+          />
         ) : (
           <LocksPage household={household.data} reload={household.reload} />
         )}

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
-import { onClock } from '../time.js';
+import { clockText } from '../time.js';
 
 export interface BatteryPoint {
   /** Epoch ms. */
@@ -29,8 +29,15 @@ function useColourScheme(): 'dark' | 'light' {
 
 const cssVar = (name: string, fallback: string): string => getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
 
+/** An x-axis label: "Thu 26" across days, "17:05" within one, on the clock of `zone`. */
+function axisLabel(seconds: number, zone: string, spanSeconds: number): string {
+  const text = clockText(seconds * 1000, zone); // "Thu 26 Nov 2026, 17:05"
+  const [date = '', time = ''] = text.split(', ');
+  return spanSeconds >= 2 * 86_400 ? date.split(' ').slice(0, 2).join(' ') : time;
+}
+
 /** The battery level over time (uPlot on a canvas), with the readings as a table for screen readers. */
-export function BatteryChart({ lockName, zone, points }: { lockName: string; zone: string; points: BatteryPoint[] }) {
+export function BatteryChart({ lockName, zone, points, current }: { lockName: string; zone: string; points: BatteryPoint[]; current: number | null }) {
   const host = useRef<HTMLDivElement>(null);
   const scheme = useColourScheme();
 
@@ -49,11 +56,16 @@ export function BatteryChart({ lockName, zone, points }: { lockName: string; zon
         width: width(),
         height: 200,
         tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), zone),
-        scales: { y: { range: [0, 100] } },
+        // At least an hour wide: readings seconds apart must not give sub-second axis labels.
+        scales: { x: { time: true, range: (_chart, min, max) => (max - min < 3600 ? [max - 3600, max] : [min, max]) }, y: { range: [0, 100] } },
         legend: { show: false },
         cursor: { show: false },
         series: [{}, { label: 'Battery %', stroke: cssVar('--accent', '#0a58ca'), width: 2, points: { show: true, size: 6 } }],
-        axes: [axis, { ...axis, size: 60, values: (_chart, ticks) => ticks.map((tick) => `${tick} %`) }],
+        axes: [
+          // Days over a span of days ("Thu 26"), hours and minutes within one (24-hour), on the lock's clock.
+          { ...axis, space: 70, values: (chart, ticks) => ticks.map((tick) => axisLabel(tick, zone, (chart.scales.x?.max ?? 0) - (chart.scales.x?.min ?? 0))) },
+          { ...axis, size: 60, values: (_chart, ticks) => ticks.map((tick) => `${tick} %`) },
+        ],
       },
       data,
       element,
@@ -71,7 +83,13 @@ export function BatteryChart({ lockName, zone, points }: { lockName: string; zon
   return (
     <figure class="chart card" aria-labelledby="battery-caption">
       <figcaption id="battery-caption">Battery of {lockName}</figcaption>
-      {points.length === 0 ? <p class="muted">No battery reports yet.</p> : <div ref={host} class="chart-canvas" role="img" aria-label={`Battery of ${lockName} over time, ${points.length} readings`} />}
+      {points.length === 0 ? (
+        <p class="muted">
+          {current === null
+            ? 'The lock has not reported its battery yet.'
+            : `No battery readings recorded yet; the lock reports ${Math.round(current * 100)} % now.`}
+        </p>
+      ) : <div ref={host} class="chart-canvas" role="img" aria-label={`Battery of ${lockName} over time, ${points.length} readings`} />}
       {points.length > 0 && (
         <details>
           <summary>Battery readings</summary>
@@ -85,7 +103,7 @@ export function BatteryChart({ lockName, zone, points }: { lockName: string; zon
             <tbody>
               {points.map((point) => (
                 <tr key={point.at}>
-                  <td>{onClock(new Date(point.at).toISOString(), zone)}</td>
+                  <td>{clockText(point.at, zone)}</td>
                   <td>{Math.round(point.level * 100)} %</td>
                 </tr>
               ))}

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { get, type EventPage, type LockEvent } from '../api.js';
 import { errorText } from '../hooks.js';
 import { subscribeLockEvents } from '../live.js';
-import { onClock } from '../time.js';
+import { whenText } from '../time.js';
 import type { BatteryChart as BatteryChartType, BatteryPoint } from './BatteryChart.js';
 
 type ChartComponent = typeof BatteryChartType;
@@ -35,7 +35,7 @@ function describe(event: LockEvent): string {
 }
 
 /** A lock's history: type filter, endless scrolling over the cursor links, live arrivals; the battery chart. */
-export function HistoryPage({ lockId, lockName, zone }: { lockId: string; lockName: string; zone: string }) {
+export function HistoryPage({ lockId, lockName, zone, battery: currentBattery }: { lockId: string; lockName: string; zone: string; battery: number | null }) {
   const [filter, setFilter] = useState('');
   const [events, setEvents] = useState<LockEvent[]>([]);
   const [next, setNext] = useState<string>();
@@ -119,7 +119,7 @@ export function HistoryPage({ lockId, lockName, zone }: { lockId: string; lockNa
         <a href="#/">← All locks</a>
       </p>
       <h1 tabIndex={-1}>History of {lockName}</h1>
-      {BatteryChart ? <BatteryChart lockName={lockName} zone={zone} points={battery} /> : <p role="status">Loading the battery chart…</p>}
+      {BatteryChart ? <BatteryChart lockName={lockName} zone={zone} points={battery} current={currentBattery} /> : <p role="status">Loading the battery chart…</p>}
       <div class="filter">
         <label for="history-filter">Show</label>
         <select id="history-filter" value={filter} onChange={(event) => { setFilter(event.currentTarget.value); }}>
@@ -140,11 +140,13 @@ export function HistoryPage({ lockId, lockName, zone }: { lockId: string; lockNa
         {events.map((event) => (
           <li key={event.id} class={`event event-${event.type}`}>
             <span>{describe(event)}</span>
-            <time dateTime={event.timestamp}>{onClock(event.timestamp, zone)}</time>
+            <time dateTime={event.timestamp}>{whenText(event.timestamp, zone)}</time>
           </li>
         ))}
       </ol>
-      {events.length === 0 && !loading && <p class="muted">No events yet.</p>}
+      {events.length === 0 && !loading && error === undefined && (
+        <p class="muted">{filter === '' ? 'Nothing has happened at this lock yet.' : 'No events of this kind yet.'}</p>
+      )}
       <div ref={sentinel} class="sentinel" />
       {next !== undefined && (
         <button type="button" disabled={loading} onClick={() => void loadPage(next, false)}>

@@ -17,14 +17,18 @@ const DEFAULT_SCHEDULE: WeeklySchedule = { days: [1, 2, 3, 4, 5], from: '09:00',
 /** The editable fields of an eKey as the API takes them. */
 export type KeyFields = Partial<Pick<EKey, 'type' | 'name' | 'message' | 'valid_from' | 'valid_to' | 'schedule_start' | 'schedule_end'>> & { email?: string };
 
-/** Send (with an e-mail field) or edit an eKey: type, name, validity window in the lock's zone, schedule. */
+/**
+ * Send (with an e-mail field) or edit an eKey: type, name, validity window in the lock's zone,
+ * schedule. `onSubmit` answers whether it worked, in words: the outcome is shown right under the
+ * button that was pressed (docs/design.md §7: where the user is looking), a sent key's form cleared.
+ */
 export function KeyForm({ initial, zone, submitLabel, idPrefix, withEmail, onSubmit, onCancel }: {
   initial: EKey | undefined;
   zone: string;
   submitLabel: string;
   idPrefix: string;
   withEmail: boolean;
-  onSubmit: (fields: KeyFields) => Promise<void>;
+  onSubmit: (fields: KeyFields) => Promise<{ ok: boolean; text: string }>;
   onCancel?: () => void;
 }) {
   const [email, setEmail] = useState('');
@@ -36,11 +40,27 @@ export function KeyForm({ initial, zone, submitLabel, idPrefix, withEmail, onSub
   const readBack = initial === undefined ? null : fromExpressions(initial.schedule_start, initial.schedule_end);
   const [schedule, setSchedule] = useState<WeeklySchedule>(readBack ?? DEFAULT_SCHEDULE);
   const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<{ ok: boolean; text: string }>();
   const id = (field: string): string => `${idPrefix}-${field}`;
+
+  const clear = (): void => {
+    setEmail('');
+    setType('guest');
+    setName('');
+    setMessage('');
+    setValidFrom('');
+    setValidTo('');
+    setSchedule(DEFAULT_SCHEDULE);
+  };
 
   const submit = async (event: Event): Promise<void> => {
     event.preventDefault();
+    if (busy) return;
     if (type === 'scheduled' && scheduleProblems(schedule).length > 0) return;
+    if (type !== 'guest' && validFrom !== '' && validTo !== '' && validTo <= validFrom) {
+      setOutcome({ ok: false, text: 'The end must be after the start.' });
+      return;
+    }
     const fields: KeyFields = {
       type,
       name: name.trim() === '' ? null : name.trim(),
@@ -53,8 +73,11 @@ export function KeyForm({ initial, zone, submitLabel, idPrefix, withEmail, onSub
       if (message.trim() !== '') fields.message = message.trim();
     }
     setBusy(true);
+    setOutcome(undefined);
     try {
-      await onSubmit(fields);
+      const result = await onSubmit(fields);
+      if (result.ok && withEmail) clear();
+      setOutcome(result);
     } finally {
       setBusy(false);
     }
@@ -76,8 +99,11 @@ export function KeyForm({ initial, zone, submitLabel, idPrefix, withEmail, onSub
           </option>
         ))}
       </select>
-      <label for={id('name')}>Name (optional)</label>
-      <input id={id('name')} type="text" maxLength={100} value={name} onInput={(event) => { setName(event.currentTarget.value); }} />
+      <label for={id('name')}>Key name (optional)</label>
+      <input id={id('name')} type="text" maxLength={100} value={name} aria-describedby={id('name-hint')} onInput={(event) => { setName(event.currentTarget.value); }} />
+      <p class="hint field-hint" id={id('name-hint')}>
+        Names the key, not the person: for example “Cleaner, Tuesdays”.
+      </p>
       {withEmail && (
         <>
           <label for={id('message')}>Message (optional)</label>
@@ -100,11 +126,11 @@ export function KeyForm({ initial, zone, submitLabel, idPrefix, withEmail, onSub
       {type === 'scheduled' && <ScheduleEditor value={schedule} zone={zone} onChange={setSchedule} idPrefix={idPrefix} />}
       {type === 'scheduled' && readBack === undefined && initial !== undefined && (
         <p class="hint">
-          This key's schedule (<code>{initial.schedule_start}</code> to <code>{initial.schedule_end}</code>) cannot be shown as weekdays and times; saving replaces it.
+          This key has custom hours that cannot be shown as weekdays and times; saving replaces them with the hours above.
         </p>
       )}
       <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>
+        <button type="submit" class="primary" aria-disabled={busy ? 'true' : undefined}>
           {submitLabel}
         </button>
         {onCancel && (
@@ -113,6 +139,12 @@ export function KeyForm({ initial, zone, submitLabel, idPrefix, withEmail, onSub
           </button>
         )}
       </div>
+      <p class="form-outcome" role="status">
+        {outcome?.ok === true ? outcome.text : ''}
+      </p>
+      <p class="error" role="alert">
+        {outcome?.ok === false ? outcome.text : ''}
+      </p>
     </form>
   );
 }

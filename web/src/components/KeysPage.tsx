@@ -1,8 +1,8 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
-import { ApiError, api, get, type EKey } from '../api.js';
-import { scheduleText } from '../explain.js';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { api, get, type EKey, type EKeyType, type Me } from '../api.js';
 import { errorText } from '../hooks.js';
-import { specForHumans } from '../time.js';
+import { keyWindowText } from '../time.js';
+import { ConfirmDialog } from './ConfirmDialog.js';
 import { KeyForm, type KeyFields } from './KeyForm.js';
 
 interface Holder {
@@ -11,40 +11,37 @@ interface Holder {
   email: string;
 }
 
-function problemText(error: unknown): string {
-  if (error instanceof ApiError && error.problem.errors && error.problem.errors.length > 0) {
-    return `${error.message} ${error.problem.errors.map((issue) => `${issue.field.replace(/^\//, '')} ${issue.message}`).join('; ')}.`;
-  }
-  return errorText(error);
-}
+const STATUS_WORDS: Readonly<Record<EKey['status'], string>> = { accepted: 'Active', pending: 'Invited', revoked: 'Revoked' };
+const TYPE_WORDS: Readonly<Record<EKeyType, string>> = { owner: 'Owner', admin: 'Admin', anytime: 'Anytime', scheduled: 'Scheduled', guest: 'Guest' };
 
-function KeyRow({ ekey, holder, zone, isMine, onChanged, say }: { ekey: EKey; holder: Holder | undefined; zone: string; isMine: boolean; onChanged: () => Promise<void>; say: (text: string) => void }) {
+type Say = (text: string, ok: boolean) => void;
+
+function KeyRow({ ekey, holder, zone, isMine, onChanged, say }: { ekey: EKey; holder: Holder | undefined; zone: string; isMine: boolean; onChanged: () => Promise<void>; say: Say }) {
   const [editing, setEditing] = useState(false);
-  const who = holder?.email ?? ekey.user_id;
-  const schedule = scheduleText(ekey, zone);
+  const [asking, setAsking] = useState<'revoke' | 'delete'>();
+  const [note, setNote] = useState<string>();
+  const who = holder?.email ?? 'someone who has not signed up yet';
+  // An invited person has no name of their own yet (the service makes one up from the address): show the address only.
+  const person = ekey.status !== 'pending' && holder !== undefined && holder.name !== '' && holder.name !== holder.email ? holder.name : undefined;
   const remove = async (purge: boolean): Promise<void> => {
     try {
       await api('DELETE', `/ekey/${ekey.id}${purge ? '?purge=true' : ''}`);
-      say(purge ? `Deleted the eKey of ${who}.` : `Revoked the eKey of ${who}; it stopped working at once.`);
+      say(purge ? `Deleted the eKey of ${who}.` : `Revoked the eKey of ${who}; it stopped working at once.`, true);
       await onChanged();
     } catch (error) {
-      say(problemText(error));
+      say(errorText(error), false);
     }
   };
   return (
     <li class={`key key-${ekey.status}`}>
       <div class="key-head">
-        <strong>{who}</strong>
-        {holder && holder.name !== who && <span class="muted"> ({holder.name})</span>}
-        <span class={`badge badge-${ekey.status}`}>{ekey.status}</span>
-        <span class="badge">{ekey.type}</span>
+        <strong class="who-email">{who}</strong>
+        {person !== undefined && <span class="muted"> ({person})</span>}
+        <span class={`badge badge-${ekey.status}`}>{ekey.status === 'pending' ? 'Invited, not signed up yet' : STATUS_WORDS[ekey.status]}</span>
+        <span class="badge">{TYPE_WORDS[ekey.type]}</span>
       </div>
-      {ekey.name !== null && <div>“{ekey.name}”</div>}
-      <div class="muted">
-        {schedule !== undefined && <>Hours: {schedule}. </>}
-        {ekey.valid_from !== null && <>From {specForHumans(ekey.valid_from)}. </>}
-        {ekey.valid_to !== null && <>Until {specForHumans(ekey.valid_to)}.</>}
-      </div>
+      {ekey.name !== null && <div>Key name: “{ekey.name}”</div>}
+      <div class="muted">Works {keyWindowText(ekey, zone)}.</div>
       {!isMine && (
         <div class="actions">
           {ekey.status !== 'revoked' && (
@@ -53,14 +50,33 @@ function KeyRow({ ekey, holder, zone, isMine, onChanged, say }: { ekey: EKey; ho
             </button>
           )}
           {ekey.status !== 'revoked' && (
-            <button type="button" class="danger" onClick={() => void remove(false)} aria-label={`Revoke eKey of ${who}`}>
+            <button type="button" class="danger" onClick={() => { setAsking('revoke'); }} aria-label={`Revoke eKey of ${who}`}>
               Revoke
             </button>
           )}
-          <button type="button" class="danger" onClick={() => void remove(true)} aria-label={`Delete eKey of ${who}`}>
+          <button type="button" class="danger" onClick={() => { setAsking('delete'); }} aria-label={`Delete eKey of ${who}`}>
             Delete
           </button>
         </div>
+      )}
+      <p class="form-outcome" role="status">
+        {note}
+      </p>
+      {asking !== undefined && (
+        <ConfirmDialog
+          title={asking === 'revoke' ? `Revoke the eKey of ${who}?` : `Delete the eKey of ${who}?`}
+          text={
+            asking === 'revoke'
+              ? 'It stops working at once. It stays in the list as revoked.'
+              : 'It stops working at once and is removed from the list. This cannot be undone.'
+          }
+          action={asking === 'revoke' ? 'Revoke' : 'Delete'}
+          onClose={(confirmed) => {
+            const purge = asking === 'delete';
+            setAsking(undefined);
+            if (confirmed) void remove(purge);
+          }}
+        />
       )}
       {editing && (
         <KeyForm
@@ -74,10 +90,11 @@ function KeyRow({ ekey, holder, zone, isMine, onChanged, say }: { ekey: EKey; ho
             try {
               await api('PUT', `/ekey/${ekey.id}`, fields);
               setEditing(false);
-              say(`Saved the eKey of ${who}.`);
+              setNote(`Saved the eKey of ${who}.`);
               await onChanged();
+              return { ok: true, text: `Saved the eKey of ${who}.` };
             } catch (error) {
-              say(problemText(error));
+              return { ok: false, text: errorText(error) };
             }
           }}
         />
@@ -86,18 +103,19 @@ function KeyRow({ ekey, holder, zone, isMine, onChanged, say }: { ekey: EKey; ho
   );
 }
 
-/** A lock's eKeys: send, edit, revoke, delete; pending invitations (owners and admins). */
-export function KeysPage({ lockId, lockName, zone, meId, onChange }: { lockId: string; lockName: string; zone: string; meId: string; onChange: () => Promise<void> }) {
+/** A lock's eKeys: send, edit, revoke, delete (after confirming); pending invitations (owners and admins). */
+export function KeysPage({ lockId, lockName, zone, me, onChange }: { lockId: string; lockName: string; zone: string; me: Me; onChange: () => Promise<void> }) {
   const [keys, setKeys] = useState<EKey[]>();
   const [holders, setHolders] = useState<Holder[]>([]);
-  const [status, setStatus] = useState<string>();
+  const [status, setStatus] = useState<{ text: string; ok: boolean }>();
+  const statusRef = useRef<HTMLDivElement>(null);
   const load = useCallback(async () => {
     try {
       const [list, people] = await Promise.all([get<{ ekeys: EKey[] }>(`/locks/${lockId}/ekeys`), get<{ holders: Holder[] }>(`/locks/${lockId}/holders`)]);
       setKeys(list.ekeys);
       setHolders(people.holders);
     } catch (error) {
-      setStatus(errorText(error));
+      setStatus({ text: errorText(error), ok: false });
     }
   }, [lockId]);
   useEffect(() => {
@@ -107,18 +125,23 @@ export function KeysPage({ lockId, lockName, zone, meId, onChange }: { lockId: s
     await load();
     await onChange();
   };
+  // A revoke or delete is confirmed in a dialog; its outcome is said above the lists, and focus goes there.
+  const say: Say = (text, ok) => {
+    setStatus({ text, ok });
+    requestAnimationFrame(() => {
+      statusRef.current?.focus();
+    });
+  };
+  const myEmail = holders.find((holder) => holder.user_id === me.id)?.email ?? me.email;
   const holderOf = (key: EKey): Holder | undefined => holders.find((holder) => holder.user_id === key.user_id);
   const pending = (keys ?? []).filter((key) => key.status === 'pending');
-  const row = (key: EKey) => <KeyRow key={key.id} ekey={key} holder={holderOf(key)} zone={zone} isMine={key.user_id === meId} onChanged={changed} say={setStatus} />;
+  const row = (key: EKey) => <KeyRow key={key.id} ekey={key} holder={holderOf(key)} zone={zone} isMine={key.user_id === me.id} onChanged={changed} say={say} />;
   return (
     <>
       <p>
         <a href="#/">← All locks</a>
       </p>
       <h1 tabIndex={-1}>Keys of {lockName}</h1>
-      <p class="status" role="status" aria-live="polite">
-        {status}
-      </p>
       <section aria-labelledby="send-heading" class="card">
         <h2 id="send-heading">Send an eKey</h2>
         <KeyForm
@@ -128,20 +151,34 @@ export function KeysPage({ lockId, lockName, zone, meId, onChange }: { lockId: s
           idPrefix="send"
           withEmail
           onSubmit={async (fields) => {
+            const email = fields.email ?? '';
+            if (myEmail !== undefined && email.toLowerCase() === myEmail.toLowerCase()) {
+              return { ok: false, text: 'That is your own e-mail address: you already hold this lock.' };
+            }
             try {
               const sent = await api<EKey>('POST', '/ekey', { ...fields, lock_id: lockId });
-              setStatus(
-                sent.status === 'pending'
-                  ? `eKey sent to ${fields.email ?? ''}: an invitation is on its way; the key works once they sign up.`
-                  : `eKey sent to ${fields.email ?? ''}.`,
-              );
               await changed();
+              return {
+                ok: true,
+                text:
+                  sent.status === 'pending'
+                    ? `eKey sent to ${email}: an invitation is on its way; the key works once they sign up.`
+                    : `eKey sent to ${email}.`,
+              };
             } catch (error) {
-              setStatus(problemText(error));
+              return { ok: false, text: errorText(error) };
             }
           }}
         />
       </section>
+      <div ref={statusRef} tabIndex={-1} class="page-outcome">
+        <p class="form-outcome" role="status">
+          {status?.ok === true ? status.text : ''}
+        </p>
+        <p class="error" role="alert">
+          {status?.ok === false ? status.text : ''}
+        </p>
+      </div>
       <section aria-labelledby="pending-heading" class="card">
         <h2 id="pending-heading">Pending invitations</h2>
         {pending.length === 0 ? <p class="muted">None: everyone you sent a key to has signed up.</p> : <ul class="keys">{pending.map(row)}</ul>}

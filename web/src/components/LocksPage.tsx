@@ -1,9 +1,9 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, get, type BoltState, type EKey, type Lock, type LockCommand, type LockEvent, type OwnKey } from '../api.js';
 import { failureText, refusalText, usabilityText, worksText } from '../explain.js';
-import type { Household } from '../hooks.js';
+import { errorText, type Household } from '../hooks.js';
 import { subscribeLockEvents } from '../live.js';
-import { onClock } from '../time.js';
+import { whenText } from '../time.js';
 
 const BOLT_TEXT: Readonly<Record<BoltState, string>> = { locked: 'Locked', unlocked: 'Unlocked', jammed: 'Jammed', unknown: 'Unknown' };
 const EVENT_WORDS: Readonly<Record<LockEvent['type'], string>> = { lock: 'lock', unlock: 'unlock', battery: 'battery report' };
@@ -13,14 +13,31 @@ const sleep = (ms: number): Promise<void> =>
     setTimeout(resolve, ms);
   });
 
-/** One lock: a region named after it (DESIGN §7). */
-function LockCard({ name, lockId, zone, lock, ownKey, reload }: { name: string; lockId: string; zone: string; lock: Lock | undefined; ownKey: OwnKey; reload: () => Promise<void> }) {
+/**
+ * The one key a card acts with when the user holds several on a lock (a revoked one and a current
+ * one, say): the one usable now, else the one that will be, else the newest that is not revoked.
+ */
+export function cardKey(keys: readonly OwnKey[]): OwnKey | undefined {
+  const rank = (key: OwnKey): number =>
+    key.usable_now ? 0 : key.not_usable_because === 'outside_schedule' || key.not_usable_because === 'not_yet_valid' ? 1 : key.status === 'revoked' ? 3 : 2;
+  return [...keys].sort((a, b) => rank(a) - rank(b))[0];
+}
+
+/** One lock: a region named after it (docs/design.md §7), whatever keys the user holds on it. */
+function LockCard({ lock, ownKey, reload }: { lock: Lock | undefined; ownKey: OwnKey; reload: () => Promise<void> }) {
+  const name = ownKey.lock_name;
+  const lockId = ownKey.lock_id;
+  const zone = ownKey.lock_time_zone;
   const [progress, setProgress] = useState<string>();
+  const [failure, setFailure] = useState<string>();
   const [busy, setBusy] = useState(false);
   const [last, setLast] = useState<LockEvent>();
+  const busyNow = useRef(false);
   const manages = ownKey.type === 'owner' || ownKey.type === 'admin';
   const bolt: BoltState = lock?.bolt_state ?? 'unknown';
+  const offline = lock?.online_status === 'offline';
   const headingId = `lock-${lockId}`;
+  const reasonId = `lock-${lockId}-offline`;
 
   useEffect(
     () =>
@@ -32,8 +49,13 @@ function LockCard({ name, lockId, zone, lock, ownKey, reload }: { name: string; 
   );
 
   const command = async (type: 'lock' | 'unlock'): Promise<void> => {
+    // The buttons stay enabled (aria-disabled) while a command runs: disabling the pressed button
+    // would drop the keyboard focus to the page (docs/design.md §7: focus stays on it).
+    if (busyNow.current || offline) return;
+    busyNow.current = true;
     const verb = type === 'lock' ? 'Lock' : 'Unlock';
     setBusy(true);
+    setFailure(undefined);
     setProgress(type === 'lock' ? 'Locking…' : 'Unlocking…');
     try {
       let sent = await api<LockCommand>('POST', `/locks/${lockId}/commands`, { type });
@@ -41,35 +63,56 @@ function LockCard({ name, lockId, zone, lock, ownKey, reload }: { name: string; 
         await sleep(250);
         sent = await get<LockCommand>(`/locks/${lockId}/commands/${sent.id}`);
       }
-      setProgress(sent.status === 'completed' ? `${verb} finished.` : `${verb} failed: ${failureText(sent.failure_reason)}.`);
+      if (sent.status === 'completed') setProgress(`${verb} finished.`);
+      else {
+        setProgress(undefined);
+        setFailure(`${verb} failed: ${failureText(sent.failure_reason)}.`);
+      }
       await reload();
     } catch (error) {
+      setProgress(undefined);
       if (error instanceof ApiError && (error.problem.status === 403 || error.problem.status === 404)) {
         // Explain with the key as it is now (its owner may just have changed it), not as last read.
         const keyId = error.problem.ekey_id;
         const current = keyId === undefined ? ownKey : await get<EKey>(`/ekey/${keyId}`).catch(() => ownKey);
-        setProgress(refusalText(error.problem, current));
+        setFailure(refusalText(error.problem, current));
         void reload();
-      }
-      else setProgress(`${verb} failed: ${error instanceof Error ? error.message : 'unknown error'}`);
+      } else setFailure(`${verb} failed: ${errorText(error)}`);
     } finally {
+      busyNow.current = false;
       setBusy(false);
     }
   };
+
+  // The main button follows the state: Unlock when locked (or unknown), Lock when unlocked.
+  const main: 'lock' | 'unlock' = bolt === 'unlocked' ? 'lock' : 'unlock';
+  const actionButton = (type: 'lock' | 'unlock') => (
+    <button
+      type="button"
+      class={type === main ? 'primary' : 'secondary'}
+      aria-label={`${type === 'lock' ? 'Lock' : 'Unlock'} ${name}`}
+      aria-disabled={busy ? 'true' : undefined}
+      disabled={offline}
+      aria-describedby={offline ? reasonId : undefined}
+      onClick={() => void command(type)}
+    >
+      {type === 'lock' ? 'Lock' : 'Unlock'}
+    </button>
+  );
 
   return (
     <section class="lock" aria-labelledby={headingId}>
       <h2 id={headingId}>{name}</h2>
       <p class="facts">
         <span class={`bolt bolt-${bolt}`}>{BOLT_TEXT[bolt]}</span>
-        {lock && <span class={`online online-${lock.online_status}`}>{lock.online_status === 'online' ? 'Online' : 'Offline'}</span>}
+        {lock && <span class={`online online-${lock.online_status}`}>{offline ? 'Offline' : 'Online'}</span>}
         {lock?.battery_level != null && <span class="battery">Battery {Math.round(lock.battery_level * 100)} %</span>}
       </p>
       {last && (
         <p class="activity">
           Last activity: {EVENT_WORDS[last.type]}
           {last.performer ? ` by ${last.performer.name}` : ''}
-          {last.value === undefined ? '' : ` ${Math.round(last.value * 100)} %`} at {onClock(last.timestamp, zone)}
+          {last.value === undefined ? '' : ` ${Math.round(last.value * 100)} %`} on {whenText(last.timestamp, zone)}
         </p>
       )}
       {!manages && (
@@ -78,16 +121,20 @@ function LockCard({ name, lockId, zone, lock, ownKey, reload }: { name: string; 
           <p class="hint">{worksText(ownKey, zone)}</p>
         </div>
       )}
-      <div class="actions">
-        <button type="button" aria-label={`Lock ${name}`} disabled={busy} onClick={() => void command('lock')}>
-          Lock
-        </button>
-        <button type="button" class="primary" aria-label={`Unlock ${name}`} disabled={busy} onClick={() => void command('unlock')}>
-          Unlock
-        </button>
+      {offline && (
+        <p class="offline-reason" id={reasonId}>
+          The lock is offline: it cannot be locked or unlocked until it is reachable again.
+        </p>
+      )}
+      <div class={`actions main-${main}`}>
+        {actionButton('lock')}
+        {actionButton('unlock')}
       </div>
       <p class="progress" role="status" aria-live="polite">
         {progress}
+      </p>
+      <p class="error" role="alert">
+        {failure}
       </p>
       {manages && (
         <nav class="links" aria-label={`Manage ${name}`}>
@@ -99,40 +146,23 @@ function LockCard({ name, lockId, zone, lock, ownKey, reload }: { name: string; 
   );
 }
 
-/** Every lock one holds a key for; then one's keys and when each works. */
+/** Every lock one holds a key for — one card each, a revoked or expired key's lock too (it says so). */
 export function LocksPage({ household, reload }: { household: Household; reload: () => Promise<void> }) {
-  // Every lock one holds a key for, a revoked or expired one too (it says so, and a refused command explains it).
-  const live = [...household.keys].sort((a, b) => a.lock_name.localeCompare(b.lock_name));
-  const others = household.keys.filter((key) => key.type !== 'owner');
+  const byLock = new Map<string, OwnKey[]>();
+  for (const key of household.keys) byLock.set(key.lock_id, [...(byLock.get(key.lock_id) ?? []), key]);
+  const cards = [...byLock.values()]
+    .map((keys) => cardKey(keys))
+    .filter((key): key is OwnKey => key !== undefined)
+    .sort((a, b) => a.lock_name.localeCompare(b.lock_name));
   return (
     <>
       <h1 tabIndex={-1}>Your locks</h1>
-      {live.length === 0 && <p>You hold no keys. When someone sends you an eKey, its lock appears here.</p>}
+      {cards.length === 0 && <p>You hold no keys. When someone sends you an eKey, its lock appears here.</p>}
       <div class="locks">
-        {live.map((key) => (
-          <LockCard
-            key={key.lock_id}
-            name={key.lock_name}
-            lockId={key.lock_id}
-            zone={key.lock_time_zone}
-            lock={household.locks.find((lock) => lock.id === key.lock_id)}
-            ownKey={key}
-            reload={reload}
-          />
+        {cards.map((key) => (
+          <LockCard key={key.lock_id} lock={household.locks.find((lock) => lock.id === key.lock_id)} ownKey={key} reload={reload} />
         ))}
       </div>
-      {others.length > 0 && (
-        <section aria-labelledby="my-keys">
-          <h2 id="my-keys">Your keys</h2>
-          <ul class="my-keys">
-            {others.map((key) => (
-              <li key={key.id}>
-                <strong>{key.lock_name}</strong> ({key.type}) — {usabilityText(key)}
-              </li>
-            ))}
-          </ul>
-        </section>
-      )}
     </>
   );
 }

@@ -1,8 +1,8 @@
-import { DAY_NAMES, WEEKDAYS, describeSchedule, scheduleProblems, toExpressions, type Weekday, type WeeklySchedule } from '../schedule-editor.js';
+import { DAY_NAMES, WEEKDAYS, describeSchedule, scheduleProblems, type Weekday, type WeeklySchedule } from '../schedule-editor.js';
 
 const FULL_NAMES: Readonly<Record<Weekday, string>> = { 0: 'Sunday', 1: 'Monday', 2: 'Tuesday', 3: 'Wednesday', 4: 'Thursday', 5: 'Friday', 6: 'Saturday' };
 
-/** Weekdays and from/to times; shows the expressions it writes. */
+/** Weekdays and from/to times (24-hour or with AM/PM, always whole on a phone); says in words when the key works. */
 export function ScheduleEditor({ value, zone, onChange, idPrefix }: { value: WeeklySchedule; zone: string; onChange: (next: WeeklySchedule) => void; idPrefix: string }) {
   const problems = scheduleProblems(value);
   const toggle = (day: Weekday, on: boolean): void => {
@@ -11,7 +11,7 @@ export function ScheduleEditor({ value, zone, onChange, idPrefix }: { value: Wee
   };
   return (
     <fieldset class="schedule">
-      <legend>Weekly schedule ({zone})</legend>
+      <legend>Weekly hours ({zone})</legend>
       <div class="days" role="group" aria-label="Days">
         {WEEKDAYS.map((day) => (
           <label key={day} class="day">
@@ -21,16 +21,20 @@ export function ScheduleEditor({ value, zone, onChange, idPrefix }: { value: Wee
         ))}
       </div>
       <div class="times">
-        <label for={`${idPrefix}-schedule-from`}>From</label>
-        <input id={`${idPrefix}-schedule-from`} type="time" required value={value.from} onInput={(event) => { onChange({ ...value, from: event.currentTarget.value }); }} />
-        <label for={`${idPrefix}-schedule-to`}>To</label>
-        <input id={`${idPrefix}-schedule-to`} type="time" required value={value.to} onInput={(event) => { onChange({ ...value, to: event.currentTarget.value }); }} />
+        <div class="time">
+          <label for={`${idPrefix}-schedule-from`}>From</label>
+          <input id={`${idPrefix}-schedule-from`} type="time" required value={value.from} onInput={(event) => { onChange({ ...value, from: event.currentTarget.value }); }} />
+        </div>
+        <div class="time">
+          <label for={`${idPrefix}-schedule-to`}>To</label>
+          <input id={`${idPrefix}-schedule-to`} type="time" required value={value.to} onInput={(event) => { onChange({ ...value, to: event.currentTarget.value }); }} />
+        </div>
       </div>
       {problems.length > 0 ? (
-        <p class="error">{problems.join(' ')}</p>
+        <p class="error" role="alert">{problems.join(' ')}</p>
       ) : (
         <p class="hint" data-testid="schedule-preview">
-          Works {describeSchedule(value, zone)} — <code>{toExpressions(value).schedule_start}</code> to <code>{toExpressions(value).schedule_end}</code>
+          Works {describeSchedule(value, zone)}.
         </p>
       )}
     </fieldset>

@@ -5,10 +5,10 @@
  * lost link or silence is a {@link KeypadError}.
  */
 import type { Deadline } from '../../../gateway/deadline.js';
-import type { NukiMessage } from '../../../gateway/drivers/nuki/nuki-keyturner-channel.js';
+import type { NukiMessage } from './nuki-keyturner-channel.js';
 import { KeypadError, type KeypadAccess, type KeypadCode, type KeypadCodeWrite } from '../../../gateway/keypad-access.js';
-import { NukiCommand, NukiErrorCode, NukiStatusCode } from '../../../gateway/nuki/nuki-commands.js';
-import { decodeStatus } from '../../../gateway/nuki/nuki-messages.js';
+import { NukiCommand, NukiErrorCode, NukiStatusCode } from '../protocol/nuki-commands.js';
+import { decodeStatus } from '../protocol/nuki-messages.js';
 import {
   decodeKeypadCode,
   decodeKeypadCodeCount,

@@ -10,9 +10,9 @@
  * instants; the daily window (hour, minute) and the weekday mask are read on the lock's local
  * clock, in the time zone configured on the lock (docs/door-codes.md "How the lock holds a code").
  */
-import { u8, u16, u32 } from '../../../gateway/nuki/nuki-bytes.js';
-import { NukiFrameError } from '../../../gateway/nuki/nuki-frame.js';
-import { encodeNukiTimestamp, flag, nameField, PayloadReader } from '../../../gateway/nuki/nuki-messages.js';
+import { u8, u16, u32 } from './nuki-bytes.js';
+import { NukiFrameError } from './nuki-frame.js';
+import { encodeNukiTimestamp, flag, nameField, PayloadReader } from './nuki-messages.js';
 
 const NONCE_LENGTH = 32;
 /** Keypad code names are 20 bytes (not 32 as authorization names). */

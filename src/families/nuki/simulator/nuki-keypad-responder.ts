@@ -5,9 +5,9 @@
  * per code, Status COMPLETE; Update, Remove, Update Time → Status COMPLETE. A lock without a
  * keypad answers keypad commands K_ERROR_BAD_PARAMETER.
  */
-import { NukiCommand, NukiErrorCode, NukiStatusCode } from '../../../gateway/nuki/nuki-commands.js';
-import { encodeStatus } from '../../../gateway/nuki/nuki-messages.js';
-import { NukiCommandRefusal, exactLength } from '../../../gateway/simulator/nuki/nuki-command-refusal.js';
+import { NukiCommand, NukiErrorCode, NukiStatusCode } from '../protocol/nuki-commands.js';
+import { encodeStatus } from '../protocol/nuki-messages.js';
+import { NukiCommandRefusal, exactLength } from './nuki-command-refusal.js';
 import {
   decodeAddKeypadCode,
   decodeRemoveKeypadCode,

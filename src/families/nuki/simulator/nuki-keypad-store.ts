@@ -5,8 +5,8 @@
  * (K_ERROR_CODE_ALREADY_EXISTS), ids the lock assigns and never reuses. A typed code is judged
  * by the lock itself, on its own clock and in its own time zone ({@link keypadLimitsAllow}).
  */
-import { NukiErrorCode } from '../../../gateway/nuki/nuki-commands.js';
-import { NukiCommandRefusal } from '../../../gateway/simulator/nuki/nuki-command-refusal.js';
+import { NukiErrorCode } from '../protocol/nuki-commands.js';
+import { NukiCommandRefusal } from './nuki-command-refusal.js';
 import { keypadLimitsAllow } from '../protocol/nuki-keypad-window.js';
 import type { NukiKeypadCode, NukiKeypadTimeLimits } from '../protocol/nuki-keypad-messages.js';
 

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { NukiDriver } from '../../../../../src/gateway/drivers/nuki/nuki-driver.js';
+import { NukiDriver } from '../../../../../src/families/nuki/driver/nuki-driver.js';
 import { KeypadError, type KeypadCodeWrite } from '../../../../../src/gateway/keypad-access.js';
 import { LockGateway } from '../../../../../src/gateway/lock-gateway.js';
-import { SimulatedNuki } from '../../../../../src/gateway/simulator/simulated-nuki.js';
+import { SimulatedNuki } from '../../../../../src/families/nuki/simulator/simulated-nuki.js';
 import { SimulatorTransport } from '../../../../../src/gateway/transports/simulator-transport.js';
 import { ManualClock } from '../../../../support/manual-clock.js';
 import { RecordingLogger } from '../../../../support/recording-logger.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { NukiErrorCode, nukiErrorName } from '../../../../../src/gateway/nuki/nuki-commands.js';
-import { NukiFrameError } from '../../../../../src/gateway/nuki/nuki-frame.js';
+import { NukiErrorCode, nukiErrorName } from '../../../../../src/families/nuki/protocol/nuki-commands.js';
+import { NukiFrameError } from '../../../../../src/families/nuki/protocol/nuki-frame.js';
 import {
   decodeAddKeypadCode,
   decodeKeypadActionLogData,

@@ -1,0 +1,50 @@
+/**
+ * The words every lock family, the gateway and every adapter share: what a bolt can be, what a
+ * lock did and who did it. A family's wire codes for them stay in its folder (src/families/).
+ */
+
+/** Bolt positions as the lock reports them. */
+export type BoltPosition = 'unlocked' | 'locked' | 'jammed' | 'moving';
+
+/** What a lock did: lock or unlock. */
+export type LockAction = 'lock' | 'unlock';
+
+/** Who or what moved the bolt. */
+export type ActivitySource = 'tap' | 'remote' | 'manual' | 'triple_tap' | 'fob' | 'auto';
+
+/**
+ * One entry of a lock's activity log, whatever its family (our profile's record:
+ * docs/ble-protocol.md "Activity"; a Nuki's log entries map onto it).
+ */
+export interface ActivityRecord {
+  /** The lock's sequence number: starts at 1, +1 per record, never reused. */
+  sequence: number;
+  action: LockAction;
+  source: ActivitySource;
+  /** The tapping eKey's id (lower-case UUID) for `tap`; null for every other source. */
+  credential: string | null;
+  /**
+   * The name of the lock-side authorization that acted (a Nuki app or bridge authorization), for
+   * families whose locks keep their own user list; absent for our profile.
+   */
+  actor?: string | null;
+  /**
+   * The id, on the lock, of the keypad code that was typed (a Nuki Keypad entry, docs/design.md
+   * §4c); the service turns it into the eKey whose door code it is. Absent for every other record.
+   */
+  keypadCodeId?: number;
+  /** When the bolt moved, by the lock's clock, ms since the Unix epoch. */
+  timestamp: number;
+}
+
+/** The four Device Information Service strings the gateway reads (every family reports them). */
+export interface DeviceInformation {
+  /** Manufacturer Name String (0x2A29). */
+  manufacturer: string;
+  /** Model Number String (0x2A24). */
+  model: string;
+  /** Serial Number String (0x2A25). */
+  serial: string;
+  /** Firmware Revision String (0x2A26). */
+  firmware: string;
+}
