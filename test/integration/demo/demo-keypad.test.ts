@@ -50,7 +50,11 @@ describe('ekey-locks demo: Back Door has a keypad', () => {
     return answer.codes as KeypadCodeLine[];
   };
 
-  const events = async (): Promise<Record<string, unknown>[]> => (await api('GET', `/locks/${backDoor}/events`)).body.lock_events as Record<string, unknown>[];
+  /** The lock's event count and its newest event. */
+  const events = async (): Promise<{ count: number; newest: Record<string, unknown> | undefined }> => {
+    const body = (await api('GET', `/locks/${backDoor}/events?limit=1`)).body;
+    return { count: Number(body.count), newest: (body.lock_events as Record<string, unknown>[])[0] };
+  };
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'ekey-demo-keypad-'));
@@ -95,15 +99,15 @@ describe('ekey-locks demo: Back Door has a keypad', () => {
       { code, enabled: true, allowed_from: validFrom.toISOString(), allowed_until: validTo.toISOString(), weekdays: [], from_time: null, until_time: null },
     ]);
 
-    const before = (await events()).length;
+    const before = (await events()).count;
     expect(await demo.control({ op: 'keypad', lock_id: backDoor, code, action: 'unlock' })).toMatchObject({ ok: true, result: 'unlocked' });
     const after = await events();
-    expect(after).toHaveLength(before + 1);
-    expect(after[0]).toMatchObject({ type: 'unlock', lock_id: backDoor, performer: { id: alexId } });
+    expect(after.count).toBe(before + 1);
+    expect(after.newest).toMatchObject({ type: 'unlock', lock_id: backDoor, performer: { id: alexId } });
 
     const wrong = code === '999998' ? '999997' : '999998';
     expect(await demo.control({ op: 'keypad', lock_id: backDoor, code: wrong, action: 'lock' })).toMatchObject({ ok: true, result: 'refused' });
-    expect(await events()).toHaveLength(before + 1);
+    expect((await events()).count).toBe(before + 1);
 
     // The vendor's own code is left alone when the key's code comes off.
     expect(await demo.control({ op: 'keypad_vendor_code', lock_id: backDoor, code: '777777' })).toMatchObject({ ok: true });
@@ -114,7 +118,7 @@ describe('ekey-locks demo: Back Door has a keypad', () => {
     expect(await demo.control({ op: 'keypad', lock_id: backDoor, code, action: 'unlock' })).toMatchObject({ ok: true, result: 'refused' });
     expect(await demo.control({ op: 'keypad', lock_id: backDoor, code: '777777', action: 'lock' })).toMatchObject({ ok: true, result: 'locked' });
     // The vendor's code opens the door, but it is nobody's eKey: no event.
-    expect(await events()).toHaveLength(before + 1);
+    expect((await events()).count).toBe(before + 1);
   });
 
   it('lock_clock sets the lock clock off, so the lock judges codes wrong; the service sets it right at its next connect', async () => {
