@@ -1,6 +1,6 @@
 import type { API } from 'homebridge';
-import { EKeyLocksPlatform } from './homekit/ekey-locks-platform.js';
-import { PLATFORM_NAME } from './homekit/platform-name.js';
+import { EKeyLocksPlatform } from './homebridge/ekey-locks-platform.js';
+import { PLATFORM_NAME } from './homebridge/platform-name.js';
 
 /** Homebridge entry point: registers the `EKeyLocks` dynamic platform. */
 export default (api: API): void => {

@@ -29,9 +29,12 @@ import type { ApiServices } from './api/api-services.js';
 import { syncConfig } from './config/config-sync.js';
 import { registerWebAppClient } from './auth/web-app-client.js';
 import type { PluginConfig } from './config/plugin-config.js';
+import type { DemoControl } from './demo/demo-control.js';
 import { EventRepository } from './store/event-repository.js';
 import { ensureDemoHousehold, type DemoHousehold, type DemoLockSecrets } from './demo/demo-household.js';
-import type { LockPort } from './homekit/lock-port.js';
+import { demoLockParts } from './demo/demo-lock-parts.js';
+import type { DemoSimulation } from './demo/demo-locks.js';
+import type { LockPort } from './lock-port/lock-port.js';
 import { createLockSubsystem, type LockSubsystem } from './locks/lock-subsystem.js';
 import { CommandRepository } from './store/command-repository.js';
 import { LockStateRepository } from './store/lock-state-repository.js';
@@ -73,14 +76,26 @@ export class ServiceRoot {
     readonly demo: { household: DemoHousehold; lockSecrets: DemoLockSecrets[] } | undefined,
     /** The events layer; `events.recorder` is the LockEventSink the lock runtime reports to. */
     readonly events: EventServices,
-    /** Gateway, lock state, command engine, demo simulation and HomeKit port (src/locks/). */
+    /** Gateway, lock state, command engine and the lock port (src/locks/). */
     readonly lockSubsystem: LockSubsystem,
+    /** Demo mode: the simulated locks and their control lines (docs/design.md §6). */
+    private readonly demoParts?: { simulation: DemoSimulation | undefined; control: DemoControl | undefined },
   ) {
     this.housekeeping = new TokenHousekeeping(repositories.tokens, clock, options.logger);
   }
 
   /** Deletes expired OAuth tokens and codes while the service runs. */
   private readonly housekeeping: TokenHousekeeping;
+
+  /** The demo's simulated locks (demo mode on the simulator transport); undefined otherwise. */
+  get demoSimulation(): DemoSimulation | undefined {
+    return this.demoParts?.simulation;
+  }
+
+  /** The demo's control lines over its simulated locks; undefined outside the demo. */
+  get demoControl(): DemoControl | undefined {
+    return this.demoParts?.control;
+  }
 
   /** Opens the store, applies migrations, syncs the config and (in demo mode) seeds the household. */
   static async open(options: ServiceOptions): Promise<ServiceRoot> {
@@ -148,13 +163,18 @@ export class ServiceRoot {
         retention: { maxAgeDays: options.config.events?.max_age_days, maxPerLock: options.config.events?.max_per_lock },
       });
       const locks = new LockService({ ...repositories, clock, offlineAfterS: options.config.bluetooth?.offline_after_s ?? 120 });
+      // The demo's locks are wired here and nowhere else: the lock subsystem only sees overrides.
+      const lockState = new LockStateRepository(db);
+      const commands = new CommandRepository(db);
+      const demoLocks =
+        demo === undefined ? undefined : demoLockParts(demo, { config, clock, locks: repositories.locks, commands, lockState });
       const lockSubsystem = createLockSubsystem({
         config,
         clock,
         logger: options.logger,
         locks: repositories.locks,
-        lockState: new LockStateRepository(db),
-        commands: new CommandRepository(db),
+        lockState,
+        commands,
         users: repositories.users,
         events: options.eventSink ?? events.recorder,
         keys: ekeys,
@@ -163,7 +183,7 @@ export class ServiceRoot {
         ekeyChanges: ekeys,
         doorCodes: { doorCodes: repositories.doorCodes, ekeys: repositories.ekeys },
         dataDir: options.dataDir,
-        ...(demo === undefined ? {} : { demo }),
+        ...(demoLocks === undefined ? {} : { overrides: demoLocks.overrides }),
       });
       // docs/design.md §3 Locks "online": connected, or heard from within offline_after_s — the gateway knows.
       locks.setPresence((lock) => lockSubsystem.runtime.onlineStatus(lock.id));
@@ -193,7 +213,8 @@ export class ServiceRoot {
         }),
       };
       events.retention.start();
-      return new ServiceRoot(options, db, clock, repositories, services, demo, events, lockSubsystem);
+      const demoParts = demoLocks === undefined ? undefined : { simulation: demoLocks.simulation, control: demoLocks.controlOver(lockSubsystem) };
+      return new ServiceRoot(options, db, clock, repositories, services, demo, events, lockSubsystem, demoParts);
     } catch (error) {
       db.close();
       throw error;
@@ -265,9 +286,9 @@ export class ServiceRoot {
     return this.server;
   }
 
-  /** The HomeKit port on the real runtime (src/homekit/lock-port.ts). */
-  homekitPort(): LockPort {
-    return this.lockSubsystem.homekitPort();
+  /** The lock port every ecosystem adapter stands on, on the real runtime (src/lock-port/lock-port.ts). */
+  lockPort(): LockPort {
+    return this.lockSubsystem.lockPort();
   }
 
   /** The demo line's object (docs/design.md §6): base_url first, then the household. */

@@ -3,6 +3,7 @@
  * caller see this lock" lookup other services share (docs/design.md §3 Locks). A lock is visible to
  * whoever holds a usable eKey on it now; to anyone else it does not exist (404).
  */
+import type { Bolt } from '../domain/lock-vocabulary.js';
 import type { Clock } from '../domain/clock.js';
 import { roleOfType } from '../domain/ekey-permissions.js';
 import type { EKeyRole } from '../domain/ekey-permissions.js';
@@ -10,7 +11,7 @@ import { isUsableAt } from '../domain/ekey-validity.js';
 import { notFound } from '../domain/errors.js';
 import { normalizeId } from '../domain/ids.js';
 import type { EKeyRepository, StoredEKey } from '../store/ekey-repository.js';
-import type { BoltState, LockRecord, LockRepository } from '../store/lock-repository.js';
+import type { LockRecord, LockRepository } from '../store/lock-repository.js';
 
 /** Connectivity of a lock (docs/design.md §3 Locks). */
 export type OnlineStatus = 'online' | 'offline';
@@ -25,7 +26,7 @@ export type LockPresence = (lock: LockRecord, now: number) => OnlineStatus;
 export interface LockView {
   id: string;
   name: string;
-  bolt_state: BoltState;
+  bolt_state: Bolt;
   online_status: OnlineStatus;
   /** The lock's IANA zone: eKey DateTimes of this lock are read and written in it. */
   time_zone: string;

@@ -5,10 +5,11 @@
  * The caller proves it runs as the Homebridge user with the setup token of the status file
  * (src/store/settings-ui-file.ts); routes/setup.ts checks it before anything here runs.
  */
+import type { Bolt } from '../domain/lock-vocabulary.js';
 import { conflict, notFound, unauthorized, validationFailed } from '../domain/errors.js';
 import { constantTimeEqual, newToken } from '../auth/secrets.js';
 import type { LockFamilyId } from '../families/registry.js';
-import type { BoltState, LockRepository } from '../store/lock-repository.js';
+import type { LockRepository } from '../store/lock-repository.js';
 import type { UserRepository } from '../store/user-repository.js';
 import type { InvitationService } from './invitation-service.js';
 import type { OnlineStatus } from './lock-service.js';
@@ -17,7 +18,7 @@ export interface SetupLock {
   id: string;
   name: string;
   family: LockFamilyId;
-  bolt_state: BoltState;
+  bolt_state: Bolt;
   online_status: OnlineStatus;
   battery_level: number | null;
   last_seen_at: string | null;

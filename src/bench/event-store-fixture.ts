@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import Database from '../store/sqlite-driver.js';
 import { join } from 'node:path';
 import { DATABASE_FILE, ServiceRoot } from '../service-root.js';
 import { newEventId } from '../events/event-id.js';
@@ -41,7 +41,8 @@ export async function buildEventStore(dataDir: string, count: number, cursorCoun
   let ekeyId: string;
   try {
     const household = service.demo?.household;
-    const lock = household?.locks.find((entry) => entry.gateway && entry.family === 'ekey');
+    // Front Door: the demo's gateway lock of our profile (docs/design.md §6).
+    const lock = household?.locks.find((entry) => entry.gateway && entry.name === 'Front Door');
     const owner = household?.users[0];
     const key = lock && owner ? service.repositories.ekeys.findLive(owner.id, lock.id) : undefined;
     if (!lock || !owner || !key) throw new Error('the demo household has no gateway lock of our profile with an owner key');

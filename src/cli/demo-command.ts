@@ -21,7 +21,7 @@ export async function demoCommand(args: string[]): Promise<void> {
   consoleLogger.info(`demo data in ${dataDir}`);
   consoleLogger.info(`web app: ${service.baseUrl ?? ''}/app/`);
   stopOnSignals(() => service.close());
-  const control = service.lockSubsystem.control;
+  const control = service.demoControl;
   if (control) {
     // The end of stdin ends the control channel only; the demo runs until SIGTERM/SIGINT.
     control.serve(process.stdin, process.stdout).catch((error: unknown) => {

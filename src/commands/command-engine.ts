@@ -1,3 +1,5 @@
+import { CommandRefused } from './command-refused.js';
+import type { CommandFailure } from '../domain/lock-vocabulary.js';
 import { EventEmitter } from 'node:events';
 import type { Clock } from '../domain/clock.js';
 import { ServiceError, badRequest, notFound, tooManyRequests, describeError } from '../domain/errors.js';
@@ -6,7 +8,6 @@ import type { LockEventSink } from '../events/lock-event-sink.js';
 import type { CommandOutcome } from '../gateway/command-outcome.js';
 import type { Logger } from '../logger.js';
 import type {
-  CommandFailure,
   CommandOrigin,
   CommandRecord,
   CommandRepository,
@@ -147,7 +148,7 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
 
   /**
    * Creates a command, or replays the one created earlier with the same idempotency key.
-   * @throws ServiceError 404 unknown lock or no key on it; 403 key not usable now; 400
+   * @throws CommandRefused (a ServiceError with the typed reason) 404 unknown lock or no key on it; 403 key not usable now; 400
    *   `lock_unreachable` no gateway connection or lock out of reach; 429 `command_queue_full`;
    *   422 `idempotency_key_reused` when the key was used for a different request; 400
    *   `invalid_idempotency_key`; 503 `shutting_down`.
@@ -170,21 +171,23 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
     }
 
     const lock = this.deps.locks.findById(lockId);
-    if (!lock) throw notFound('lock');
+    if (!lock) throw new CommandRefused('unknown_lock', notFound('lock'));
     const permission = this.deps.access.permissionAt(request.userId, lock.id, now);
-    if (permission === 'none') throw notFound('lock');
-    if (permission === 'not_usable') throw keyNotUsableError(lock.name ?? 'this lock', this.deps.access.explainAt?.(request.userId, lock.id, now));
+    if (permission === 'none') throw new CommandRefused('no_usable_key', notFound('lock'));
+    if (permission === 'not_usable') {
+      throw new CommandRefused('no_usable_key', keyNotUsableError(lock.name ?? 'this lock', this.deps.access.explainAt?.(request.userId, lock.id, now)));
+    }
     // Spec Errors: 400 when no gateway-connected lock is available to the user.
-    if (!lock.hasGateway) throw badRequest('lock_unreachable', 'This lock is not connected to a Bluetooth gateway.');
-    if (!this.deps.gateway.isReachable(lock.id)) throw badRequest('lock_unreachable', 'The gateway cannot reach this lock now.');
-    if (this.stopped) throw new ServiceError(503, 'shutting_down', 'The service is stopping; try again shortly.');
+    if (!lock.hasGateway) throw new CommandRefused('lock_unreachable', badRequest('lock_unreachable', 'This lock is not connected to a Bluetooth gateway.'));
+    if (!this.deps.gateway.isReachable(lock.id)) throw new CommandRefused('lock_unreachable', badRequest('lock_unreachable', 'The gateway cannot reach this lock now.'));
+    if (this.stopped) throw new CommandRefused('unavailable', new ServiceError(503, 'shutting_down', 'The service is stopping; try again shortly.'));
 
     const queue = this.queueOf(lock.id);
     if (request.supersedeQueued === true) this.supersedeWaiting(queue, request.userId, request.origin ?? 'api', now);
     const unfinished = (queue.active === null ? 0 : 1) + queue.waiting.length;
     if (unfinished >= this.queueLimit) {
       const retryAfterMs = queue.active === null ? this.timeoutMs : Math.max(0, queue.active.endsAt - performance.now());
-      throw tooManyRequests('command_queue_full', `This lock already has ${unfinished} commands waiting; retry later.`, retryAfterMs / 1000);
+      throw new CommandRefused('queue_full', tooManyRequests('command_queue_full', `This lock already has ${unfinished} commands waiting; retry later.`, retryAfterMs / 1000));
     }
 
     const runNow = queue.active === null && queue.waiting.length === 0;

@@ -93,10 +93,25 @@ export interface DemoDependencies {
 }
 
 /** The demo's locks (docs/design.md §6): our profile, one without a gateway connection, and a simulated Nuki. */
-const LOCK_SPECS: readonly { name: string; gateway: boolean; address: string; family: LockFamilyId }[] = [
-  { name: 'Front Door', gateway: true, address: 'D0:E1:00:00:00:01', family: 'ekey' },
-  { name: 'Garden Gate', gateway: false, address: 'D0:E1:00:00:00:02', family: 'ekey' },
-  { name: 'Back Door', gateway: true, address: 'D0:E1:00:00:00:03', family: 'nuki' },
+/** Our profile's secret: a random 256-bit lock key shared with the simulated lock. */
+const sharedLockKey = (): Pick<DemoLockSecrets, 'key' | 'nuki'> => ({ key: randomBytes(32).toString('hex') });
+
+/** A Nuki's pairing, as `ekey-locks nuki pair` would have stored it; no lock key. */
+const nukiPairing = (): Pick<DemoLockSecrets, 'key' | 'nuki'> => ({
+  key: '',
+  nuki: {
+    sharedKey: randomBytes(32).toString('hex'),
+    authorizationId: randomInt(2, 0x7fff_ffff),
+    appId: randomInt(1, 0x7fff_ffff),
+    securityPin: randomInt(1000, 10_000),
+    nukiId: randomInt(0x1000_0000, 0x7fff_ffff),
+  },
+});
+
+const LOCK_SPECS: readonly { name: string; gateway: boolean; address: string; family: LockFamilyId; secrets: () => Pick<DemoLockSecrets, 'key' | 'nuki'> }[] = [
+  { name: 'Front Door', gateway: true, address: 'D0:E1:00:00:00:01', family: 'ekey', secrets: sharedLockKey },
+  { name: 'Garden Gate', gateway: false, address: 'D0:E1:00:00:00:02', family: 'ekey', secrets: sharedLockKey },
+  { name: 'Back Door', gateway: true, address: 'D0:E1:00:00:00:03', family: 'nuki', secrets: nukiPairing },
 ];
 
 /**
@@ -113,7 +128,7 @@ export async function ensureDemoHousehold(deps: DemoDependencies): Promise<{ hou
 
   const now = deps.clock.now();
   const users: DemoHousehold['users'] = DEMO_USERS.map((person) => ({ id: newId(), email: person.email, password: demoPassword(), name: person.name }));
-  // scrypt runs in libuv's thread pool: the four hashes in parallel (same parameters), not in turn.
+  // One scrypt at a time (src/auth/password.ts): 32 MiB each, not 128 MiB at once.
   const hashes = await Promise.all(users.map((user) => hashPassword(user.password)));
   const owner = users[0];
   if (!owner) throw new Error('demo household has no owner');
@@ -166,21 +181,7 @@ interface SeededLock {
 
 function newDemoLock(spec: (typeof LOCK_SPECS)[number], ownerId: string): SeededLock {
   const id = newId();
-  const secrets: DemoLockSecrets =
-    spec.family === 'nuki'
-      ? {
-          id,
-          address: spec.address,
-          key: '',
-          nuki: {
-            sharedKey: randomBytes(32).toString('hex'),
-            authorizationId: randomInt(2, 0x7fff_ffff),
-            appId: randomInt(1, 0x7fff_ffff),
-            securityPin: randomInt(1000, 10_000),
-            nukiId: randomInt(0x1000_0000, 0x7fff_ffff),
-          },
-        }
-      : { id, address: spec.address, key: randomBytes(32).toString('hex') };
+  const secrets: DemoLockSecrets = { id, address: spec.address, ...spec.secrets() };
   return { lock: { id, name: spec.name, owner_id: ownerId, gateway: spec.gateway, family: spec.family }, secrets, family: spec.family };
 }
 

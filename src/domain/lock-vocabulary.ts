@@ -3,7 +3,33 @@
  * lock did and who did it. A family's wire codes for them stay in its folder (src/families/).
  */
 
-/** Bolt positions as the lock reports them. */
+/** A bolt's state as the service shows it everywhere (docs/design.md §3 "Locks": `bolt_state`). */
+export type Bolt = 'locked' | 'unlocked' | 'jammed' | 'unknown';
+
+/** A position a command may ask the bolt to take. */
+export type BoltTarget = 'locked' | 'unlocked';
+
+/** A door sensor's reading, for locks that have one. */
+export type DoorState = 'closed' | 'open' | 'unknown';
+
+/** Why a command ran and failed (docs/design.md §3 "Commands": terminal `failure_reason`s). */
+export type CommandFailure = 'jammed' | 'timeout' | 'delivery_failed' | 'lock_offline' | 'interrupted' | 'superseded';
+
+/** Why a command was not even queued. */
+export type CommandRefusal =
+  /** The acting user holds no usable eKey on the lock right now (the API answers 403 or 404). */
+  | 'no_usable_key'
+  /** The lock has no gateway connection or cannot be reached (the API answers 400). */
+  | 'lock_unreachable'
+  /** The lock's command queue is full (the API answers 429). */
+  | 'queue_full'
+  /** No such lock or user (anymore). */
+  | 'unknown_lock'
+  | 'unknown_user'
+  /** The service is stopping or failed unexpectedly; details are in the service's log. */
+  | 'unavailable';
+
+/** Bolt positions as a lock reports them over the air (`moving` while the motor runs). */
 export type BoltPosition = 'unlocked' | 'locked' | 'jammed' | 'moving';
 
 /** What a lock did: lock or unlock. */

@@ -1,10 +1,9 @@
-import type { ActivityRecord, ActivitySource, DeviceInformation } from '../domain/lock-vocabulary.js';
-import type { DoorState, GatewayBolt } from './lock-snapshot.js';
+import type { ActivityRecord, ActivitySource, Bolt, DeviceInformation, DoorState } from '../domain/lock-vocabulary.js';
 
 /** The bolt settled in a new position. */
 export interface BoltChangedEvent {
   lockId: string;
-  bolt: GatewayBolt;
+  bolt: Bolt;
   /** What moved it, as the lock reported; null when unknown (e.g. first read after boot). */
   source: ActivitySource | null;
 }

@@ -1,10 +1,9 @@
-import type { ActivityRecord, ActivitySource, DeviceInformation, LockAction } from '../domain/lock-vocabulary.js';
+import type { ActivityRecord, ActivitySource, DeviceInformation, DoorState, LockAction } from '../domain/lock-vocabulary.js';
 import type { Clock } from '../domain/clock.js';
 import type { CommandOutcome } from './command-outcome.js';
 import type { Deadline } from './deadline.js';
 import type { Advertisement, GattConnection, GattProfile } from './gatt-transport.js';
 import type { GatewayLogger } from './gateway-logger.js';
-import type { DoorState } from './lock-snapshot.js';
 import type { KeypadCapability } from './keypad-access.js';
 
 /**

@@ -49,15 +49,18 @@ export interface LockGatewayOptions {
 }
 
 /**
- * The gateway facade: the one object the command engine, events service and HomeKit use to
- * reach locks. It keeps every registered lock connected (reconnecting with backoff), answers
- * state from memory, runs commands and reports changes as events.
+ * The gateway facade: the one object the lock runtime (src/locks/lock-runtime.ts) uses to reach
+ * locks. Each lock's link follows its driver's connection policy (our profile's locks are kept
+ * connected and reconnected with backoff; a Nuki is reached on demand, when a command or its
+ * advertisement asks); the gateway answers state from memory, runs commands one at a time per
+ * lock and reports changes as events.
  *
- * Events (typed, see {@link LockGatewayEvents}): `bolt`, `battery`, `connectivity`, `activity`.
+ * Events (typed, see {@link LockGatewayEvents}): `bolt`, `battery`, `connectivity`, `activity`,
+ * `door`, `moving`, `device_information`.
  *
  * @example
- * const gateway = new LockGateway(new SimulatorTransport([lock]), systemClock, log, { commandTimeoutMs: 15000 });
- * gateway.on('activity', ({ lockId, record }) => events.recordFromLock(lockId, record));
+ * const gateway = new LockGateway(new SimulatorTransport([lock]), systemClock, silentLogger, { commandTimeoutMs: 15_000 });
+ * gateway.on('activity', ({ lockId, record }) => log.info(`${lockId}: ${record.action} by ${record.source}`));
  * gateway.addLock({ id, address: 'AA:BB:CC:DD:EE:01', name: 'Front door', driver: new EKeyDriver(keyHex) });
  * gateway.start();
  * const outcome = await gateway.sendCommand(id, 'unlock'); // { status: 'completed', bolt: 'unlocked' }

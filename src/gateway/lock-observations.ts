@@ -1,7 +1,6 @@
-import type { ActivityRecord, ActivitySource, DeviceInformation } from '../domain/lock-vocabulary.js';
+import type { ActivityRecord, ActivitySource, Bolt, DeviceInformation, DoorState } from '../domain/lock-vocabulary.js';
 import type { ReportedBolt } from './lock-driver.js';
 import type { LockGatewayEvents } from './gateway-events.js';
-import type { DoorState, GatewayBolt } from './lock-snapshot.js';
 
 /** Emits one gateway event (the gateway guards its listeners). */
 export type GatewayEmit = <K extends keyof LockGatewayEvents>(event: K, ...payload: LockGatewayEvents[K]) => void;
@@ -13,7 +12,7 @@ export type GatewayEmit = <K extends keyof LockGatewayEvents>(event: K, ...paylo
  * here through their {@link DriverContext}.
  */
 export class LockObservations {
-  bolt: GatewayBolt = 'unknown';
+  bolt: Bolt = 'unknown';
   moving = false;
   batteryLevel: number | null = null;
   door: DoorState | null = null;
@@ -39,7 +38,7 @@ export class LockObservations {
   }
 
   /** A settled position (also from a command's confirmation). */
-  applyBolt(bolt: GatewayBolt, source: ActivitySource | null): void {
+  applyBolt(bolt: Bolt, source: ActivitySource | null): void {
     if (source !== null) this.lastActivitySource = source;
     if (bolt === this.bolt) return;
     this.bolt = bolt;

@@ -1,17 +1,11 @@
-import type { ActivitySource, DeviceInformation } from '../domain/lock-vocabulary.js';
-
-/** Bolt state as the service shows it (docs/design.md §3 "Locks": `bolt_state` values). */
-export type GatewayBolt = 'locked' | 'unlocked' | 'jammed' | 'unknown';
-
-/** A door sensor's reading, for locks that have one (docs/design.md §4b). */
-export type DoorState = 'closed' | 'open' | 'unknown';
+import type { ActivitySource, Bolt, DeviceInformation, DoorState } from '../domain/lock-vocabulary.js';
 
 /** Everything the gateway knows about one lock, answered from memory (never waits on Bluetooth). */
 export interface LockSnapshot {
   /** Lock family (`ekey`, `nuki`). */
   family: string;
   /** Last settled bolt position; a move in progress keeps the previous value (see `moving`). */
-  bolt: GatewayBolt;
+  bolt: Bolt;
   /** True while the lock reports its motor moving. */
   moving: boolean;
   /** Connected now, or heard from within `offlineAfterS` (docs/design.md §3 "online"). */

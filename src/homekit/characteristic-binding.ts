@@ -12,7 +12,9 @@ export interface CharacteristicBindingOptions<Value extends CharacteristicValue>
   /**
    * Handles a controller's write. Must return at once (start work, do not await it); the value
    * written becomes the remembered value, `previous` is the one it replaced. A throw is logged and
-   * answered as a communication failure for this one write; it never reaches Homebridge.
+   * goes no further: the controller's write still succeeds, and the error never reaches Homebridge.
+   * A handler reports a failed outcome itself, by pushing values (the lock accessory puts the
+   * target state back).
    */
   onWrite?: (value: CharacteristicValue, previous: Value) => void;
 }

@@ -1,8 +1,10 @@
+import { toManufacturer, toModel, toSerialNumber } from '../lock-port/lock-identity.js';
+import type { DoorState } from '../domain/lock-vocabulary.js';
 import type { API, Characteristic, CharacteristicValue, PlatformAccessory, Service, WithUUID } from 'homebridge';
 import type { Logger } from '../logger.js';
 import { bindCharacteristic, type CharacteristicBinding } from './characteristic-binding.js';
 import { describeError } from '../domain/errors.js';
-import type { HomeKitCommandResult, HomeKitDoor, HomeKitLock, HomeKitUser, LockChange, LockPort } from './lock-port.js';
+import type { CommandResult, PortLock, PortUser, LockChange, LockPort } from '../lock-port/lock-port.js';
 import {
   LockCurrentStateValue,
   LockLastKnownActionValue,
@@ -14,9 +16,6 @@ import {
   toLockLastKnownAction,
   toLockTargetState,
   toContactSensor,
-  toManufacturer,
-  toModel,
-  toSerialNumber,
   toStatusFault,
   LockTargetStateValue,
   StatusFaultValue,
@@ -40,9 +39,9 @@ export interface LockAccessorySettings {
    * The user a HomeKit command on this lock acts as (docs/design.md §5: the configured HomeKit user,
    * default the lock's owner); null when the configured user does not exist (the command is refused).
    */
-  actingUserId: (lock: HomeKitLock) => string | null;
+  actingUserId: (lock: PortLock) => string | null;
   /** Users with an arrival trigger (a stateless switch on every lock). */
-  arrivalUsers: readonly HomeKitUser[];
+  arrivalUsers: readonly PortUser[];
 }
 
 /** Version of the Lock Management service we implement (HAP: "1.0"). */
@@ -56,7 +55,7 @@ const ARRIVAL_SUBTYPE_PREFIX = 'arrival-';
  * {@link CharacteristicBinding}s; commands go to the port and their outcomes come back as values.
  */
 export class LockAccessory {
-  private lock: HomeKitLock;
+  private lock: PortLock;
   private readonly currentState: CharacteristicBinding<LockCurrentStateValue>;
   private readonly targetState: CharacteristicBinding<LockTargetStateValue>;
   private readonly fault: CharacteristicBinding<StatusFaultValue>;
@@ -72,7 +71,7 @@ export class LockAccessory {
   constructor(
     private readonly api: API,
     readonly accessory: LockPlatformAccessory,
-    lock: HomeKitLock,
+    lock: PortLock,
     private readonly port: LockPort,
     private readonly logger: Logger,
     private readonly settings: LockAccessorySettings,
@@ -199,7 +198,7 @@ export class LockAccessory {
   }
 
   /** Re-reads everything from a fresh snapshot (after a restart of the service or a config change). */
-  refresh(lock: HomeKitLock): void {
+  refresh(lock: PortLock): void {
     this.lock = { ...lock };
     this.updateInformation();
     this.showBolt(lock.lastActivitySource);
@@ -214,7 +213,7 @@ export class LockAccessory {
   }
 
   /** Bolt moved for any reason: current and target follow (docs/design.md §5), and the last action. */
-  private showBolt(source: HomeKitLock['lastActivitySource']): void {
+  private showBolt(source: PortLock['lastActivitySource']): void {
     this.currentState.push(toLockCurrentState(this.lock.bolt, this.lock.moving));
     const target = toLockTargetState(this.lock.bolt);
     if (target !== null) this.targetState.push(target);
@@ -223,7 +222,7 @@ export class LockAccessory {
   }
 
   /** The door sensor: a ContactSensor service on this accessory, created at the first reading. */
-  private showDoor(door: HomeKitDoor | null): void {
+  private showDoor(door: DoorState | null): void {
     const { Characteristic, Service: Services } = this.api.hap;
     if (this.contactSensor === undefined) {
       const service = this.service(Services.ContactSensor, contactSensorName(this.lock.name));
@@ -278,7 +277,7 @@ export class LockAccessory {
     this.logger.info(`${this.lock.name}: ${bolt === 'locked' ? 'locking' : 'unlocking'} from HomeKit`);
     this.port
       .requestBolt(this.lock.id, bolt, userId)
-      .catch((error: unknown): HomeKitCommandResult => {
+      .catch((error: unknown): CommandResult => {
         // The port promises never to reject; if it does, the command is lost, not Homebridge.
         this.logger.error(`${this.lock.name}: command failed unexpectedly: ${describeError(error)}`);
         return { status: 'rejected', reason: 'unavailable' };
@@ -308,7 +307,7 @@ export class LockAccessory {
     });
   }
 
-  private showOutcome(requested: 'locked' | 'unlocked', result: HomeKitCommandResult, previousTarget: LockTargetStateValue): void {
+  private showOutcome(requested: 'locked' | 'unlocked', result: CommandResult, previousTarget: LockTargetStateValue): void {
     const verb = requested === 'locked' ? 'lock' : 'unlock';
     switch (result.status) {
       case 'completed':

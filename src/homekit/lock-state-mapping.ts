@@ -1,14 +1,12 @@
-import { isLockFamilyId, lockFamily } from '../families/registry.js';
-import type { ActivitySource } from '../domain/lock-vocabulary.js';
-import type { HomeKitBolt, HomeKitBoltTarget, HomeKitDoor, HomeKitLock } from './lock-port.js';
+import type { ActivitySource, Bolt, BoltTarget, DoorState } from '../domain/lock-vocabulary.js';
+import { batteryReading } from '../lock-port/lock-identity.js';
 
 /*
- * Pure mappings from the service's lock state to what each ecosystem shows: HomeKit
- * characteristic values (docs/homekit.md "Mapping") and Matter DoorLock / Power Source attributes
- * (docs/matter.md "Mapping", docs/design.md §5b). The one place a lock's state is translated: the HomeKit
- * accessory (lock-accessory.ts) and the Matter door lock (src/matter/) are two thin views of the
- * same lock port that both read these tables. No HAP or matter.js import: the numbers are the
- * protocols', and unit tests hold them equal to hap-nodejs's and matter.js's constants.
+ * Pure mappings from the lock port's state to HomeKit characteristic values (docs/homekit.md
+ * "Mapping", docs/design.md §5). HomeKit's own table: Matter keeps its own in
+ * src/matter/matter-lock-state-mapping.ts, and a unit test holds the two in agreement through the
+ * protocols' own enums. No HAP import: the numbers are the protocol's, and unit tests hold them
+ * equal to hap-nodejs's constants.
  */
 
 /** HAP LockCurrentState values. */
@@ -88,57 +86,25 @@ function unreachable(value: never): never {
   throw new Error(`Unhandled value ${String(value)}`);
 }
 
-/** Matter DoorLock cluster LockState values (`DoorLock.LockState`); null is "unknown" (the attribute is nullable). */
-export const MatterLockStateValue = {
-  /** The bolt is neither fully thrown nor retracted: Matter's word for a jam. */
-  NOT_FULLY_LOCKED: 0,
-  /** Bolt thrown. */
-  LOCKED: 1,
-  /** Bolt retracted. */
-  UNLOCKED: 2,
-} as const;
-/** One of {@link MatterLockStateValue}. */
-export type MatterLockStateValue = (typeof MatterLockStateValue)[keyof typeof MatterLockStateValue];
-
-/** What one bolt state looks like in each ecosystem. */
-export interface BoltView {
-  /** HAP LockCurrentState. */
-  hapCurrent: LockCurrentStateValue;
-  /** HAP LockTargetState once the bolt is there; null: leave the previous target (no target of its own). */
-  hapTarget: LockTargetStateValue | null;
-  /** Matter DoorLock LockState; null is Matter's "unknown". */
-  matter: MatterLockStateValue | null;
-}
-
 /**
- * The bolt table (docs/design.md §5 and §5b), read by both adapters:
- *
- * | bolt       | HAP current | HAP target | Matter LockState     |
- * |------------|-------------|------------|----------------------|
- * | `locked`   | SECURED     | SECURED    | Locked (1)           |
- * | `unlocked` | UNSECURED   | UNSECURED  | Unlocked (2)         |
- * | `jammed`   | JAMMED      | unchanged  | NotFullyLocked (0)   |
- * | `unknown`  | UNKNOWN     | unchanged  | null                 |
+ * Bolt → LockCurrentState (docs/design.md §5; docs/homekit.md "Mapping"). A move in progress does
+ * not change the current state: the Home app shows "Locking…/Unlocking…" from the target state
+ * until the bolt settles, which is what users expect; reporting UNKNOWN for every motor run would
+ * flash "Unknown" instead. A value outside the type (bad data) reads as UNKNOWN.
  */
-export const BOLT_VIEWS: Readonly<Record<HomeKitBolt, Readonly<BoltView>>> = {
-  locked: { hapCurrent: LockCurrentStateValue.SECURED, hapTarget: LockTargetStateValue.SECURED, matter: MatterLockStateValue.LOCKED },
-  unlocked: { hapCurrent: LockCurrentStateValue.UNSECURED, hapTarget: LockTargetStateValue.UNSECURED, matter: MatterLockStateValue.UNLOCKED },
-  jammed: { hapCurrent: LockCurrentStateValue.JAMMED, hapTarget: null, matter: MatterLockStateValue.NOT_FULLY_LOCKED },
-  unknown: { hapCurrent: LockCurrentStateValue.UNKNOWN, hapTarget: null, matter: null },
-};
-
-/** The row of {@link BOLT_VIEWS}; a value outside the type (bad data) reads as `unknown`. */
-function boltView(bolt: HomeKitBolt): Readonly<BoltView> {
-  return Object.hasOwn(BOLT_VIEWS, bolt) ? BOLT_VIEWS[bolt] : BOLT_VIEWS.unknown;
-}
-
-/**
- * Bolt → LockCurrentState. A move in progress does not change the current state: the Home app
- * shows "Locking…/Unlocking…" from the target state until the bolt settles, which is what users
- * expect; reporting UNKNOWN for every motor run would flash "Unknown" instead.
- */
-export function toLockCurrentState(bolt: HomeKitBolt, _moving: boolean): LockCurrentStateValue {
-  return boltView(bolt).hapCurrent;
+export function toLockCurrentState(bolt: Bolt, _moving: boolean): LockCurrentStateValue {
+  switch (bolt) {
+    case 'locked':
+      return LockCurrentStateValue.SECURED;
+    case 'unlocked':
+      return LockCurrentStateValue.UNSECURED;
+    case 'jammed':
+      return LockCurrentStateValue.JAMMED;
+    case 'unknown':
+      return LockCurrentStateValue.UNKNOWN;
+    default:
+      return unknownBolt(bolt, LockCurrentStateValue.UNKNOWN);
+  }
 }
 
 /**
@@ -146,20 +112,27 @@ export function toLockCurrentState(bolt: HomeKitBolt, _moving: boolean): LockCur
  * ended). A settled bolt becomes the target so current equals target; jammed and unknown have no
  * target of their own, so the previous target stays (null = leave it).
  */
-export function toLockTargetState(bolt: HomeKitBolt): LockTargetStateValue | null {
-  return boltView(bolt).hapTarget;
+export function toLockTargetState(bolt: Bolt): LockTargetStateValue | null {
+  switch (bolt) {
+    case 'locked':
+      return LockTargetStateValue.SECURED;
+    case 'unlocked':
+      return LockTargetStateValue.UNSECURED;
+    case 'jammed':
+    case 'unknown':
+      return null;
+    default:
+      return unknownBolt(bolt, null);
+  }
 }
 
-/**
- * Bolt → Matter DoorLock LockState (docs/design.md §5b). As in HomeKit, a move in progress keeps the last
- * settled state: Matter has no "moving" value, and NotFullyLocked would read as a jam.
- */
-export function toMatterLockState(bolt: HomeKitBolt): MatterLockStateValue | null {
-  return boltView(bolt).matter;
+/** The answer for a bolt value outside the type (bad data): the compiler checks the switch covered every member. */
+function unknownBolt<T>(_bolt: never, answer: T): T {
+  return answer;
 }
 
 /** LockTargetState written by HomeKit → the bolt position to request. */
-export function toBoltTarget(targetState: LockTargetStateValue): HomeKitBoltTarget {
+export function toBoltTarget(targetState: LockTargetStateValue): BoltTarget {
   switch (targetState) {
     case LockTargetStateValue.SECURED:
       return 'locked';
@@ -184,85 +157,10 @@ export interface BatteryValues {
   low: StatusLowBatteryValue;
 }
 
-/** Default `homekit.low_battery_threshold` (docs/design.md §5). */
-export const DEFAULT_LOW_BATTERY_THRESHOLD = 0.2;
-
-/**
- * Battery 0..1 → BatteryLevel percent and StatusLowBattery. Out-of-range or non-finite readings
- * are clamped (a lock reporting 1.05 is full, not invalid); the comparison uses the reading, not
- * the rounded percent, so 0.195 with threshold 0.2 is low although it shows 20 %.
- */
+/** Battery 0..1 → BatteryLevel percent and StatusLowBattery ({@link batteryReading}: the same percent and "low" as Matter). */
 export function toBatteryValues(level: number | null, threshold: number): BatteryValues {
-  if (level === null || Number.isNaN(level)) return { level: null, low: StatusLowBatteryValue.BATTERY_LEVEL_NORMAL };
-  const clamped = Math.min(1, Math.max(0, level));
-  return {
-    level: Math.round(clamped * 100),
-    low: clamped < threshold ? StatusLowBatteryValue.BATTERY_LEVEL_LOW : StatusLowBatteryValue.BATTERY_LEVEL_NORMAL,
-  };
-}
-
-/** Matter Power Source BatChargeLevel values (`PowerSource.BatChargeLevel`). */
-export const MatterBatChargeLevelValue = {
-  /** At or above the low-battery threshold, or unknown. */
-  OK: 0,
-  /** Below the threshold: replace the batteries soon. */
-  WARNING: 1,
-} as const;
-/** One of {@link MatterBatChargeLevelValue}. */
-export type MatterBatChargeLevelValue = (typeof MatterBatChargeLevelValue)[keyof typeof MatterBatChargeLevelValue];
-
-/** The Matter Power Source attributes that follow a battery reading. */
-export interface MatterBatteryValues {
-  /** BatPercentRemaining in half-percent steps (0..200); null until the first reading. */
-  batPercentRemaining: number | null;
-  /** BatChargeLevel: WARNING strictly below the threshold, as HAP's StatusLowBattery. */
-  batChargeLevel: MatterBatChargeLevelValue;
-  /** BatReplacementNeeded: true while the level is low. */
-  batReplacementNeeded: boolean;
-}
-
-/**
- * Battery 0..1 → Matter Power Source attributes, derived from {@link toBatteryValues} so every
- * ecosystem shows the same whole percent and calls the battery low at the same reading
- * (BatPercentRemaining counts half percents: 42 % is 84).
- */
-export function toMatterBatteryValues(level: number | null, threshold: number): MatterBatteryValues {
-  const values = toBatteryValues(level, threshold);
-  const low = values.low === StatusLowBatteryValue.BATTERY_LEVEL_LOW;
-  return {
-    batPercentRemaining: values.level === null ? null : values.level * 2,
-    batChargeLevel: low ? MatterBatChargeLevelValue.WARNING : MatterBatChargeLevelValue.OK,
-    batReplacementNeeded: low,
-  };
-}
-
-/** Manufacturer and model shown until the lock's Device Information has been read. */
-export const FALLBACK_MANUFACTURER = 'eKey Locks';
-export const FALLBACK_MODEL = 'Bluetooth LE lock';
-
-/** Manufacturer from the lock's Device Information, else {@link FALLBACK_MANUFACTURER}. */
-export function toManufacturer(lock: Pick<HomeKitLock, 'deviceInformation'>): string {
-  return nonEmpty(lock.deviceInformation?.manufacturer) ?? FALLBACK_MANUFACTURER;
-}
-
-/** Model from the lock's Device Information, else {@link FALLBACK_MODEL}. */
-export function toModel(lock: Pick<HomeKitLock, 'deviceInformation'>): string {
-  return nonEmpty(lock.deviceInformation?.model) ?? FALLBACK_MODEL;
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value;
-}
-
-/**
- * HomeKit's serial number: a Nuki shows its Nuki ID, as the Nuki app does (read from the lock's
- * Config, docs/design.md §4b); every other lock its Bluetooth address (docs/homekit.md), which is stable
- * and printed on nothing else; the lock id when neither is known.
- */
-export function toSerialNumber(lock: Pick<HomeKitLock, 'family' | 'bleAddress' | 'deviceInformation' | 'id'>): string {
-  const ownSerial = isLockFamilyId(lock.family) ? lockFamily(lock.family).serialNumberOf(lock.deviceInformation ?? undefined) : undefined;
-  if (ownSerial !== undefined) return ownSerial;
-  return lock.bleAddress.trim() === '' ? lock.id : lock.bleAddress;
+  const reading = batteryReading(level, threshold);
+  return { level: reading.percent, low: reading.low ? StatusLowBatteryValue.BATTERY_LEVEL_LOW : StatusLowBatteryValue.BATTERY_LEVEL_NORMAL };
 }
 
 /** ContactSensorState values (HAP: 0 = contact detected, the door is closed). */
@@ -280,7 +178,7 @@ export type ContactSensorStateValue = (typeof ContactSensorStateValue)[keyof typ
  * sensor"): closed is contact, open is no contact; a sensor that cannot tell keeps its last
  * state and reports a fault instead of guessing.
  */
-export function toContactSensor(door: HomeKitDoor): { state: ContactSensorStateValue | null; fault: StatusFaultValue } {
+export function toContactSensor(door: DoorState): { state: ContactSensorStateValue | null; fault: StatusFaultValue } {
   switch (door) {
     case 'closed':
       return { state: ContactSensorStateValue.CONTACT_DETECTED, fault: StatusFaultValue.NO_FAULT };
@@ -311,7 +209,7 @@ export function toStatusFault(online: boolean): StatusFaultValue {
  * | fob         | SECURED_REMOTELY                | UNSECURED_REMOTELY            |
  * | auto        | SECURED_BY_AUTO_SECURE_TIMEOUT  | UNSECURED_REMOTELY            |
  */
-export function toLockLastKnownAction(source: ActivitySource | null, bolt: HomeKitBolt): LockLastKnownActionValue | null {
+export function toLockLastKnownAction(source: ActivitySource | null, bolt: Bolt): LockLastKnownActionValue | null {
   if (source === null) return null;
   switch (bolt) {
     case 'locked':

@@ -1,4 +1,4 @@
-import type { ActivityRecord, ActivitySource, LockAction } from '../domain/lock-vocabulary.js';
+import type { ActivityRecord, ActivitySource, Bolt, DoorState, LockAction } from '../domain/lock-vocabulary.js';
 import { EventEmitter } from 'node:events';
 import type { Clock } from '../domain/clock.js';
 import type { LockEventSink, RecordedEvent } from '../events/lock-event-sink.js';
@@ -6,10 +6,10 @@ import type { CommandOutcome } from '../gateway/command-outcome.js';
 import type { LockDriver } from '../gateway/lock-driver.js';
 import type { ActivityEvent, BatteryChangedEvent, BoltChangedEvent, ConnectivityChangedEvent, DoorChangedEvent } from '../gateway/gateway-events.js';
 import { LockGateway, type LockGatewayOptions } from '../gateway/lock-gateway.js';
-import type { DoorState, LockSnapshot } from '../gateway/lock-snapshot.js';
+import type { LockSnapshot } from '../gateway/lock-snapshot.js';
 import type { GattTransport } from '../gateway/gatt-transport.js';
 import type { Logger } from '../logger.js';
-import type { BoltState, LockRecord, LockRepository } from '../store/lock-repository.js';
+import type { LockRecord, LockRepository } from '../store/lock-repository.js';
 import type { LockStateRepository, OnlineStatus } from '../store/lock-state-repository.js';
 import { GroupCommit } from './group-commit.js';
 import { describeError } from '../domain/errors.js';
@@ -17,7 +17,7 @@ import { describeError } from '../domain/errors.js';
 /** A change the runtime observed, published after it was stored (so readers of the store see it). */
 export type LockRuntimeChange =
   /** The bolt settled in a new position (or jammed). */
-  | { kind: 'bolt'; lockId: string; bolt: BoltState; source: ActivitySource | null }
+  | { kind: 'bolt'; lockId: string; bolt: Bolt; source: ActivitySource | null }
   /** A new battery reading, 0..1. */
   | { kind: 'battery'; lockId: string; level: number }
   /** The lock became reachable or unreachable. */
@@ -36,7 +36,7 @@ export interface LockRuntimeEvents {
 
 /** The live state of a lock, as the lock list and HomeKit show it. */
 export interface LiveLockState {
-  boltState: BoltState;
+  boltState: Bolt;
   onlineStatus: OnlineStatus;
   moving: boolean;
   batteryLevel: number | null;

@@ -2,27 +2,24 @@ import { accessFromKeyService, type CommandAccess, type UsableKeySource } from '
 import { CommandEngine } from '../commands/command-engine.js';
 import type { PluginConfig } from '../config/plugin-config.js';
 import type { Clock } from '../domain/clock.js';
-import { DemoControl } from '../demo/demo-control.js';
-import { demoNukiUserLinks, type DemoHousehold, type DemoLockSecrets } from '../demo/demo-household.js';
-import { DEMO_LINK_TIMINGS, createDemoSimulation, type DemoSimulation } from '../demo/demo-locks.js';
-import { demoTapRefusal } from '../demo/demo-tap-refusal.js';
 import type { LockEventSink } from '../events/lock-event-sink.js';
 import type { GattTransport } from '../gateway/gatt-transport.js';
 import { DeferredTransport } from '../gateway/transports/deferred-transport.js';
-import type { LockPort } from '../homekit/lock-port.js';
+import type { LockPort } from '../lock-port/lock-port.js';
 import type { Logger } from '../logger.js';
 import type { CommandRepository } from '../store/command-repository.js';
 import type { LockRepository } from '../store/lock-repository.js';
 import type { LockStateRepository } from '../store/lock-state-repository.js';
 import type { UserRepository } from '../store/user-repository.js';
 import { NukiCredentialFile, type StoredNukiCredentials } from '../families/nuki/nuki-credential-file.js';
-import { HomeKitLockPort } from './homekit-lock-port.js';
+import { ServiceLockPort } from './service-lock-port.js';
 import { lockDriverFactory } from './lock-drivers.js';
 import { nukiUserLinksOfConfig, nukiUserResolver } from '../families/nuki/nuki-user-links.js';
 import { LockCredentialSync, type LockCredentialSyncDependencies } from './lock-credential-sync.js';
 import { LockRuntime } from './lock-runtime.js';
 import { DoorCodeSync, type DoorCodeSyncDependencies } from './door-code-sync.js';
-import { UnavailableTransport, chooseTransportKind } from './lock-transport-choice.js';
+import { UnavailableTransport, chooseTransportKind, type TransportKind } from './lock-transport-choice.js';
+import type { BackoffPolicy } from '../gateway/reconnect-backoff.js';
 
 /** What {@link createLockSubsystem} needs. */
 export interface LockSubsystemDependencies {
@@ -36,8 +33,11 @@ export interface LockSubsystemDependencies {
   events: LockEventSink;
   /** The eKey service's usable-key answers: who may send commands. */
   keys: UsableKeySource;
-  /** The demo household: its locks become simulated locks on the `simulator` transport. */
-  demo?: { household: DemoHousehold; lockSecrets: DemoLockSecrets[] };
+  /**
+   * What demo mode puts in place of production parts; the composition root builds them
+   * (src/demo/demo-lock-parts.ts), so nothing here knows the demo.
+   */
+  overrides?: LockSubsystemOverrides;
   /** Overrides the transport (tests); otherwise chosen from config `bluetooth.transport`. */
   transport?: GattTransport;
   /** One SQLite transaction around related writes (fewer fsyncs on the command path). */
@@ -55,13 +55,29 @@ export interface LockSubsystemDependencies {
   doorCodes?: Pick<DoorCodeSyncDependencies, 'doorCodes' | 'ekeys'>;
 }
 
+/** Parts the composition root puts in place of production ones (demo mode). */
+export interface LockSubsystemOverrides {
+  /** Reaches the locks instead of the configured Bluetooth transport (the demo's simulated locks). */
+  transport?: GattTransport;
+  /** Credentials of simulated Nuki locks, asked before the data folder's file. */
+  nukiCredentials?: (address: string) => StoredNukiCredentials | undefined;
+  /** Nuki user links beside config `locks[].nuki_users` (lock id → authorization name → e-mail). */
+  nukiUserLinks?: ReadonlyMap<string, ReadonlyMap<string, string>>;
+  /** Link timings instead of the production ones (a demo lock shows offline within seconds). */
+  linkTimings?: { offlineAfterS: number; presenceCheckIntervalMs: number; reconnectBackoff: Partial<BackoffPolicy> };
+  /** `ready()` waits (at most 5 s) until every lock with a gateway connection is reachable. */
+  awaitReachable?: boolean;
+  /** The default transport when config `bluetooth.transport` names none (`simulator` in the demo). */
+  defaultTransport?: TransportKind;
+}
+
 /**
  * The lock side of the service, assembled: runtime (gateway + stored lock state), command
  * engine, demo simulation and control, HomeKit port. The composition root (service-root.ts) creates one,
  * starts it after the HTTP server and stops it before closing the store.
  */
 export class LockSubsystem {
-  private port: HomeKitLockPort | undefined;
+  private port: ServiceLockPort | undefined;
   private started = false;
 
   constructor(
@@ -69,10 +85,6 @@ export class LockSubsystem {
     readonly engine: CommandEngine,
     readonly access: CommandAccess,
     private readonly deps: LockSubsystemDependencies,
-    /** The demo's simulated locks (demo mode with the simulator transport only). */
-    readonly simulation: DemoSimulation | undefined,
-    /** The demo's stdin control protocol (with {@link simulation}). */
-    readonly control: DemoControl | undefined,
     /** Keeps the locks' credential allow-lists in sync with the eKeys (when given credential keys). */
     readonly credentialSync?: LockCredentialSync,
     /** Keeps keypad locks holding their eKeys' door codes (when given door codes). */
@@ -89,12 +101,12 @@ export class LockSubsystem {
   }
 
   /**
-   * In the demo: resolves once the simulated locks with a gateway connection are online (at most
-   * 5 s), so the demo line is printed when commands can be sent. Elsewhere: at once (real locks
-   * connect in the background; they may be far away).
+   * With `awaitReachable` (the demo's simulated locks): resolves once the locks with a gateway
+   * connection are online (at most 5 s), so the demo line is printed when commands can be sent.
+   * Elsewhere: at once (real locks connect in the background; they may be far away).
    */
   async ready(): Promise<void> {
-    if (this.simulation === undefined) return;
+    if (this.deps.overrides?.awaitReachable !== true) return;
     if (!(await this.runtime.untilAllReachable(5_000))) this.deps.logger.warn('Not every demo lock came online within 5 s.');
   }
 
@@ -108,8 +120,8 @@ export class LockSubsystem {
   }
 
   /** The HomeKit port on this runtime (one instance). */
-  homekitPort(): LockPort {
-    this.port ??= new HomeKitLockPort({
+  lockPort(): LockPort {
+    this.port ??= new ServiceLockPort({
       runtime: this.runtime,
       engine: this.engine,
       access: this.access,
@@ -127,23 +139,23 @@ function keypadKeyResolver(doorCodes: DoorCodeSyncDependencies['doorCodes']): (l
   return (lockId, keypadCodeId) => doorCodes.findByLockCodeId(lockId, keypadCodeId)?.ekeyId ?? null;
 }
 
-/** `locks[].nuki_users` of the config, and the demo household's links (src/demo/). */
-function nukiUserLinks(deps: LockSubsystemDependencies): Map<string, Map<string, string>> {
-  const table = nukiUserLinksOfConfig(deps.config);
-  if (deps.demo !== undefined) for (const [lockId, links] of demoNukiUserLinks(deps.demo.household)) table.set(lockId, links);
+/** `locks[].nuki_users` of the config, and the overrides' links (the demo household's). */
+function nukiUserLinks(deps: LockSubsystemDependencies): Map<string, ReadonlyMap<string, string>> {
+  const table: Map<string, ReadonlyMap<string, string>> = nukiUserLinksOfConfig(deps.config);
+  for (const [lockId, links] of deps.overrides?.nukiUserLinks ?? []) table.set(lockId, links);
   return table;
 }
 
 /**
- * Paired Nuki locks' credentials: the demo's simulated Nuki from the simulation; every other Nuki
- * (also one configured next to the demo) from the data folder's file, read once, at the first lock
- * that needs it (a small file, at start, never on a command's path). Without a data folder: none.
+ * Paired Nuki locks' credentials: a simulated Nuki's from the overrides (the demo's); every other
+ * Nuki (also one configured next to the demo) from the data folder's file, read once, at the first
+ * lock that needs it (a small file, at start, never on a command's path). Without a data folder: none.
  */
-function nukiCredentialSource(deps: LockSubsystemDependencies, simulation: DemoSimulation | undefined): (address: string) => StoredNukiCredentials | undefined {
+function nukiCredentialSource(deps: LockSubsystemDependencies): (address: string) => StoredNukiCredentials | undefined {
   const dataDir = deps.dataDir;
   let all: Map<string, StoredNukiCredentials> | undefined;
   return (address) => {
-    const simulated = simulation?.nukiCredentials(address);
+    const simulated = deps.overrides?.nukiCredentials?.(address);
     if (simulated !== undefined || dataDir === undefined) return simulated;
     all ??= new NukiCredentialFile(dataDir).readAll();
     return all.get(address.toUpperCase());
@@ -158,15 +170,11 @@ function nukiCredentialSource(deps: LockSubsystemDependencies, simulation: DemoS
  */
 export function createLockSubsystem(deps: LockSubsystemDependencies): LockSubsystem {
   const bluetooth = deps.config.bluetooth;
-  const demoMode = deps.demo !== undefined;
-  const kind = chooseTransportKind(bluetooth?.transport, demoMode);
-  const simulation =
-    deps.transport === undefined && kind === 'simulator' && deps.demo !== undefined
-      ? createDemoSimulation(deps.demo.household, deps.demo.lockSecrets, deps.lockState, deps.clock)
-      : undefined;
+  const overrides = deps.overrides ?? {};
+  const kind = chooseTransportKind(bluetooth?.transport, overrides.defaultTransport);
   const transport =
     deps.transport ??
-    simulation?.transport ??
+    overrides.transport ??
     (kind === 'bluez'
       ? // Lazy twice over: the BlueZ modules load, and the D-Bus connection opens, when the gateway
         // first scans or connects (after the API listens), not at start-up.
@@ -190,14 +198,16 @@ export function createLockSubsystem(deps: LockSubsystemDependencies): LockSubsys
       lockState: deps.lockState,
       events: deps.events,
       ...(deps.transaction === undefined ? {} : { transaction: deps.transaction }),
-      driverFor: lockDriverFactory({ nukiCredentials: nukiCredentialSource(deps, simulation), logger: deps.logger }),
+      driverFor: lockDriverFactory({ nukiCredentials: nukiCredentialSource(deps), logger: deps.logger }),
       linkedUser: nukiUserResolver(nukiUserLinks(deps), deps.users),
       ...(deps.doorCodes === undefined ? {} : { keypadKey: keypadKeyResolver(deps.doorCodes.doorCodes) }),
     },
     {
       commandTimeoutMs: timeoutMs,
-      offlineAfterS: bluetooth?.offline_after_s ?? (demoMode ? DEMO_LINK_TIMINGS.offlineAfterS : 120),
-      ...(demoMode ? { presenceCheckIntervalMs: DEMO_LINK_TIMINGS.presenceCheckIntervalMs, reconnectBackoff: DEMO_LINK_TIMINGS.reconnectBackoff } : {}),
+      offlineAfterS: bluetooth?.offline_after_s ?? overrides.linkTimings?.offlineAfterS ?? 120,
+      ...(overrides.linkTimings === undefined
+        ? {}
+        : { presenceCheckIntervalMs: overrides.linkTimings.presenceCheckIntervalMs, reconnectBackoff: overrides.linkTimings.reconnectBackoff }),
     },
   );
   runtime.registerStoredLocks();
@@ -216,16 +226,6 @@ export function createLockSubsystem(deps: LockSubsystemDependencies): LockSubsys
     { timeoutMs },
   );
   engine.recoverInterrupted();
-  const control =
-    simulation === undefined
-      ? undefined
-      : new DemoControl({
-          locks: simulation.locks,
-          runtime,
-          lockState: deps.lockState,
-          tapRefusal: (lockId, ekeyId) => demoTapRefusal(deps, lockId, ekeyId),
-          credentialsSettled: (lockId) => runtime.gateway.credentialsSettled(lockId),
-        });
   const credentialSync =
     deps.credentialKeys === undefined
       ? undefined
@@ -248,5 +248,5 @@ export function createLockSubsystem(deps: LockSubsystemDependencies): LockSubsys
           logger: deps.logger,
           ...(deps.ekeyChanges === undefined ? {} : { changes: deps.ekeyChanges }),
         });
-  return new LockSubsystem(runtime, engine, access, deps, simulation, control, credentialSync, doorCodeSync);
+  return new LockSubsystem(runtime, engine, access, deps, credentialSync, doorCodeSync);
 }

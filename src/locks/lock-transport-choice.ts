@@ -4,9 +4,9 @@ import type { Logger } from '../logger.js';
 /** Which Bluetooth transport the gateway uses (config `bluetooth.transport`). */
 export type TransportKind = 'simulator' | 'bluez';
 
-/** `simulator` in demo mode unless configured otherwise; `bluez` everywhere else. */
-export function chooseTransportKind(configured: TransportKind | undefined, demo: boolean): TransportKind {
-  return configured ?? (demo ? 'simulator' : 'bluez');
+/** The configured transport; else the default given (`simulator` in demo mode), else `bluez`. */
+export function chooseTransportKind(configured: TransportKind | undefined, fallback: TransportKind = 'bluez'): TransportKind {
+  return configured ?? fallback;
 }
 
 /**

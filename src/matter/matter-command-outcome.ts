@@ -1,4 +1,5 @@
-import type { HomeKitBoltTarget, HomeKitCommandResult } from '../homekit/lock-port.js';
+import type { BoltTarget } from '../domain/lock-vocabulary.js';
+import type { CommandResult } from '../lock-port/lock-port.js';
 
 /**
  * The Matter status a LockDoor/UnlockDoor answers when the command did not end with the bolt
@@ -15,7 +16,7 @@ export interface MatterCommandError {
 }
 
 /** A command result → null when the lock confirmed the requested position, else the error to answer. */
-export function matterCommandError(lockName: string, target: HomeKitBoltTarget, result: HomeKitCommandResult): MatterCommandError | null {
+export function matterCommandError(lockName: string, target: BoltTarget, result: CommandResult): MatterCommandError | null {
   const verb = target === 'locked' ? 'lock' : 'unlock';
   switch (result.status) {
     case 'completed':
@@ -28,6 +29,6 @@ export function matterCommandError(lockName: string, target: HomeKitBoltTarget, 
 }
 
 /** The error to answer when no command could even be sent (the acting user does not exist, the lock is gone). */
-export function matterRefusal(lockName: string, target: HomeKitBoltTarget, why: string): MatterCommandError {
+export function matterRefusal(lockName: string, target: BoltTarget, why: string): MatterCommandError {
   return { status: 'failure', message: `${lockName}: ${target === 'locked' ? 'lock' : 'unlock'} refused: ${why}` };
 }

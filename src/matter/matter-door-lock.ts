@@ -1,6 +1,7 @@
+import { toManufacturer, toModel, toSerialNumber } from '../lock-port/lock-identity.js';
+import { toMatterBatteryValues, toMatterLockState } from './matter-lock-state-mapping.js';
 import type { MatterAccessory, MatterAPI } from 'homebridge';
-import type { HomeKitLock } from '../homekit/lock-port.js';
-import { toManufacturer, toMatterBatteryValues, toMatterLockState, toModel, toSerialNumber } from '../homekit/lock-state-mapping.js';
+import type { PortLock } from '../lock-port/lock-port.js';
 
 /*
  * One lock as a Matter door lock (docs/design.md §5b): the accessory Homebridge's Matter API registers —
@@ -47,12 +48,12 @@ export function matterLabel(value: string): string {
 }
 
 /** The `doorLock` cluster state for a lock. */
-export function doorLockState(lock: Pick<HomeKitLock, 'bolt'>): { lockState: number | null } {
+export function doorLockState(lock: Pick<PortLock, 'bolt'>): { lockState: number | null } {
   return { lockState: toMatterLockState(lock.bolt) };
 }
 
 /** The battery attributes of the `powerSource` cluster for a lock. */
-export function powerSourceState(lock: Pick<HomeKitLock, 'batteryLevel'>, lowBatteryThreshold: number): ReturnType<typeof toMatterBatteryValues> {
+export function powerSourceState(lock: Pick<PortLock, 'batteryLevel'>, lowBatteryThreshold: number): ReturnType<typeof toMatterBatteryValues> {
   return toMatterBatteryValues(lock.batteryLevel, lowBatteryThreshold);
 }
 
@@ -61,7 +62,7 @@ export function powerSourceState(lock: Pick<HomeKitLock, 'batteryLevel'>, lowBat
  * lock cannot be reached (no gateway connection, out of range), so Matter apps show it as not
  * responding, as HomeKit shows StatusFault; the last known state stays.
  */
-export function reachability(lock: Pick<HomeKitLock, 'online'>): { reachable: boolean } {
+export function reachability(lock: Pick<PortLock, 'online'>): { reachable: boolean } {
   return { reachable: lock.online };
 }
 
@@ -74,7 +75,7 @@ export interface DoorLockHandlers {
 /** Builds the Matter accessory for one lock. */
 export function buildMatterDoorLock(
   matter: Pick<MatterAPI, 'uuid' | 'deviceTypes'>,
-  lock: HomeKitLock,
+  lock: PortLock,
   lowBatteryThreshold: number,
   handlers: DoorLockHandlers,
 ): MatterAccessory<MatterLockContext> {

@@ -1,5 +1,6 @@
+import type { BoltTarget } from '../domain/lock-vocabulary.js';
 import type { MatterAccessory, MatterAPI } from 'homebridge';
-import type { HomeKitBoltTarget, HomeKitCommandResult, HomeKitLock, LockChange, LockPort } from '../homekit/lock-port.js';
+import type { CommandResult, PortLock, LockChange, LockPort } from '../lock-port/lock-port.js';
 import type { Logger } from '../logger.js';
 import { buildMatterDoorLock, doorLockState, matterLabel, matterLockUuid, powerSourceState, reachability, type MatterLockContext } from './matter-door-lock.js';
 import { matterCommandError, matterRefusal, type MatterCommandError } from './matter-command-outcome.js';
@@ -10,7 +11,7 @@ export interface MatterLockSettings {
   /** Power Source BatChargeLevel turns Warning strictly below this battery level (0..1). */
   lowBatteryThreshold: number;
   /** The user a command acts as (the HomeKit user, docs/design.md §5b); null refuses the command. */
-  actingUserId: (lock: HomeKitLock) => string | null;
+  actingUserId: (lock: PortLock) => string | null;
 }
 
 /** Tunables, for tests. */
@@ -208,7 +209,7 @@ export class MatterLocks {
     }
   }
 
-  private build(lock: HomeKitLock, settings: MatterLockSettings): MatterAccessory | undefined {
+  private build(lock: PortLock, settings: MatterLockSettings): MatterAccessory | undefined {
     try {
       return buildMatterDoorLock(this.matter, lock, settings.lowBatteryThreshold, {
         lockDoor: () => this.command(lock.id, 'locked'),
@@ -291,7 +292,7 @@ export class MatterLocks {
    * Resolves when the lock confirmed the new position (Homebridge then sets LockState); throws
    * Busy or Failure otherwise, after queueing a push of the real state.
    */
-  private async command(lockId: string, target: HomeKitBoltTarget): Promise<void> {
+  private async command(lockId: string, target: BoltTarget): Promise<void> {
     const port = this.port;
     const settings = this.settings;
     const lock = port?.getLock(lockId);
@@ -300,7 +301,7 @@ export class MatterLocks {
     const userId = settings.actingUserId(lock);
     if (userId === null) throw this.statusError(matterRefusal(name, target, 'the configured HomeKit user (homekit.user_email) does not exist'));
     this.logger.info(`${name}: ${target === 'locked' ? 'locking' : 'unlocking'} from Matter`);
-    const result = await port.requestBolt(lockId, target, userId).catch((error: unknown): HomeKitCommandResult => {
+    const result = await port.requestBolt(lockId, target, userId).catch((error: unknown): CommandResult => {
       // The port promises never to reject; if it does, the command is lost, not Homebridge.
       this.logger.error(`${name}: Matter command failed unexpectedly: ${describeError(error)}`);
       return { status: 'rejected', reason: 'unavailable' };

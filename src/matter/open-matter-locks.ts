@@ -1,5 +1,5 @@
 import type { Logger } from '../logger.js';
-import { PLATFORM_NAME, PLUGIN_NAME } from '../homekit/platform-name.js';
+import { PLATFORM_NAME, PLUGIN_NAME } from '../homebridge/platform-name.js';
 import { matterAvailability, type MatterCapableApi } from './matter-availability.js';
 import { MatterLocks, type MatterLocksOptions } from './matter-locks.js';
 

@@ -1,3 +1,4 @@
+import type { CommandFailure } from '../domain/lock-vocabulary.js';
 import type { SqliteDatabase } from './database.js';
 
 /** Command types (spec: LockCommand `type`). */
@@ -5,9 +6,6 @@ export type CommandType = 'lock' | 'unlock';
 
 /** Command statuses (spec: LockCommand `status`). */
 export type CommandStatus = 'created' | 'processing' | 'completed' | 'failed';
-
-/** Why a command failed (docs/design.md §3 Commands). */
-export type CommandFailure = 'jammed' | 'timeout' | 'delivery_failed' | 'lock_offline' | 'interrupted' | 'superseded';
 
 /** Where a command was requested. */
 export type CommandOrigin = 'api' | 'homekit';

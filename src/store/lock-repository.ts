@@ -1,8 +1,6 @@
+import type { Bolt } from '../domain/lock-vocabulary.js';
 import type { SqliteDatabase } from './database.js';
 import { DEFAULT_LOCK_FAMILY, isLockFamilyId, type LockFamilyId } from '../families/registry.js';
-
-/** Bolt states a lock can report (docs/design.md §3 Locks). */
-export type BoltState = 'locked' | 'unlocked' | 'jammed' | 'unknown';
 
 /** A lock as stored. `lockKey` is secret: it never leaves the service. */
 export interface LockRecord {
@@ -17,7 +15,7 @@ export interface LockRecord {
   hasGateway: boolean;
   /** A Nuki Keypad is paired with the lock (config `keypad: true`): its eKeys can carry door codes (docs/design.md §4c). */
   keypad: boolean;
-  boltState: BoltState;
+  boltState: Bolt;
   batteryLevel: number | null;
   lastSeenAt: number | null;
   lastActivitySequence: number;
@@ -34,7 +32,7 @@ interface LockRow {
   owner_id: string;
   has_gateway: number;
   keypad: number;
-  bolt_state: BoltState;
+  bolt_state: Bolt;
   battery_level: number | null;
   last_seen_at: number | null;
   last_activity_sequence: number;

@@ -1,12 +1,12 @@
+import type { Bolt } from '../domain/lock-vocabulary.js';
 import type { SqliteDatabase } from './database.js';
-import type { BoltState } from './lock-repository.js';
 
 /** Whether the gateway can reach a lock now (docs/design.md §3 Locks). */
 export type OnlineStatus = 'online' | 'offline';
 
 /** What the service last observed about a lock. */
 export interface ObservedLockState {
-  boltState: BoltState;
+  boltState: Bolt;
   onlineStatus: OnlineStatus;
   /** 0..1, null until first reported. */
   batteryLevel: number | null;
@@ -17,7 +17,7 @@ export interface ObservedLockState {
 }
 
 interface StateRow {
-  bolt_state: BoltState;
+  bolt_state: Bolt;
   online_status: OnlineStatus;
   battery_level: number | null;
   last_seen_at: number | null;
@@ -43,7 +43,7 @@ export class LockStateRepository {
     );
     // Each observation is one statement (one commit) that also carries the time of the sign of life.
     const seen = 'last_seen_at = COALESCE(?, last_seen_at)';
-    this.boltStatement = db.prepare<[BoltState, number | null, string]>(`UPDATE locks SET bolt_state = ?, ${seen} WHERE id = ?`);
+    this.boltStatement = db.prepare<[Bolt, number | null, string]>(`UPDATE locks SET bolt_state = ?, ${seen} WHERE id = ?`);
     this.batteryStatement = db.prepare<[number, number | null, string]>(`UPDATE locks SET battery_level = ?, ${seen} WHERE id = ?`);
     this.onlineStatement = db.prepare<[OnlineStatus, number | null, string]>(`UPDATE locks SET online_status = ?, ${seen} WHERE id = ?`);
     this.seenStatement = db.prepare<[number, string]>('UPDATE locks SET last_seen_at = ? WHERE id = ?');
@@ -68,7 +68,7 @@ export class LockStateRepository {
   }
 
   /** `seenAt`: when the gateway last heard from the lock (null keeps the stored time). */
-  saveBolt(lockId: string, bolt: BoltState, seenAt: number | null = null): void {
+  saveBolt(lockId: string, bolt: Bolt, seenAt: number | null = null): void {
     this.boltStatement.run(bolt, seenAt, lockId.toLowerCase());
   }
 

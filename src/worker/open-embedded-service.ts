@@ -1,5 +1,5 @@
 import { ServiceRoot } from '../service-root.js';
-import type { EmbeddedService } from '../homekit/embedded-service.js';
+import type { EmbeddedService } from '../homebridge/embedded-service.js';
 import type { ServiceOptions } from '../service-options.js';
 
 /**
@@ -10,9 +10,9 @@ export function embedServiceRoot(service: ServiceRoot): EmbeddedService {
   return {
     listen: (port, host) => service.listen(port, host),
     demoInfo: () => service.demoInfo(),
-    homekitPort: () => service.homekitPort(),
+    lockPort: () => service.lockPort(),
     demoControl: () => {
-      const control = service.lockSubsystem.control;
+      const control = service.demoControl;
       return control === undefined ? undefined : (line) => control.handleLine(line);
     },
     close: () => service.close(),

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { ServiceOptions } from '../service-options.js';
-import type { EmbeddedService } from '../homekit/embedded-service.js';
+import type { EmbeddedService } from '../homebridge/embedded-service.js';
 import { ServiceClient } from './service-client.js';
 import type { WorkerServiceOptions } from './service-protocol.js';
 import { describeError } from '../domain/errors.js';
@@ -91,7 +91,7 @@ export async function openServiceInWorker(options: ServiceOptions, workerOptions
     threadId: worker.threadId,
     listen: (port, host) => client.listen(port, host),
     demoInfo: () => client.demoInfo(),
-    homekitPort: () => client.homekitPort(),
+    lockPort: () => client.lockPort(),
     demoControl: () => client.demoControl(),
     close,
   };

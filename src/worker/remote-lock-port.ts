@@ -1,20 +1,20 @@
+import type { BoltTarget } from '../domain/lock-vocabulary.js';
 import type {
-  HomeKitBoltTarget,
-  HomeKitCommandResult,
-  HomeKitLock,
-  HomeKitUser,
+  CommandResult,
+  PortLock,
+  PortUser,
   LockChange,
   LockChangeListener,
   LockPort,
-} from '../homekit/lock-port.js';
+} from '../lock-port/lock-port.js';
 import type { Logger } from '../logger.js';
 import { normalizeWatchedEmail, type WatchedUsers } from './service-protocol.js';
 import { describeError } from '../domain/errors.js';
 
 /** Sends a bolt request to the service; may reject (the port turns that into `unavailable`). */
-export type BoltRequester = (lockId: string, target: HomeKitBoltTarget, asUserId: string) => Promise<HomeKitCommandResult>;
+export type BoltRequester = (lockId: string, target: BoltTarget, asUserId: string) => Promise<CommandResult>;
 
-const copyLock = (lock: HomeKitLock): HomeKitLock => ({
+const copyLock = (lock: PortLock): PortLock => ({
   ...lock,
   deviceInformation: lock.deviceInformation === null ? null : { ...lock.deviceInformation },
 });
@@ -31,8 +31,8 @@ const copyLock = (lock: HomeKitLock): HomeKitLock => ({
  * `unavailable` and every lock shows offline.
  */
 export class RemoteLockPort implements LockPort {
-  private readonly locks = new Map<string, HomeKitLock>();
-  private users = new Map<string, HomeKitUser | null>();
+  private readonly locks = new Map<string, PortLock>();
+  private users = new Map<string, PortUser | null>();
   private readonly listeners = new Set<LockChangeListener>();
   private gone = false;
 
@@ -42,7 +42,7 @@ export class RemoteLockPort implements LockPort {
   ) {}
 
   /** Replaces the mirror with the worker's snapshot (no listener is called). */
-  applySnapshot(locks: readonly HomeKitLock[], users: WatchedUsers): void {
+  applySnapshot(locks: readonly PortLock[], users: WatchedUsers): void {
     this.replaceLocks(locks);
     this.applyUsers(users);
   }
@@ -56,7 +56,7 @@ export class RemoteLockPort implements LockPort {
    * Applies one change from the worker, then tells the listeners. `lock` is the lock after the
    * change (null: it is gone); `locks` replaces the whole list (for `locks_changed`).
    */
-  applyChange(change: LockChange, lock?: HomeKitLock | null, locks?: readonly HomeKitLock[]): void {
+  applyChange(change: LockChange, lock?: PortLock | null, locks?: readonly PortLock[]): void {
     if (this.gone) return;
     if (locks !== undefined) this.replaceLocks(locks);
     if (change.kind !== 'locks_changed') {
@@ -81,11 +81,11 @@ export class RemoteLockPort implements LockPort {
     this.gone = true;
   }
 
-  listLocks(): HomeKitLock[] {
+  listLocks(): PortLock[] {
     return [...this.locks.values()].map(copyLock);
   }
 
-  getLock(lockId: string): HomeKitLock | undefined {
+  getLock(lockId: string): PortLock | undefined {
     const lock = this.locks.get(lockId);
     return lock === undefined ? undefined : copyLock(lock);
   }
@@ -97,7 +97,7 @@ export class RemoteLockPort implements LockPort {
     };
   }
 
-  async requestBolt(lockId: string, target: HomeKitBoltTarget, asUserId: string): Promise<HomeKitCommandResult> {
+  async requestBolt(lockId: string, target: BoltTarget, asUserId: string): Promise<CommandResult> {
     if (this.gone) return { status: 'rejected', reason: 'unavailable' };
     try {
       return await this.request(lockId, target, asUserId);
@@ -107,7 +107,7 @@ export class RemoteLockPort implements LockPort {
     }
   }
 
-  resolveUser(email: string): HomeKitUser | null {
+  resolveUser(email: string): PortUser | null {
     const user = this.users.get(normalizeWatchedEmail(email));
     if (user === undefined) {
       this.logger.debug(`resolveUser(${email}): not an e-mail the platform watches; answered null`);
@@ -116,7 +116,7 @@ export class RemoteLockPort implements LockPort {
     return user === null ? null : { ...user };
   }
 
-  private replaceLocks(locks: readonly HomeKitLock[]): void {
+  private replaceLocks(locks: readonly PortLock[]): void {
     this.locks.clear();
     for (const lock of locks) this.locks.set(lock.id, copyLock(lock));
   }

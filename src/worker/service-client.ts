@@ -1,6 +1,6 @@
-import type { DemoControlHandler } from '../homekit/demo-control-channel.js';
-import type { EmbeddedService } from '../homekit/embedded-service.js';
-import type { LockPort } from '../homekit/lock-port.js';
+import type { DemoControlHandler } from '../homebridge/demo-control-channel.js';
+import type { EmbeddedService } from '../homebridge/embedded-service.js';
+import type { LockPort } from '../lock-port/lock-port.js';
 import type { Logger } from '../logger.js';
 import { RemoteLockPort } from './remote-lock-port.js';
 import type { CallRequest, ListenResult, MessageEndpoint, ReplyValue, WorkerMessage } from './service-protocol.js';
@@ -68,7 +68,7 @@ export class ServiceClient implements EmbeddedService {
     return this.info?.demoInfo;
   }
 
-  homekitPort(): LockPort {
+  lockPort(): LockPort {
     if (this.info !== undefined && this.info.homekit === undefined) throw new Error('the service offers no HomeKit port');
     return this.port;
   }

@@ -1,6 +1,6 @@
 import { describeError } from '../domain/errors.js';
-import type { EmbeddedService } from '../homekit/embedded-service.js';
-import type { LockChange, LockPort } from '../homekit/lock-port.js';
+import type { EmbeddedService } from '../homebridge/embedded-service.js';
+import type { LockChange, LockPort } from '../lock-port/lock-port.js';
 import type { Logger } from '../logger.js';
 import type { ServiceOptions } from '../service-options.js';
 import {
@@ -17,7 +17,7 @@ import {
 /** How often the worker re-reads the watched users (a user invited after start-up appears within this). */
 export const WATCHED_USERS_REFRESH_MS = 1000;
 
-/** Opens the service in this thread; the worker passes openEmbeddedService (src/homekit/embedded-service.ts). */
+/** Opens the service in this thread; the worker passes openEmbeddedService (src/homebridge/embedded-service.ts). */
 export type HostedServiceOpener = (options: ServiceOptions) => Promise<EmbeddedService>;
 
 
@@ -115,7 +115,7 @@ class HostedService {
 
   private async listen(port: number, host: string): Promise<unknown> {
     const url = await this.service.listen(port, host);
-    const homekit = this.service.homekitPort?.();
+    const homekit = this.service.lockPort?.();
     if (!homekit) return { url, demoInfo: this.service.demoInfo(), homekit: undefined };
     this.port = homekit;
     // Subscribed before the snapshot is read, so no change is lost; a change that happens while

@@ -1,6 +1,7 @@
+import type { BoltTarget } from '../domain/lock-vocabulary.js';
 import type { PluginConfig } from '../config/plugin-config.js';
-import type { DemoHousehold } from '../demo/demo-household.js';
-import type { HomeKitBoltTarget, HomeKitCommandResult, HomeKitLock, HomeKitUser, LockChange } from '../homekit/lock-port.js';
+import type { DemoLine } from '../homebridge/embedded-service.js';
+import type { CommandResult, PortLock, PortUser, LockChange } from '../lock-port/lock-port.js';
 
 /*
  * The messages between Homebridge's main thread and the worker thread that runs the embedded
@@ -21,7 +22,7 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 /** A call the main thread makes; answered by one {@link ReplyMessage} with the same id. */
 export type CallRequest =
   | { method: 'listen'; port: number; host: string }
-  | { method: 'requestBolt'; lockId: string; target: HomeKitBoltTarget; asUserId: string }
+  | { method: 'requestBolt'; lockId: string; target: BoltTarget; asUserId: string }
   | { method: 'control'; line: string }
   | { method: 'close' };
 
@@ -30,18 +31,18 @@ export type CallMessage = CallRequest & { type: 'call'; id: number };
 /** What `listen` answers: the API's URL and the first snapshot of everything HomeKit reads. */
 export interface ListenResult {
   url: string;
-  demoInfo: (DemoHousehold & { base_url: string }) | undefined;
+  demoInfo: DemoLine | undefined;
   /** Absent when the service offers no HomeKit port. */
-  homekit: { locks: HomeKitLock[]; users: WatchedUsers } | undefined;
+  homekit: { locks: PortLock[]; users: WatchedUsers } | undefined;
 }
 
 /** The users the platform resolves by e-mail (homekit.user_email, arrival_triggers), by normalized e-mail. */
-export type WatchedUsers = Record<string, HomeKitUser | null>;
+export type WatchedUsers = Record<string, PortUser | null>;
 
 export type ReplyValue<M extends CallRequest['method']> = M extends 'listen'
   ? ListenResult
   : M extends 'requestBolt'
-    ? HomeKitCommandResult
+    ? CommandResult
     : M extends 'control'
       ? string
       : undefined;
@@ -59,7 +60,7 @@ export type WorkerMessage =
    * A HomeKit change, with the lock as the service sees it right after it (`lock`, null when it
    * is gone) or, for `locks_changed`, every lock.
    */
-  | { type: 'change'; change: LockChange; lock?: HomeKitLock | null; locks?: HomeKitLock[] }
+  | { type: 'change'; change: LockChange; lock?: PortLock | null; locks?: PortLock[] }
   /** The watched users changed (created after start-up, renamed). */
   | { type: 'users'; users: WatchedUsers };
 
@@ -75,7 +76,7 @@ export interface MessageEndpoint {
 /** E-mail as the store compares it. */
 export const normalizeWatchedEmail = (email: string): string => email.trim().toLowerCase();
 
-/** The e-mails whose users the platform needs (src/homekit/ekey-locks-platform.ts). */
+/** The e-mails whose users the platform needs (src/homebridge/ekey-locks-platform.ts). */
 export function watchedEmails(config: PluginConfig): string[] {
   const emails = [config.homekit?.user_email, ...(config.homekit?.arrival_triggers ?? [])];
   return [...new Set(emails.filter((email): email is string => typeof email === 'string').map(normalizeWatchedEmail))];

@@ -1,20 +1,18 @@
-import type { ActivitySource } from '../../src/domain/lock-vocabulary.js';
+import type { ActivitySource, Bolt, BoltTarget } from '../../src/domain/lock-vocabulary.js';
 import type {
-  HomeKitBolt,
-  HomeKitBoltTarget,
-  HomeKitCommandResult,
-  HomeKitLock,
-  HomeKitUser,
+  CommandResult,
+  PortLock,
+  PortUser,
   LockChange,
   LockChangeListener,
   LockPort,
-} from '../../src/homekit/lock-port.js';
-import type { EmbeddedService, EmbeddedServiceOpener } from '../../src/homekit/ekey-locks-platform.js';
+} from '../../src/lock-port/lock-port.js';
+import type { EmbeddedService, EmbeddedServiceOpener } from '../../src/homebridge/ekey-locks-platform.js';
 
 /** One `requestBolt` call as the port received it. */
 export interface BoltRequest {
   lockId: string;
-  target: HomeKitBoltTarget;
+  target: BoltTarget;
   asUserId: string;
 }
 
@@ -22,10 +20,10 @@ export interface BoltRequest {
  * How the port answers the next command: `complete` moves the bolt (emitting a `bolt` change with
  * source `remote` first, as the real service does), anything else is returned as is.
  */
-export type CommandBehaviour = { kind: 'complete' } | { kind: 'answer'; result: HomeKitCommandResult } | { kind: 'hold' };
+export type CommandBehaviour = { kind: 'complete' } | { kind: 'answer'; result: CommandResult } | { kind: 'hold' };
 
 /** A lock with defaults for every field a test does not care about. */
-export function testLock(overrides: Partial<HomeKitLock> & Pick<HomeKitLock, 'id'>): HomeKitLock {
+export function testLock(overrides: Partial<PortLock> & Pick<PortLock, 'id'>): PortLock {
   return {
     name: 'Front Door',
     bleAddress: 'D0:E1:00:00:00:01',
@@ -48,23 +46,23 @@ export function testLock(overrides: Partial<HomeKitLock> & Pick<HomeKitLock, 'id
  */
 export class InMemoryLockPort implements LockPort {
   readonly requests: BoltRequest[] = [];
-  private readonly locks = new Map<string, HomeKitLock>();
-  private readonly users: HomeKitUser[] = [];
+  private readonly locks = new Map<string, PortLock>();
+  private readonly users: PortUser[] = [];
   private readonly listeners = new Set<LockChangeListener>();
   private behaviour: CommandBehaviour = { kind: 'complete' };
-  private readonly held: { request: BoltRequest; resolve: (result: HomeKitCommandResult) => void }[] = [];
+  private readonly held: { request: BoltRequest; resolve: (result: CommandResult) => void }[] = [];
   private commandCounter = 0;
 
-  constructor(locks: HomeKitLock[] = [], users: HomeKitUser[] = []) {
+  constructor(locks: PortLock[] = [], users: PortUser[] = []) {
     for (const lock of locks) this.locks.set(lock.id, { ...lock });
     this.users.push(...users);
   }
 
-  listLocks(): HomeKitLock[] {
+  listLocks(): PortLock[] {
     return [...this.locks.values()].map((lock) => ({ ...lock }));
   }
 
-  getLock(lockId: string): HomeKitLock | undefined {
+  getLock(lockId: string): PortLock | undefined {
     const lock = this.locks.get(lockId);
     return lock ? { ...lock } : undefined;
   }
@@ -80,7 +78,7 @@ export class InMemoryLockPort implements LockPort {
     return this.listeners.size;
   }
 
-  requestBolt(lockId: string, target: HomeKitBoltTarget, asUserId: string): Promise<HomeKitCommandResult> {
+  requestBolt(lockId: string, target: BoltTarget, asUserId: string): Promise<CommandResult> {
     const request = { lockId, target, asUserId };
     this.requests.push(request);
     const behaviour = this.behaviour;
@@ -96,7 +94,7 @@ export class InMemoryLockPort implements LockPort {
     }
   }
 
-  resolveUser(email: string): HomeKitUser | null {
+  resolveUser(email: string): PortUser | null {
     return this.users.find((user) => user.email.toLowerCase() === email.toLowerCase()) ?? null;
   }
 
@@ -106,14 +104,14 @@ export class InMemoryLockPort implements LockPort {
   }
 
   /** Completes the oldest held command (moving the bolt) or answers it with `result`. */
-  releaseHeld(result?: HomeKitCommandResult): void {
+  releaseHeld(result?: CommandResult): void {
     const next = this.held.shift();
     if (!next) throw new Error('no held command');
     next.resolve(result ?? this.complete(next.request));
   }
 
   /** The bolt moved (tap, manual turn, API command, …): state and a `bolt` change. */
-  moveBolt(lockId: string, bolt: HomeKitBolt, source: ActivitySource | null): void {
+  moveBolt(lockId: string, bolt: Bolt, source: ActivitySource | null): void {
     this.update(lockId, { bolt, moving: false, ...(source === null ? {} : { lastActivitySource: source }) });
     this.emit({ kind: 'bolt', lockId, bolt, source });
   }
@@ -134,7 +132,7 @@ export class InMemoryLockPort implements LockPort {
     this.emit({ kind: 'tap', lockId, userId, action });
   }
 
-  addLock(lock: HomeKitLock): void {
+  addLock(lock: PortLock): void {
     this.locks.set(lock.id, { ...lock });
     this.emit({ kind: 'locks_changed' });
   }
@@ -155,13 +153,13 @@ export class InMemoryLockPort implements LockPort {
     for (const listener of [...this.listeners]) listener(change);
   }
 
-  private complete(request: BoltRequest): HomeKitCommandResult {
+  private complete(request: BoltRequest): CommandResult {
     this.commandCounter += 1;
     this.moveBolt(request.lockId, request.target, 'remote');
     return { status: 'completed', bolt: request.target, commandId: `command-${this.commandCounter}` };
   }
 
-  private update(lockId: string, patch: Partial<HomeKitLock>): void {
+  private update(lockId: string, patch: Partial<PortLock>): void {
     const lock = this.locks.get(lockId);
     if (!lock) throw new Error(`unknown lock ${lockId}`);
     this.locks.set(lockId, { ...lock, ...patch });
@@ -182,7 +180,7 @@ export class InMemoryService implements EmbeddedService {
     return undefined;
   }
 
-  homekitPort(): LockPort {
+  lockPort(): LockPort {
     return this.port;
   }
 

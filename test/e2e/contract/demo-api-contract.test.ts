@@ -4,7 +4,7 @@
  * The tests in this file run in order against one demo process and build on each other.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import Database from 'better-sqlite3';
+import Database from '../../../src/store/sqlite-driver.js';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

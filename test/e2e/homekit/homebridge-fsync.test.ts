@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROBE_ENV, askProbe, type ProbeReading } from '../../../src/bench/homebridge-probe.js';
-import { DEMO_CONTROL_ENV } from '../../../src/homekit/demo-control-channel.js';
+import { DEMO_CONTROL_ENV } from '../../../src/homebridge/demo-control-channel.js';
 import { buildPluginFolder, canUsePrivateNetwork, delay, HomebridgeSupervisor, type RunningHomebridge } from '../../support/homebridge-process.js';
 import { ensureBuild } from '../../support/global-setup.js';
 import { loginOverHttp } from '../../support/oauth-login.js';

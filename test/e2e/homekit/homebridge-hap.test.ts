@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AccessoryObject } from 'hap-controller/lib/model/accessory.js';
 import type { PairingData } from 'hap-controller';
-import { DEMO_CONTROL_ENV } from '../../../src/homekit/demo-control-channel.js';
+import { DEMO_CONTROL_ENV } from '../../../src/homebridge/demo-control-channel.js';
 import { findAccessory, findCharacteristic, HapTestController, serialNumberOf, serviceTypes, type CharacteristicAddress } from '../../support/hap-test-controller.js';
 import {
   buildPluginFolder,

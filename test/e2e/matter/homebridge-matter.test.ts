@@ -4,7 +4,7 @@ import { Status } from '@matter/main/types';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEMO_CONTROL_ENV } from '../../../src/homekit/demo-control-channel.js';
+import { DEMO_CONTROL_ENV } from '../../../src/homebridge/demo-control-channel.js';
 import { buildPluginFolder, canUsePrivateNetwork } from '../../support/homebridge-process.js';
 import { MatterHomebridgeSupervisor, type MatterControllerProcess, type MatterHomebridgeSetup, type RunningMatterHomebridge } from '../../support/matter-homebridge.js';
 import { loginOverHttp, type OAuthTokens } from '../../support/oauth-login.js';

@@ -75,7 +75,7 @@ export async function startCommandFixture(options: TestServiceOptions & { signIn
     backDoor,
     call,
     async control(line) {
-      const control = test.service.lockSubsystem.control;
+      const control = test.service.demoControl;
       if (!control) throw new Error('demo control missing');
       return JSON.parse(await control.handleLine(JSON.stringify(line))) as Record<string, unknown>;
     },

@@ -28,7 +28,7 @@ describe('remote commands over HTTP (demo household, simulated Front Door)', () 
       expect(done).toMatchObject({ id: created.body.id, status: 'completed', failure_reason: null });
       expect(done.completed_at).toMatch(ISO_MS_Z);
       expect(await fx.ownerLock(fx.frontDoor)).toMatchObject({ bolt_state: 'unlocked', online_status: 'online' });
-      expect(fx.test.service.lockSubsystem.simulation?.locks.get(fx.frontDoor)?.bolt).toBe('unlocked');
+      expect(fx.test.service.demoSimulation?.locks.get(fx.frontDoor)?.bolt).toBe('unlocked');
     });
 
     it('runs two commands sent back to back one after the other, in order', async () => {

@@ -89,7 +89,7 @@ describe('a lock removed from the config', () => {
     const friendKey = service.services.ekeys.send(owner, { email: FRIEND, lock_id: shedId, type: 'anytime' }).id;
     const event = service.events.recorder.recordBattery({ lockId: shedId, level: 0.5, timestamp: clock.now() });
     expect(event).not.toBeNull();
-    expect(service.homekitPort().listLocks().map((lock) => lock.name).sort()).toEqual(['Front Door', 'Shed']);
+    expect(service.lockPort().listLocks().map((lock) => lock.name).sort()).toEqual(['Front Door', 'Shed']);
 
     let logger: RecordingLogger;
     ({ service, logger } = await start({ locks: [FRONT] }));
@@ -97,7 +97,7 @@ describe('a lock removed from the config', () => {
       'Lock "Shed" is no longer configured: it leaves HomeKit and the lock lists; its eKeys and history are kept and return if it is configured again.',
     ]);
     expect(names(service)).toEqual(['Front Door']);
-    expect(service.homekitPort().listLocks().map((lock) => lock.name)).toEqual(['Front Door']);
+    expect(service.lockPort().listLocks().map((lock) => lock.name)).toEqual(['Front Door']);
     expect(service.services.locks.listForUser(owner, owner).map((lock) => lock.name)).toEqual(['Front Door']);
     // Nobody reaches it: the API answers 404 as for a lock that never existed.
     expect(() => service.services.locks.findVisible(owner, shedId)).toThrow(expect.objectContaining({ status: 404 }));

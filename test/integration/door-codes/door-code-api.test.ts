@@ -51,7 +51,7 @@ describe('door codes on the API', () => {
       if (lock.name === 'Back Door') backDoor = lock.id;
       if (lock.name === 'Front Door') frontDoor = lock.id;
     }
-    const simulated = test.service.lockSubsystem.simulation?.locks.get(backDoor.toLowerCase());
+    const simulated = test.service.demoSimulation?.locks.get(backDoor.toLowerCase());
     if (simulated === undefined || !('typeCode' in simulated)) throw new Error('Back Door is not a simulated Nuki');
     nuki = simulated;
   });

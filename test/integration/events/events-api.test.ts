@@ -32,7 +32,7 @@ async function get(token: string | undefined, path: string, headers: Record<stri
 }
 
 async function drive(line: Record<string, unknown>): Promise<void> {
-  const control = test.service.lockSubsystem.control;
+  const control = test.service.demoControl;
   if (!control) throw new Error('demo control missing');
   const answer = JSON.parse(await control.handleLine(JSON.stringify(line))) as { ok: boolean; error?: string };
   expect(answer).toEqual({ ok: true });

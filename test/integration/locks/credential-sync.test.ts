@@ -37,7 +37,7 @@ describe('credential allow-list: the lock refuses keys that are not usable now',
     if (front === undefined) throw new Error('no gateway lock in the demo');
     lockId = front.id;
     ownerId = front.owner_id;
-    const simulated = t.service.lockSubsystem.simulation?.locks.get(lockId);
+    const simulated = t.service.demoSimulation?.locks.get(lockId);
     if (!(simulated instanceof SimulatedLock)) throw new Error('no simulated lock of our profile');
     lock = simulated;
     const guest = t.demo.users.find((user) => user.id !== ownerId);
@@ -69,7 +69,7 @@ describe('credential allow-list: the lock refuses keys that are not usable now',
     expect(lock.activity.length).toBe(records);
 
     // Through the demo control: refused, nothing moves.
-    const answer = JSON.parse(await (t.service.lockSubsystem.control?.handleLine(JSON.stringify({ op: 'tap', lock_id: lockId, ekey_id: guestKey, action: 'lock' })) ?? Promise.resolve('{}'))) as {
+    const answer = JSON.parse(await (t.service.demoControl?.handleLine(JSON.stringify({ op: 'tap', lock_id: lockId, ekey_id: guestKey, action: 'lock' })) ?? Promise.resolve('{}'))) as {
       ok: boolean;
     };
     expect(answer.ok).toBe(false);

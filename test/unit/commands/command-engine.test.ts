@@ -102,6 +102,7 @@ describe('CommandEngine', () => {
       const error = thrown(() => w.engine.submit({ userId: w.owner, lockId: w.lock, type: 'lock' }));
       expect(error.status).toBe(429);
       expect(error.code).toBe('command_queue_full');
+      expect(error).toMatchObject({ refusal: 'queue_full' });
       expect(Number(error.headers?.['retry-after'])).toBeGreaterThanOrEqual(1);
       expect(Number(error.headers?.['retry-after'])).toBeLessThanOrEqual(15);
       expect(w.engine.pendingCount(w.lock)).toBe(8);
@@ -216,7 +217,7 @@ describe('CommandEngine', () => {
       for (const fields of cases) {
         const holder = w.person('holder');
         w.grant(holder, w.lock, fields);
-        expect(thrown(() => w.engine.submit({ userId: holder, lockId: w.lock, type: 'lock' }))).toMatchObject({ status: 403, code: 'ekey_not_usable' });
+        expect(thrown(() => w.engine.submit({ userId: holder, lockId: w.lock, type: 'lock' }))).toMatchObject({ status: 403, code: 'ekey_not_usable', refusal: 'no_usable_key' });
       }
     });
 
@@ -225,13 +226,13 @@ describe('CommandEngine', () => {
       w.grant(w.guest, w.lock, { type: 'guest', validFrom: now - 3600_000, validTo: now + 3600_000 });
       expect(w.engine.submit({ userId: w.guest, lockId: w.lock, type: 'unlock' }).command.requestedBy).toBe(w.guest);
       w.db.prepare("UPDATE ekeys SET status = 'revoked' WHERE user_id = ?").run(w.guest);
-      expect(thrown(() => w.engine.submit({ userId: w.guest, lockId: w.lock, type: 'unlock' })).status).toBe(404);
+      expect(thrown(() => w.engine.submit({ userId: w.guest, lockId: w.lock, type: 'unlock' }))).toMatchObject({ status: 404, refusal: 'no_usable_key' });
     });
 
     it('answers 400 lock_unreachable for a lock without a gateway connection or out of reach', () => {
-      expect(thrown(() => w.engine.submit({ userId: w.owner, lockId: w.noGatewayLock, type: 'lock' }))).toMatchObject({ status: 400, code: 'lock_unreachable' });
+      expect(thrown(() => w.engine.submit({ userId: w.owner, lockId: w.noGatewayLock, type: 'lock' }))).toMatchObject({ status: 400, code: 'lock_unreachable', refusal: 'lock_unreachable' });
       w.gateway.reachable.delete(w.lock);
-      expect(thrown(() => w.engine.submit({ userId: w.owner, lockId: w.lock, type: 'lock' }))).toMatchObject({ status: 400, code: 'lock_unreachable' });
+      expect(thrown(() => w.engine.submit({ userId: w.owner, lockId: w.lock, type: 'lock' }))).toMatchObject({ status: 400, code: 'lock_unreachable', refusal: 'lock_unreachable' });
       expect(w.commands.failUnfinished('interrupted', w.clock.now())).toBe(0);
     });
 

@@ -1,7 +1,7 @@
-import type { ActivitySource } from '../../../src/domain/lock-vocabulary.js';
+import { toSerialNumber } from '../../../src/lock-port/lock-identity.js';
+import type { ActivitySource, Bolt } from '../../../src/domain/lock-vocabulary.js';
 import { describe, expect, it } from '@jest/globals';
 import { Characteristic } from '@homebridge/hap-nodejs';
-import type { HomeKitBolt } from '../../../src/homekit/lock-port.js';
 import {
   ContactSensorStateValue,
   LockCurrentStateValue,
@@ -18,10 +18,9 @@ import {
   toLockLastKnownAction,
   toLockTargetState,
   toStatusFault,
-  toSerialNumber,
 } from '../../../src/homekit/lock-state-mapping.js';
 
-const BOLTS: HomeKitBolt[] = ['locked', 'unlocked', 'jammed', 'unknown'];
+const BOLTS: Bolt[] = ['locked', 'unlocked', 'jammed', 'unknown'];
 const SOURCES: ActivitySource[] = ['tap', 'remote', 'manual', 'triple_tap', 'fob', 'auto'];
 
 describe('HAP value tables', () => {
@@ -135,7 +134,7 @@ describe('toContactSensor (a Nuki door sensor, docs/design.md §4b)', () => {
 
 describe('toLockLastKnownAction', () => {
   const A = LockLastKnownActionValue;
-  const table: Record<ActivitySource, Record<HomeKitBolt, number | null>> = {
+  const table: Record<ActivitySource, Record<Bolt, number | null>> = {
     tap: { locked: A.SECURED_PHYSICALLY_EXTERIOR, unlocked: A.UNSECURED_PHYSICALLY_EXTERIOR, jammed: null, unknown: null },
     triple_tap: { locked: A.SECURED_PHYSICALLY_EXTERIOR, unlocked: A.UNSECURED_PHYSICALLY_EXTERIOR, jammed: null, unknown: null },
     manual: { locked: A.SECURED_PHYSICALLY, unlocked: A.UNSECURED_PHYSICALLY, jammed: null, unknown: null },

@@ -1,16 +1,11 @@
+import { MatterBatChargeLevelValue, MatterLockStateValue, toMatterBatteryValues, toMatterLockState } from '../../../src/matter/matter-lock-state-mapping.js';
+import type { Bolt } from '../../../src/domain/lock-vocabulary.js';
 import { describe, expect, it } from '@jest/globals';
+import { Characteristic } from '@homebridge/hap-nodejs';
 import { DoorLock } from '@matter/main/clusters/door-lock';
 import { PowerSource } from '@matter/main/clusters/power-source';
-import type { HomeKitBolt, HomeKitCommandResult } from '../../../src/homekit/lock-port.js';
-import {
-  BOLT_VIEWS,
-  LockCurrentStateValue,
-  MatterBatChargeLevelValue,
-  MatterLockStateValue,
-  toLockCurrentState,
-  toMatterBatteryValues,
-  toMatterLockState,
-} from '../../../src/homekit/lock-state-mapping.js';
+import type { CommandResult } from '../../../src/lock-port/lock-port.js';
+import { LockCurrentStateValue, toBatteryValues, toLockCurrentState } from '../../../src/homekit/lock-state-mapping.js';
 import { matterCommandError, matterRefusal } from '../../../src/matter/matter-command-outcome.js';
 import {
   MATTER_BAT_USER_REPLACEABLE,
@@ -36,7 +31,7 @@ describe('Matter value tables', () => {
 });
 
 describe('toMatterLockState (docs/design.md §5b)', () => {
-  it.each<[HomeKitBolt, number | null]>([
+  it.each<[Bolt, number | null]>([
     ['locked', 1],
     ['unlocked', 2],
     ['jammed', 0],
@@ -45,16 +40,49 @@ describe('toMatterLockState (docs/design.md §5b)', () => {
     expect(toMatterLockState(bolt)).toBe(lockState);
   });
 
-  it('reads the same table as HomeKit: one row per bolt state, both ecosystems', () => {
-    for (const bolt of ['locked', 'unlocked', 'jammed', 'unknown'] as const) {
-      expect([bolt, toMatterLockState(bolt), toLockCurrentState(bolt, false)]).toEqual([bolt, BOLT_VIEWS[bolt].matter, BOLT_VIEWS[bolt].hapCurrent]);
-    }
-    expect(BOLT_VIEWS.jammed).toEqual({ hapCurrent: LockCurrentStateValue.JAMMED, hapTarget: null, matter: MatterLockStateValue.NOT_FULLY_LOCKED });
+  it('reads a value outside the type (bad data) as unknown, in both ecosystems', () => {
+    expect(toMatterLockState('ajar' as Bolt)).toBeNull();
+    expect(toLockCurrentState('ajar' as Bolt, false)).toBe(LockCurrentStateValue.UNKNOWN);
+  });
+});
+
+describe('HomeKit and Matter show every bolt state alike', () => {
+  // What each protocol's values mean, from the protocols' own enums (hap-nodejs, matter.js), not
+  // from our tables: the two adapters map independently and must land on the same meaning.
+  const hapMeaning = new Map<number, string>([
+    [Characteristic.LockCurrentState.SECURED, 'bolt thrown'],
+    [Characteristic.LockCurrentState.UNSECURED, 'bolt retracted'],
+    [Characteristic.LockCurrentState.JAMMED, 'bolt stuck'],
+    [Characteristic.LockCurrentState.UNKNOWN, 'not known'],
+  ]);
+  const matterMeaning = new Map<number | null, string>([
+    [DoorLock.LockState.Locked, 'bolt thrown'],
+    [DoorLock.LockState.Unlocked, 'bolt retracted'],
+    [DoorLock.LockState.NotFullyLocked, 'bolt stuck'],
+    [null, 'not known'],
+  ]);
+
+  it.each<Bolt>(['locked', 'unlocked', 'jammed', 'unknown'])('%s means the same in both', (bolt) => {
+    const inHomeKit = hapMeaning.get(toLockCurrentState(bolt, false));
+    expect(inHomeKit).toBeDefined();
+    expect(matterMeaning.get(toMatterLockState(bolt))).toBe(inHomeKit);
   });
 
-  it('reads a value outside the type (bad data) as unknown, in both ecosystems', () => {
-    expect(toMatterLockState('ajar' as HomeKitBolt)).toBeNull();
-    expect(toLockCurrentState('ajar' as HomeKitBolt, false)).toBe(LockCurrentStateValue.UNKNOWN);
+  it('keeps the four bolt states apart in both (no two share a value)', () => {
+    const bolts: Bolt[] = ['locked', 'unlocked', 'jammed', 'unknown'];
+    expect(new Set(bolts.map((bolt) => toLockCurrentState(bolt, false))).size).toBe(4);
+    expect(new Set(bolts.map((bolt) => toMatterLockState(bolt))).size).toBe(4);
+  });
+
+  it('shows the same battery percent and calls it low at the same reading', () => {
+    for (const level of [null, 0, 0.005, 0.12, 0.195, 0.2, 0.42, 0.999, 1, 1.05, -0.1]) {
+      const hap = toBatteryValues(level, 0.2);
+      const matter = toMatterBatteryValues(level, 0.2);
+      expect(matter.batPercentRemaining).toBe(hap.level === null ? null : hap.level * 2);
+      const low = hap.low === Characteristic.StatusLowBattery.BATTERY_LEVEL_LOW;
+      expect(matter.batChargeLevel).toBe(low ? PowerSource.BatChargeLevel.Warning : PowerSource.BatChargeLevel.Ok);
+      expect(matter.batReplacementNeeded).toBe(low);
+    }
   });
 });
 
@@ -86,7 +114,7 @@ describe('matterLabel', () => {
 });
 
 describe('matterCommandError (the status a refused or failed command answers)', () => {
-  const completed = (bolt: 'locked' | 'unlocked'): HomeKitCommandResult => ({ status: 'completed', bolt, commandId: 'c1' });
+  const completed = (bolt: 'locked' | 'unlocked'): CommandResult => ({ status: 'completed', bolt, commandId: 'c1' });
 
   it('answers nothing when the lock confirmed the requested position', () => {
     expect(matterCommandError('Front Door', 'unlocked', completed('unlocked'))).toBeNull();
@@ -100,7 +128,7 @@ describe('matterCommandError (the status a refused or failed command answers)', 
     });
   });
 
-  it.each<HomeKitCommandResult>([
+  it.each<CommandResult>([
     { status: 'rejected', reason: 'no_usable_key' },
     { status: 'rejected', reason: 'lock_unreachable' },
     { status: 'rejected', reason: 'unknown_lock' },

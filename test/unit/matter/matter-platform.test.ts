@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { API, MatterAccessory, PlatformConfig } from 'homebridge';
-import { EKeyLocksPlatform } from '../../../src/homekit/ekey-locks-platform.js';
-import type { HomeKitLock } from '../../../src/homekit/lock-port.js';
-import { PLATFORM_NAME } from '../../../src/homekit/platform-name.js';
+import { EKeyLocksPlatform } from '../../../src/homebridge/ekey-locks-platform.js';
+import type { PortLock } from '../../../src/lock-port/lock-port.js';
+import { PLATFORM_NAME } from '../../../src/homebridge/platform-name.js';
 import { matterLockUuid } from '../../../src/matter/matter-door-lock.js';
 import { openMatterLocks } from '../../../src/matter/open-matter-locks.js';
 import { createHomebridgeHarness, recordingLogging, type HomebridgeHarness } from '../../support/homebridge-api.js';
@@ -36,9 +36,9 @@ interface Running {
   bridge: MatterBridgeRecorder;
   port: InMemoryLockPort;
   log: ReturnType<typeof recordingLogging>;
-  uuid(lock: HomeKitLock): string;
-  accessory(lock: HomeKitLock): MatterAccessory;
-  handler(lock: HomeKitLock, command: 'lockDoor' | 'unlockDoor'): () => Promise<void>;
+  uuid(lock: PortLock): string;
+  accessory(lock: PortLock): MatterAccessory;
+  handler(lock: PortLock, command: 'lockDoor' | 'unlockDoor'): () => Promise<void>;
 }
 
 const running: HomebridgeHarness[] = [];
@@ -52,7 +52,7 @@ async function settle(): Promise<void> {
 
 async function startPlatform(
   options: {
-    locks?: HomeKitLock[];
+    locks?: PortLock[];
     config?: Record<string, unknown>;
     cache?: MatterAccessory[];
     port?: InMemoryLockPort;
@@ -76,13 +76,13 @@ async function startPlatform(
   harness.api.signalFinished();
   await platform.whenStarted();
   await settle();
-  const uuid = (lock: HomeKitLock): string => matterLockUuid(bridge.matter, lock.id);
-  const accessory = (lock: HomeKitLock): MatterAccessory => {
+  const uuid = (lock: PortLock): string => matterLockUuid(bridge.matter, lock.id);
+  const accessory = (lock: PortLock): MatterAccessory => {
     const found = bridge.registered.get(uuid(lock));
     if (!found) throw new Error(`no Matter accessory for ${lock.name}`);
     return found;
   };
-  const handler = (lock: HomeKitLock, command: 'lockDoor' | 'unlockDoor'): (() => Promise<void>) => {
+  const handler = (lock: PortLock, command: 'lockDoor' | 'unlockDoor'): (() => Promise<void>) => {
     const found = (accessory(lock).handlers?.doorLock as Record<string, (() => Promise<void>) | undefined> | undefined)?.[command];
     if (!found) throw new Error(`${lock.name} has no ${command} handler`);
     return found;

@@ -117,6 +117,14 @@ describe('LockRepository', () => {
     return locks;
   };
 
+  it('refuses a family the registry does not know, and stores nothing', () => {
+    const locks = setup();
+    expect(() => {
+      locks.upsert(lock({ id: 'aaaaaaaa-0000-4000-8000-00000000000b', family: 'acme' as LockRecord['family'] }));
+    }).toThrow(/"acme" is not a lock family/);
+    expect(locks.findById('aaaaaaaa-0000-4000-8000-00000000000b')).toBeUndefined();
+  });
+
   it('stores ids lower case and finds them in any case', () => {
     const locks = setup();
     expect(locks.findById('aaaaaaaa-0000-4000-8000-00000000000a')?.id).toBe('aaaaaaaa-0000-4000-8000-00000000000a');

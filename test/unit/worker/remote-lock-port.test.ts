@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { HomeKitCommandResult, LockChange } from '../../../src/homekit/lock-port.js';
+import type { CommandResult, LockChange } from '../../../src/lock-port/lock-port.js';
 import { RemoteLockPort, type BoltRequester } from '../../../src/worker/remote-lock-port.js';
 import { RecordingLogger } from '../../support/recording-logger.js';
 import { testLock } from '../../support/in-memory-lock-port.js';
@@ -109,7 +109,7 @@ describe('RemoteLockPort (the mirror on Homebridge’s main thread)', () => {
     let asked = 0;
     const { port } = portWith(() => {
       asked += 1;
-      return Promise.resolve<HomeKitCommandResult>({ status: 'completed', bolt: 'locked', commandId: 'c' });
+      return Promise.resolve<CommandResult>({ status: 'completed', bolt: 'locked', commandId: 'c' });
     });
     const changes: LockChange[] = [];
     port.subscribe((change) => changes.push(change));

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
-import type { DemoControlHandler } from '../../../src/homekit/demo-control-channel.js';
-import type { HomeKitLock, HomeKitUser, LockChange } from '../../../src/homekit/lock-port.js';
+import type { DemoControlHandler } from '../../../src/homebridge/demo-control-channel.js';
+import type { PortLock, PortUser, LockChange } from '../../../src/lock-port/lock-port.js';
 import { ServiceClient } from '../../../src/worker/service-client.js';
 import { hostService, WATCHED_USERS_REFRESH_MS } from '../../../src/worker/service-host.js';
 import type { WorkerServiceOptions } from '../../../src/worker/service-protocol.js';
@@ -17,7 +17,7 @@ import { RecordingLogger } from '../../support/recording-logger.js';
 
 const FRONT = testLock({ id: 'front', name: 'Front Door' });
 const GATE = testLock({ id: 'gate', name: 'Garden Gate' });
-const OLIVIA: HomeKitUser = { id: 'u-olivia', name: 'Olivia', email: 'olivia@example.com' };
+const OLIVIA: PortUser = { id: 'u-olivia', name: 'Olivia', email: 'olivia@example.com' };
 
 class ServiceWithControl extends InMemoryService {
   lines: string[] = [];
@@ -91,7 +91,7 @@ describe('the service thread protocol (host ↔ client over a MessageChannel)', 
     await open();
     expect(await client.listen(0, '127.0.0.1')).toBe('http://127.0.0.1:0');
     expect(logger.lines).toContainEqual({ level: 'info', message: 'opened in the worker' });
-    const port = client.homekitPort();
+    const port = client.lockPort();
     expect(port.listLocks()).toEqual([FRONT, GATE]);
     expect(port.resolveUser('olivia@example.com')).toEqual(OLIVIA);
     expect(port.resolveUser('late@example.com')).toBeNull();
@@ -101,7 +101,7 @@ describe('the service thread protocol (host ↔ client over a MessageChannel)', 
   it('delivers the service’s changes in order, each with the mirror already updated', async () => {
     await open();
     await client.listen(0, '127.0.0.1');
-    const port = client.homekitPort();
+    const port = client.lockPort();
     const seen: string[] = [];
     port.subscribe((change) => {
       if (change.kind === 'locks_changed') seen.push(`locks:${port.listLocks().length}`);
@@ -121,7 +121,7 @@ describe('the service thread protocol (host ↔ client over a MessageChannel)', 
   it('runs requestBolt in the worker; the bolt change is in the mirror when the answer arrives', async () => {
     await open();
     await client.listen(0, '127.0.0.1');
-    const port = client.homekitPort();
+    const port = client.lockPort();
     const result = await port.requestBolt('front', 'unlocked', 'u-olivia');
     expect(result).toMatchObject({ status: 'completed', bolt: 'unlocked' });
     expect(port.getLock('front')?.bolt).toBe('unlocked');
@@ -131,7 +131,7 @@ describe('the service thread protocol (host ↔ client over a MessageChannel)', 
   it('answers unavailable for a command in flight when the worker goes away, and for later ones', async () => {
     await open();
     await client.listen(0, '127.0.0.1');
-    const port = client.homekitPort();
+    const port = client.lockPort();
     lockPort.answerCommandsWith({ kind: 'hold' });
     const offline: LockChange[] = [];
     port.subscribe((change) => offline.push(change));
@@ -160,7 +160,7 @@ describe('the service thread protocol (host ↔ client over a MessageChannel)', 
   it('a change that happens while the snapshot is read reaches the listeners after listen, and the mirror keeps it', async () => {
     const original = lockPort.listLocks.bind(lockPort);
     let first = true;
-    lockPort.listLocks = (): HomeKitLock[] => {
+    lockPort.listLocks = (): PortLock[] => {
       const snapshot = original();
       if (first) {
         first = false;
@@ -170,7 +170,7 @@ describe('the service thread protocol (host ↔ client over a MessageChannel)', 
     };
     await open();
     await client.listen(0, '127.0.0.1');
-    const port = client.homekitPort();
+    const port = client.lockPort();
     // The snapshot predates the change …
     expect(port.getLock('front')?.bolt).toBe('locked');
     const seen: string[] = [];
@@ -185,10 +185,10 @@ describe('the service thread protocol (host ↔ client over a MessageChannel)', 
   it('sends a watched user created after start-up to the main thread', async () => {
     await open();
     await client.listen(0, '127.0.0.1');
-    (lockPort as unknown as { users: HomeKitUser[] }).users.push({ id: 'u-late', name: 'Late', email: 'late@example.com' });
+    (lockPort as unknown as { users: PortUser[] }).users.push({ id: 'u-late', name: 'Late', email: 'late@example.com' });
     // Sent with the next refresh (every WATCHED_USERS_REFRESH_MS): waited for, not slept for.
-    await until(() => client.homekitPort().resolveUser('LATE@example.com') !== null, 'the late user', WATCHED_USERS_REFRESH_MS + 10_000);
-    expect(client.homekitPort().resolveUser('LATE@example.com')?.id).toBe('u-late');
+    await until(() => client.lockPort().resolveUser('LATE@example.com') !== null, 'the late user', WATCHED_USERS_REFRESH_MS + 10_000);
+    expect(client.lockPort().resolveUser('LATE@example.com')?.id).toBe('u-late');
     await client.close();
     expect(service.closed).toBe(true);
   });

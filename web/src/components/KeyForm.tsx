@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { EKey, EKeyType } from '../api.js';
 import { fromExpressions, scheduleProblems, toExpressions, type WeeklySchedule } from '../schedule-editor.js';
 import { localInputToSpec, specToLocalInput } from '../time.js';
@@ -41,7 +41,12 @@ export function KeyForm({ initial, zone, submitLabel, idPrefix, withEmail, onSub
   const [schedule, setSchedule] = useState<WeeklySchedule>(readBack ?? DEFAULT_SCHEDULE);
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<{ ok: boolean; text: string }>();
+  const outcomeRef = useRef<HTMLDivElement>(null);
   const id = (field: string): string => `${idPrefix}-${field}`;
+  // The outcome is said under the button that was pressed, and scrolled into view on a small screen.
+  useEffect(() => {
+    if (outcome !== undefined) outcomeRef.current?.scrollIntoView({ block: 'nearest' });
+  }, [outcome]);
 
   const clear = (): void => {
     setEmail('');
@@ -139,12 +144,14 @@ export function KeyForm({ initial, zone, submitLabel, idPrefix, withEmail, onSub
           </button>
         )}
       </div>
-      <p class="form-outcome" role="status">
-        {outcome?.ok === true ? outcome.text : ''}
-      </p>
-      <p class="error" role="alert">
-        {outcome?.ok === false ? outcome.text : ''}
-      </p>
+      <div ref={outcomeRef}>
+        <p class="form-outcome" role="status">
+          {outcome?.ok === true ? outcome.text : ''}
+        </p>
+        <p class="error" role="alert">
+          {outcome?.ok === false ? outcome.text : ''}
+        </p>
+      </div>
     </form>
   );
 }

@@ -1,5 +1,4 @@
-import type { ActivityRecord, ActivitySource, DeviceInformation, LockAction } from '../../../domain/lock-vocabulary.js';
-import type { DoorState } from '../../../gateway/lock-snapshot.js';
+import type { ActivityRecord, ActivitySource, DeviceInformation, DoorState, LockAction } from '../../../domain/lock-vocabulary.js';
 import { NukiDoorSensorState, NukiLockAction, NukiLockState, NukiLogEntryType, NukiTrigger } from '../protocol/nuki-commands.js';
 import type { NukiBatteryState, NukiConfig, NukiLogEntry } from '../protocol/nuki-messages.js';
 import type { ReportedBolt } from '../../../gateway/lock-driver.js';

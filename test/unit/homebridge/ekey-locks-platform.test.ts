@@ -1,8 +1,9 @@
+import type { Bolt } from '../../../src/domain/lock-vocabulary.js';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { Characteristic, CharacteristicChange, PlatformAccessory, PlatformConfig, Service, WithUUID } from 'homebridge';
-import { EKeyLocksPlatform } from '../../../src/homekit/ekey-locks-platform.js';
-import type { HomeKitBolt, HomeKitLock } from '../../../src/homekit/lock-port.js';
-import { PLATFORM_NAME } from '../../../src/homekit/platform-name.js';
+import { EKeyLocksPlatform } from '../../../src/homebridge/ekey-locks-platform.js';
+import type { PortLock } from '../../../src/lock-port/lock-port.js';
+import { PLATFORM_NAME } from '../../../src/homebridge/platform-name.js';
 import { StartReportFile } from '../../../src/store/start-report-file.js';
 import { join } from 'node:path';
 import { createHomebridgeHarness, recordingLogging, type HomebridgeHarness } from '../../support/homebridge-api.js';
@@ -34,10 +35,10 @@ interface Running {
   port: InMemoryLockPort;
   service: InMemoryService;
   log: ReturnType<typeof recordingLogging>;
-  accessory(lock: HomeKitLock): PlatformAccessory;
-  characteristic(lock: HomeKitLock, service: ServiceType, characteristic: CharacteristicType, subtype?: string): Characteristic;
+  accessory(lock: PortLock): PlatformAccessory;
+  characteristic(lock: PortLock, service: ServiceType, characteristic: CharacteristicType, subtype?: string): Characteristic;
   /** Characteristic values pushed by the platform (updateValue) since the start, per characteristic. */
-  pushes(lock: HomeKitLock, service: ServiceType, characteristic: CharacteristicType): unknown[];
+  pushes(lock: PortLock, service: ServiceType, characteristic: CharacteristicType): unknown[];
 }
 
 const running: Running[] = [];
@@ -48,7 +49,7 @@ afterEach(() => {
 
 /** Runs the platform inside Homebridge's API object on an in-memory port. */
 async function startPlatform(
-  options: { locks?: HomeKitLock[]; homekit?: Record<string, unknown>; port?: InMemoryLockPort; cache?: unknown[]; config?: Record<string, unknown> } = {},
+  options: { locks?: PortLock[]; homekit?: Record<string, unknown>; port?: InMemoryLockPort; cache?: unknown[]; config?: Record<string, unknown> } = {},
 ): Promise<Running> {
   const harness = await createHomebridgeHarness();
   const port = options.port ?? new InMemoryLockPort(options.locks ?? [FRONT, GATE], USERS);
@@ -58,12 +59,12 @@ async function startPlatform(
   const platform = new EKeyLocksPlatform(log, config, harness.api, { openService: openInMemory(service), writeDemoLine: () => undefined });
   for (const accessory of harness.deserialize(options.cache ?? [])) platform.configureAccessory(accessory);
   const pushed = new Map<Characteristic, unknown[]>();
-  const accessory = (lock: HomeKitLock): PlatformAccessory => {
+  const accessory = (lock: PortLock): PlatformAccessory => {
     const found = harness.published.get(harness.api.hap.uuid.generate(lock.id));
     if (!found) throw new Error(`no accessory for ${lock.name}`);
     return found;
   };
-  const characteristic = (lock: HomeKitLock, serviceType: ServiceType, type: CharacteristicType, subtype?: string): Characteristic => {
+  const characteristic = (lock: PortLock, serviceType: ServiceType, type: CharacteristicType, subtype?: string): Characteristic => {
     const found = subtype === undefined ? accessory(lock).getService(serviceType) : accessory(lock).getServiceById(serviceType, subtype);
     if (!found) throw new Error(`${lock.name} has no ${serviceType.name}`);
     const result = found.getCharacteristic(type);
@@ -117,7 +118,7 @@ describe('EKeyLocksPlatform accessories', () => {
   it('describes the lock in AccessoryInformation: serial = BLE address, firmware from Device Information', async () => {
     const run = await startPlatform();
     const { Service, Characteristic } = hap(run);
-    const value = (lock: HomeKitLock, type: CharacteristicType) => run.characteristic(lock, Service.AccessoryInformation, type).value;
+    const value = (lock: PortLock, type: CharacteristicType) => run.characteristic(lock, Service.AccessoryInformation, type).value;
     expect(value(FRONT, Characteristic.Manufacturer)).toBe('Open Lock Project');
     expect(value(FRONT, Characteristic.Model)).toBe('SIM-1');
     expect(value(FRONT, Characteristic.SerialNumber)).toBe('D0:E1:00:00:00:01');
@@ -134,7 +135,7 @@ describe('EKeyLocksPlatform accessories', () => {
   it('offers LockMechanism, Battery and LockManagement with their values from memory', async () => {
     const run = await startPlatform();
     const { Service, Characteristic } = hap(run);
-    const read = (lock: HomeKitLock, service: ServiceType, type: CharacteristicType) => run.characteristic(lock, service, type).handleGetRequest();
+    const read = (lock: PortLock, service: ServiceType, type: CharacteristicType) => run.characteristic(lock, service, type).handleGetRequest();
     expect(run.accessory(FRONT).services.map((service) => service.UUID).sort()).toEqual(
       [Service.AccessoryInformation.UUID, Service.LockMechanism.UUID, Service.Battery.UUID, Service.LockManagement.UUID].sort(),
     );
@@ -280,7 +281,7 @@ describe('EKeyLocksPlatform changes outside HomeKit', () => {
     ['remote', 'unlocked', 'UNSECURED_REMOTELY'],
     ['auto', 'locked', 'SECURED_BY_AUTO_SECURE_TIMEOUT'],
   ] as const)('a %s move to %s updates current and target state and the last action', async (source, bolt, action) => {
-    const lock = { ...FRONT, bolt: bolt === 'locked' ? 'unlocked' : 'locked' } satisfies HomeKitLock;
+    const lock = { ...FRONT, bolt: bolt === 'locked' ? 'unlocked' : 'locked' } satisfies PortLock;
     const run = await startPlatform({ locks: [lock] });
     const { Service, Characteristic } = hap(run);
     run.port.moveBolt(lock.id, bolt, source);
@@ -347,7 +348,7 @@ describe('EKeyLocksPlatform changes outside HomeKit', () => {
   it('keeps other locks working when one lock’s change cannot be applied', async () => {
     const run = await startPlatform();
     const { Service, Characteristic } = hap(run);
-    run.port.emit({ kind: 'bolt', lockId: FRONT.id, bolt: 'sideways' as HomeKitBolt, source: 'manual' });
+    run.port.emit({ kind: 'bolt', lockId: FRONT.id, bolt: 'sideways' as Bolt, source: 'manual' });
     expect(run.log.lines.some((line) => line.level === 'error' && line.message.includes('Front Door'))).toBe(true);
     run.port.moveBolt(GATE.id, 'locked', 'manual');
     expect(run.characteristic(GATE, Service.LockMechanism, Characteristic.LockCurrentState).value).toBe(Characteristic.LockCurrentState.SECURED);
@@ -399,7 +400,7 @@ describe('EKeyLocksPlatform door sensor (a Nuki with a door sensor, docs/design.
     ownerId: 'olivia',
     deviceInformation: { manufacturer: 'Nuki Home Solutions', model: 'Nuki Smart Lock (hardware 2.0)', serial: '2ABCDEF0', firmware: '2.14.6' },
   });
-  const contactServices = (run: Running, lock: HomeKitLock): Service[] =>
+  const contactServices = (run: Running, lock: PortLock): Service[] =>
     run.accessory(lock).services.filter((service) => service.UUID === hap(run).Service.ContactSensor.UUID);
 
   it('has no ContactSensor until the lock reports a door, then adds one and follows it', async () => {

@@ -1,4 +1,4 @@
-import type { HomeKitLock, LockPort } from './lock-port.js';
+import type { PortLock, LockPort } from '../lock-port/lock-port.js';
 
 /**
  * Who a command from a home controller acts as (docs/design.md §5 and §5b): the user named by
@@ -7,6 +7,6 @@ import type { HomeKitLock, LockPort } from './lock-port.js';
  * per command: a user created after start-up (an invitation) works without a restart. Null when
  * the configured user does not exist (the command is refused).
  */
-export function actingUserResolver(port: LockPort, configuredEmail: string | undefined): (lock: HomeKitLock) => string | null {
+export function actingUserResolver(port: LockPort, configuredEmail: string | undefined): (lock: PortLock) => string | null {
   return (lock) => (configuredEmail === undefined ? lock.ownerId : (port.resolveUser(configuredEmail)?.id ?? null));
 }

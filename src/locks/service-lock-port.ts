@@ -1,24 +1,23 @@
-import type { ActivityRecord, ActivitySource } from '../domain/lock-vocabulary.js';
+import type { ActivityRecord, ActivitySource, BoltTarget } from '../domain/lock-vocabulary.js';
 import type { CommandAccess } from '../commands/command-access.js';
 import type { CommandEngine } from '../commands/command-engine.js';
-import { ServiceError, describeError } from '../domain/errors.js';
+import { CommandRefused } from '../commands/command-refused.js';
+import { describeError } from '../domain/errors.js';
 import type {
-  HomeKitBoltTarget,
-  HomeKitCommandRefusal,
-  HomeKitCommandResult,
-  HomeKitLock,
-  HomeKitUser,
+  CommandResult,
+  PortLock,
+  PortUser,
   LockChange,
   LockChangeListener,
   LockPort,
-} from '../homekit/lock-port.js';
+} from '../lock-port/lock-port.js';
 import type { Logger } from '../logger.js';
 import type { LockRecord } from '../store/lock-repository.js';
 import type { UserRecord } from '../store/user-repository.js';
 import type { LockRuntime, LockRuntimeChange } from './lock-runtime.js';
 
-/** What the HomeKit port reads and drives. */
-export interface HomeKitLockPortDependencies {
+/** What the lock port reads and drives. */
+export interface ServiceLockPortDependencies {
   runtime: LockRuntime;
   engine: CommandEngine;
   access: CommandAccess;
@@ -31,31 +30,14 @@ export interface HomeKitLockPortDependencies {
 /** Where an activity record left the bolt. */
 const boltAfter = (record: ActivityRecord): 'locked' | 'unlocked' => (record.action === 'lock' ? 'locked' : 'unlocked');
 
-/** Maps a refused request (an HTTP error of the engine) to HomeKit's refusal reasons. */
-export function refusalOf(error: ServiceError): HomeKitCommandRefusal {
-  switch (error.status) {
-    case 403:
-      return 'no_usable_key';
-    case 404:
-      // The lock exists (checked first): a 404 means the user holds no key on it.
-      return 'no_usable_key';
-    case 400:
-      return error.code === 'lock_unreachable' ? 'lock_unreachable' : 'unavailable';
-    case 429:
-      return 'queue_full';
-    default:
-      return 'unavailable';
-  }
-}
-
 /**
- * The service side of the HomeKit port (src/homekit/lock-port.ts) on the real runtime: lock
+ * The service side of the lock port (src/lock-port/lock-port.ts) on the real runtime: lock
  * state from the gateway's memory and the store (never waits on Bluetooth), changes from the
  * runtime, and commands through the same engine and eKey rules as `POST /locks/{id}/commands`,
- * as the HomeKit user. A newer HomeKit request supersedes that user's HomeKit commands still
- * queued on the lock (only the latest target state matters to HomeKit).
+ * as the acting user. A newer request through the port supersedes that user's commands from
+ * HomeKit still queued on the lock (only the latest target state matters to a home app).
  */
-export class HomeKitLockPort implements LockPort {
+export class ServiceLockPort implements LockPort {
   private readonly listeners = new Set<LockChangeListener>();
   private readonly onRuntimeChange = (change: LockRuntimeChange): void => {
     for (const mapped of this.map(change)) this.deliver(mapped);
@@ -64,7 +46,7 @@ export class HomeKitLockPort implements LockPort {
   /** Per lock, the newest activity record not yet matched with a bolt change (see {@link sourceOf}). */
   private readonly unexplainedRecord = new Map<string, ActivityRecord>();
 
-  constructor(private readonly deps: HomeKitLockPortDependencies) {
+  constructor(private readonly deps: ServiceLockPortDependencies) {
     deps.runtime.on('change', this.onRuntimeChange);
   }
 
@@ -74,13 +56,13 @@ export class HomeKitLockPort implements LockPort {
     this.listeners.clear();
   }
 
-  listLocks(): HomeKitLock[] {
-    return this.deps.locks.list().map((lock) => this.toHomeKitLock(lock));
+  listLocks(): PortLock[] {
+    return this.deps.locks.list().map((lock) => this.toPortLock(lock));
   }
 
-  getLock(lockId: string): HomeKitLock | undefined {
+  getLock(lockId: string): PortLock | undefined {
     const lock = this.deps.locks.findById(lockId);
-    return lock === undefined ? undefined : this.toHomeKitLock(lock);
+    return lock === undefined ? undefined : this.toPortLock(lock);
   }
 
   subscribe(listener: LockChangeListener): () => void {
@@ -90,7 +72,7 @@ export class HomeKitLockPort implements LockPort {
     };
   }
 
-  async requestBolt(lockId: string, target: HomeKitBoltTarget, asUserId: string): Promise<HomeKitCommandResult> {
+  async requestBolt(lockId: string, target: BoltTarget, asUserId: string): Promise<CommandResult> {
     if (this.deps.locks.findById(lockId) === undefined) return { status: 'rejected', reason: 'unknown_lock' };
     if (this.deps.users.findById(asUserId) === undefined) return { status: 'rejected', reason: 'unknown_user' };
     try {
@@ -105,18 +87,18 @@ export class HomeKitLockPort implements LockPort {
       if (finished.status === 'completed') return { status: 'completed', bolt: target, commandId: finished.id };
       return { status: 'failed', reason: finished.failureReason ?? 'delivery_failed', commandId: finished.id };
     } catch (error) {
-      if (error instanceof ServiceError) return { status: 'rejected', reason: refusalOf(error) };
+      if (error instanceof CommandRefused) return { status: 'rejected', reason: error.refusal };
       this.deps.logger.error(`HomeKit command on ${lockId} failed unexpectedly: ${describeError(error)}`);
       return { status: 'rejected', reason: 'unavailable' };
     }
   }
 
-  resolveUser(email: string): HomeKitUser | null {
+  resolveUser(email: string): PortUser | null {
     const user = this.deps.users.findByEmail(email);
     return user === undefined ? null : { id: user.id, name: user.name, email: user.email };
   }
 
-  private toHomeKitLock(lock: LockRecord): HomeKitLock {
+  private toPortLock(lock: LockRecord): PortLock {
     const live = this.deps.runtime.liveState(lock.id);
     return {
       id: lock.id,
@@ -191,7 +173,7 @@ export class HomeKitLockPort implements LockPort {
   }
 
   /** The source of a bolt change that names none: the lock's newest record that led there, if any. */
-  private sourceOf(lockId: string, bolt: HomeKitLock['bolt']): ActivitySource | null {
+  private sourceOf(lockId: string, bolt: PortLock['bolt']): ActivitySource | null {
     const record = this.unexplainedRecord.get(lockId);
     return record !== undefined && boltAfter(record) === bolt ? record.source : null;
   }

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { LockChange, LockPort } from '../../../src/homekit/lock-port.js';
+import type { LockChange, LockPort } from '../../../src/lock-port/lock-port.js';
 import { startCommandFixture, untilOnline, type CommandFixture } from './command-fixture.js';
 
-describe('ServiceRoot.homekitPort() on the real runtime', () => {
+describe('ServiceRoot.lockPort() on the real runtime', () => {
   let fx: CommandFixture;
   let port: LockPort;
   const changes: LockChange[] = [];
@@ -10,7 +10,7 @@ describe('ServiceRoot.homekitPort() on the real runtime', () => {
   beforeAll(async () => {
     fx = await startCommandFixture({ signInOthers: false });
     await untilOnline(fx, fx.frontDoor);
-    port = fx.test.service.homekitPort();
+    port = fx.test.service.lockPort();
     port.subscribe((change) => changes.push(change));
   });
 

@@ -1,22 +1,25 @@
-import type { ActivitySource, DeviceInformation, LockAction } from '../domain/lock-vocabulary.js';
+import type { ActivitySource, Bolt, BoltTarget, CommandFailure, CommandRefusal, DeviceInformation, DoorState, LockAction } from '../domain/lock-vocabulary.js';
 
 /**
- * The port between the HomeKit adapter and the access service: everything the Homebridge
- * platform needs, and nothing more. The service implements it (`ServiceRoot.homekitPort()`);
- * the platform's unit tests use `test/support/in-memory-lock-port.ts`.
+ * The one port between the access service and every ecosystem adapter (HomeKit in src/homekit/,
+ * Matter in src/matter/, and whatever comes next), in neutral words: bolt, door, command result.
+ * Each adapter maps these to its own values; the service implements the port
+ * (src/locks/service-lock-port.ts, `ServiceRoot.lockPort()`), the worker bridge carries it to
+ * Homebridge's thread (src/worker/remote-lock-port.ts), and adapter unit tests use
+ * `test/support/in-memory-lock-port.ts`.
  *
  * Rules every implementation keeps:
- * - `listLocks`, `getLock` and `resolveUser` answer from memory (or a local SQLite read): HomeKit
- *   calls them on its own read path, which must never wait on Bluetooth.
- * - `requestBolt` never rejects: every outcome, refusals included, is a {@link HomeKitCommandResult}.
+ * - `listLocks`, `getLock` and `resolveUser` answer from memory (or a local SQLite read): adapters
+ *   call them on their own read paths, which must never wait on Bluetooth.
+ * - `requestBolt` never rejects: every outcome, refusals included, is a {@link CommandResult}.
  * - Listeners are called synchronously or soon after the change, in the order changes happen.
  */
 export interface LockPort {
-  /** Every lock HomeKit should show, from memory. Locks that left the config are not listed. */
-  listLocks(): HomeKitLock[];
+  /** Every lock the adapters should show, from memory. Locks that left the config are not listed. */
+  listLocks(): PortLock[];
 
   /** One lock's current state, from memory; undefined for an unknown id. */
-  getLock(lockId: string): HomeKitLock | undefined;
+  getLock(lockId: string): PortLock | undefined;
 
   /**
    * Registers a listener for state changes and taps. Returns the function that unsubscribes.
@@ -29,32 +32,26 @@ export interface LockPort {
    * `POST /locks/{id}/commands` (the command appears in the history with that requester).
    * Resolves when the command reaches a terminal state or is refused; never rejects.
    */
-  requestBolt(lockId: string, target: HomeKitBoltTarget, asUserId: string): Promise<HomeKitCommandResult>;
+  requestBolt(lockId: string, target: BoltTarget, asUserId: string): Promise<CommandResult>;
 
   /** Looks up a user by e-mail (case-insensitive); null when nobody has that address. */
-  resolveUser(email: string): HomeKitUser | null;
+  resolveUser(email: string): PortUser | null;
 }
 
-/** Bolt state as the service shows it (docs/design.md §3 `bolt_state`). */
-export type HomeKitBolt = 'locked' | 'unlocked' | 'jammed' | 'unknown';
-
-/** A position HomeKit may ask for. */
-export type HomeKitBoltTarget = 'locked' | 'unlocked';
-
-/** A lock as HomeKit sees it: identity, owner and state, all from memory. */
-export interface HomeKitLock {
+/** A lock as every adapter sees it: identity, owner and state, all from memory. */
+export interface PortLock {
   /** The service's lock id (UUID); the accessory UUID is derived from it. */
   id: string;
   /** Display name (the lock's configured name). */
   name: string;
-  /** BLE address `AA:BB:CC:DD:EE:FF`; HomeKit's serial number unless the family names one (a Nuki: its Nuki ID). */
+  /** BLE address `AA:BB:CC:DD:EE:FF`; the serial number every ecosystem shows unless the family names one (a Nuki: its Nuki ID). */
   bleAddress: string;
   /** Lock family (`ekey`, `nuki`). */
   family: string;
-  /** User id of the lock's owner: HomeKit acts as this user unless `homekit.user_email` is set. */
+  /** User id of the lock's owner: HomeKit and Matter act as this user unless `homekit.user_email` is set. */
   ownerId: string;
   /** Last settled bolt position; a move in progress keeps the previous value (see `moving`). */
-  bolt: HomeKitBolt;
+  bolt: Bolt;
   /** True while the motor moves. */
   moving: boolean;
   /** Reachable now (docs/design.md §3 "online"). False also for a lock with no gateway connection. */
@@ -66,23 +63,20 @@ export interface HomeKitLock {
   /** Device Information Service strings; null until first read from the lock. */
   deviceInformation: DeviceInformation | null;
   /** The door sensor, for locks that have one (a Nuki with its door sensor); null otherwise or until read. */
-  door: HomeKitDoor | null;
+  door: DoorState | null;
 }
 
-/** A door sensor's reading. */
-export type HomeKitDoor = 'closed' | 'open' | 'unknown';
-
-/** A person HomeKit can act as, or an arrival trigger is for. */
-export interface HomeKitUser {
+/** A person an adapter can act as, or an arrival trigger is for. */
+export interface PortUser {
   id: string;
   name: string;
   email: string;
 }
 
-/** A change the platform reflects in HomeKit. Each kind carries the new value. */
+/** A change every adapter reflects. Each kind carries the new value. */
 export type LockChange =
   /** The bolt settled (or jammed, or became unknown); `source` is what moved it, null if unknown. */
-  | { kind: 'bolt'; lockId: string; bolt: HomeKitBolt; source: ActivitySource | null }
+  | { kind: 'bolt'; lockId: string; bolt: Bolt; source: ActivitySource | null }
   /** The motor started or stopped moving. */
   | { kind: 'moving'; lockId: string; moving: boolean }
   /** A new battery reading, 0..1. */
@@ -90,7 +84,7 @@ export type LockChange =
   /** The lock became reachable or unreachable. */
   | { kind: 'connectivity'; lockId: string; online: boolean }
   /** The door sensor changed (locks with one). */
-  | { kind: 'door'; lockId: string; door: HomeKitDoor }
+  | { kind: 'door'; lockId: string; door: DoorState }
   /** Device Information was read (after a connect). */
   | { kind: 'device_information'; lockId: string; deviceInformation: DeviceInformation }
   /**
@@ -105,34 +99,17 @@ export type LockChange =
 /** Receives {@link LockChange}s. */
 export type LockChangeListener = (change: LockChange) => void;
 
-/** Why a command ran and failed (docs/design.md §3 "Commands" terminal `failure_reason`s). */
-export type HomeKitCommandFailure = 'jammed' | 'timeout' | 'delivery_failed' | 'lock_offline' | 'interrupted' | 'superseded';
-
-/** Why a command was not even queued. */
-export type HomeKitCommandRefusal =
-  /** The acting user holds no usable eKey on the lock right now (HTTP would say 403). */
-  | 'no_usable_key'
-  /** The lock has no gateway connection or cannot be reached (HTTP would say 400). */
-  | 'lock_unreachable'
-  /** The lock's command queue is full (HTTP would say 429). */
-  | 'queue_full'
-  /** No such lock or user (anymore). */
-  | 'unknown_lock'
-  | 'unknown_user'
-  /** The service is stopping or failed unexpectedly; details are in the service's log. */
-  | 'unavailable';
-
 /** The outcome of {@link LockPort.requestBolt}: a value, never an exception. */
-export type HomeKitCommandResult =
+export type CommandResult =
   /** The lock confirmed the new bolt position. */
-  | { status: 'completed'; bolt: HomeKitBoltTarget; commandId: string }
+  | { status: 'completed'; bolt: BoltTarget; commandId: string }
   /** The command was queued and ended `failed`. */
-  | { status: 'failed'; reason: HomeKitCommandFailure; commandId: string }
+  | { status: 'failed'; reason: CommandFailure; commandId: string }
   /** The command was refused before it was queued. */
-  | { status: 'rejected'; reason: HomeKitCommandRefusal };
+  | { status: 'rejected'; reason: CommandRefusal };
 
-/** What the platform needs from the embedded service to offer it to HomeKit. */
+/** What the Homebridge host needs from the embedded service to offer its locks to HomeKit and Matter. */
 export interface LockPortProvider {
-  /** The service's HomeKit port; called once after the service has started. */
-  homekitPort(): LockPort;
+  /** The service's lock port; called once after the service has started. */
+  lockPort(): LockPort;
 }

@@ -3,8 +3,8 @@ import { beforeEach, describe, expect, it } from '@jest/globals';
 import { EventEmitter } from 'node:events';
 import type { CommandAccess, CommandPermission } from '../../../src/commands/command-access.js';
 import type { CommandEngine } from '../../../src/commands/command-engine.js';
-import type { LockChange } from '../../../src/homekit/lock-port.js';
-import { HomeKitLockPort } from '../../../src/locks/homekit-lock-port.js';
+import type { LockChange } from '../../../src/lock-port/lock-port.js';
+import { ServiceLockPort } from '../../../src/locks/service-lock-port.js';
 import type { LiveLockState, LockRuntime, LockRuntimeChange, LockRuntimeEvents } from '../../../src/locks/lock-runtime.js';
 import { silentLogger } from '../../../src/logger.js';
 
@@ -33,7 +33,7 @@ beforeEach(() => {
     permissionAt: (userId) => permissions.get(userId) ?? 'none',
     roleAt: () => null,
   };
-  const port = new HomeKitLockPort({
+  const port = new ServiceLockPort({
     runtime: runtime as unknown as LockRuntime,
     engine: {} as unknown as CommandEngine,
     access,
@@ -55,7 +55,7 @@ const activity = (record: Partial<ActivityRecord>, performerId: string | null, b
 
 const taps = (): LockChange[] => changes.filter((change) => change.kind === 'tap');
 
-describe('HomeKitLockPort arrivals (docs/design.md §5 arrival triggers, §4b linked Nuki authorizations)', () => {
+describe('ServiceLockPort arrivals (docs/design.md §5 arrival triggers, §4b linked Nuki authorizations)', () => {
   it('announces a live tap by a linked Nuki authorization as that user\'s, also when the user holds no eKey', () => {
     runtime.emit('change', activity({ actor: "Alex's Watch" }, ALEX));
     runtime.emit('change', activity({ actor: "Olivia's iPhone", sequence: 8, action: 'lock' }, OLIVIA));

@@ -1,3 +1,4 @@
+import { DEFAULT_LOW_BATTERY_THRESHOLD } from '../lock-port/lock-identity.js';
 import { join } from 'node:path';
 import { StartReportFile } from '../store/start-report-file.js';
 import type { API, Categories, DynamicPlatformPlugin, Logging, MatterAccessory, PlatformAccessory, PlatformConfig } from 'homebridge';
@@ -11,9 +12,8 @@ import type { EmbeddedService } from './embedded-service.js';
 import { openServiceInWorker } from '../worker/open-service-worker.js';
 import type { MatterLocks } from '../matter/matter-locks.js';
 import { openMatterLocks } from '../matter/open-matter-locks.js';
-import { LockAccessory, type LockAccessorySettings, type LockContext, type LockPlatformAccessory } from './lock-accessory.js';
-import type { HomeKitLock, HomeKitUser, LockChange, LockPort } from './lock-port.js';
-import { DEFAULT_LOW_BATTERY_THRESHOLD } from './lock-state-mapping.js';
+import { LockAccessory, type LockAccessorySettings, type LockContext, type LockPlatformAccessory } from '../homekit/lock-accessory.js';
+import type { PortLock, PortUser, LockChange, LockPort } from '../lock-port/lock-port.js';
 import { PLATFORM_NAME, PLUGIN_NAME } from './platform-name.js';
 
 export type { EmbeddedService } from './embedded-service.js';
@@ -198,7 +198,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
 
   /** Shows the service's locks in HomeKit and follows their changes. */
   private startHomeKit(config: PluginConfig): void {
-    const port = this.service?.homekitPort?.();
+    const port = this.service?.lockPort?.();
     if (!port) {
       this.log.warn('This build of the access service offers no HomeKit port: locks are not shown in HomeKit.');
       return;
@@ -225,8 +225,8 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     await this.matterLocks.start(this.port, this.settings);
   }
 
-  private resolveArrivalUsers(port: LockPort, emails: readonly string[]): HomeKitUser[] {
-    const users: HomeKitUser[] = [];
+  private resolveArrivalUsers(port: LockPort, emails: readonly string[]): PortUser[] {
+    const users: PortUser[] = [];
     for (const email of emails) {
       const user = port.resolveUser(email);
       if (user === null) {
@@ -242,7 +242,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
    * Makes the accessories match the locks: restores cached ones, registers new ones, unregisters
    * those whose lock is gone. One lock that fails to build is logged and left out; the rest work.
    */
-  private reconcileAccessories(locks: readonly HomeKitLock[]): void {
+  private reconcileAccessories(locks: readonly PortLock[]): void {
     const { uuid } = this.api.hap;
     const wanted = new Set<string>();
     const created: LockPlatformAccessory[] = [];
@@ -290,7 +290,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     if (stale.length > 0) this.api.unregisterPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, stale);
   }
 
-  private buildAccessory(accessory: LockPlatformAccessory, lock: HomeKitLock, fromCache: boolean): LockAccessory {
+  private buildAccessory(accessory: LockPlatformAccessory, lock: PortLock, fromCache: boolean): LockAccessory {
     if (!this.port || !this.settings) throw new Error('HomeKit is not started');
     return new LockAccessory(this.api, accessory, lock, this.port, this.logger, this.settings, fromCache);
   }

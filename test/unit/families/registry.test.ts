@@ -1,0 +1,55 @@
+import { describe, expect, it } from '@jest/globals';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { lockEntryProblems } from '../../../src/config/plugin-config.js';
+import { LOCK_FAMILIES, LOCK_FAMILY_IDS, isLockFamilyId, lockFamily } from '../../../src/families/registry.js';
+
+const SRC = fileURLToPath(new URL('../../../src/', import.meta.url));
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
+  );
+}
+
+describe('the lock family registry (src/families/registry.ts)', () => {
+  it('lists each family once, each with its folder and its LockFamily there', () => {
+    expect(new Set(LOCK_FAMILY_IDS).size).toBe(LOCK_FAMILIES.length);
+    for (const id of LOCK_FAMILY_IDS) {
+      expect(existsSync(join(SRC, 'families', id, `${id}-family.ts`))).toBe(true);
+      expect(lockFamily(id).id).toBe(id);
+    }
+    expect(isLockFamilyId('acme')).toBe(false);
+  });
+
+  it('is the only place shared code tells families apart: no comparison with a family id outside its folder, no SQL list of them', () => {
+    const ids = LOCK_FAMILY_IDS.join('|');
+    const comparison = new RegExp(`family\\s*(===|!==|==|!=)\\s*['"](${ids})['"]|['"](${ids})['"]\\s*(===|!==|==|!=)\\s*[\\w.?]*family\\b`);
+    const sqlList = new RegExp(`IN\\s*\\(\\s*'(${ids})'`);
+    const withoutComments = (text: string): string => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+    const offenders: string[] = [];
+    for (const file of sourceFiles(SRC)) {
+      const path = relative(SRC, file);
+      const text = withoutComments(readFileSync(file, 'utf8'));
+      const ownFamily = LOCK_FAMILY_IDS.find((id) => path.startsWith(join('families', id)));
+      // Migrations that shipped stay as they were; migration 7 removed their CHECK.
+      if (path.startsWith(join('store', 'migrations', '005-'))) continue;
+      if (ownFamily === undefined && comparison.test(text)) offenders.push(`${path}: compares with a family id`);
+      if (sqlList.test(text)) offenders.push(`${path}: lists family ids in SQL`);
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('decides which config entries are valid, family by family', () => {
+    const base = { name: 'Door', owner_email: 'olivia@example.com', address: 'AA:BB:CC:DD:EE:01' };
+    expect(lockEntryProblems({ ...base, family: 'acme' }).map((problem) => problem.field)).toContain('/family');
+    for (const family of LOCK_FAMILIES) {
+      const entry = { ...base, family: family.id, key: 'a'.repeat(64) };
+      expect(lockEntryProblems(entry)).toEqual(family.configProblems(entry));
+    }
+    expect(lockEntryProblems({ ...base, family: 'nuki' })).toEqual([]);
+    expect(lockEntryProblems({ ...base, family: 'nuki', key: 'a'.repeat(64) })).toEqual([{ field: '/key', message: expect.stringContaining('not used by a Nuki lock') }]);
+    expect(lockEntryProblems({ ...base })).toEqual([{ field: '/key', message: expect.stringContaining('is required') }]);
+  });
+});
