@@ -8,6 +8,8 @@ import { OAuthTokenRepository } from './store/oauth-token-repository.js';
 import { LockRepository } from './store/lock-repository.js';
 import { SettingsRepository } from './store/settings-repository.js';
 import { UserService } from './access/user-service.js';
+import { DoorCodeService } from './access/door-code-service.js';
+import { DoorCodeRepository } from './store/door-code-repository.js';
 import { EKeyService, type LockHolding } from './access/ekey-service.js';
 import { DerivedCache } from './store/derived-cache.js';
 import { EKeyChangeNotifier } from './access/ekey-change-notifier.js';
@@ -63,6 +65,7 @@ export interface Repositories {
   settings: SettingsRepository;
   ekeys: EKeyRepository;
   invitations: InvitationRepository;
+  doorCodes: DoorCodeRepository;
 }
 
 /**
@@ -119,6 +122,7 @@ export class ServiceRoot {
         settings: new SettingsRepository(db),
         ekeys: new EKeyRepository(db),
         invitations: new InvitationRepository(db),
+        doorCodes: new DoorCodeRepository(db),
       };
       const demoOn = options.demo ?? options.config.demo ?? false;
       const demo = demoOn
@@ -161,7 +165,8 @@ export class ServiceRoot {
       // Roles are read on every request that touches a lock: cached per (user, lock) until a lock or
       // an eKey is written (docs/architecture.md "Caches").
       const holdings = new DerivedCache<LockHolding>(db, [repositories.locks, repositories.ekeys], { limit: HOLDINGS_CACHE_LIMIT });
-      const ekeys = new EKeyService({ ...repositories, invitations, clock, transaction, changes: ekeyChanges, holdings });
+      const doorCodeService = new DoorCodeService({ doorCodes: repositories.doorCodes, clock });
+      const ekeys = new EKeyService({ ...repositories, invitations, clock, transaction, changes: ekeyChanges, holdings, doorCodeService });
       // docs/design.md §3 Users: owners and admins of a lock see the users holding keys on it.
       users.setVisibility((callerId, targetId) => ekeys.canSeeUser(callerId, targetId));
       const events = createEventServices({
@@ -196,6 +201,7 @@ export class ServiceRoot {
         transaction,
         credentialKeys: repositories.ekeys,
         ekeyChanges: ekeys,
+        doorCodes: { doorCodes: repositories.doorCodes, ekeys: repositories.ekeys },
         dataDir: options.dataDir,
         ...(demoLocks === undefined ? {} : { overrides: demoLocks.overrides }),
       });

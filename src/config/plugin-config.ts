@@ -29,6 +29,8 @@ export const LockConfigSchema = Type.Object(
     gateway: Type.Optional(Type.Boolean()),
     /** Which protocol the lock speaks (docs/design.md §4b); default `ekey`. A `nuki` lock needs no `key`: it is paired. */
     family: Type.Optional(Type.Unsafe<LockFamilyId>(Type.Union(LOCK_FAMILY_IDS.map((id) => Type.Literal(id))))),
+    /** Nuki only: a Nuki Keypad is paired with the lock, so eKeys can carry door codes (docs/design.md §4c); default false. */
+    keypad: Type.Optional(Type.Boolean()),
     /**
      * Nuki only: the lock's own app authorizations (by the name shown in the Nuki app) linked to
      * our users (by e-mail); their actions become taps by those users (docs/design.md §4b).
@@ -195,5 +197,6 @@ export function lockEntryProblems(entry: unknown): FieldError[] {
   if (!isValidTimeZone(zone)) problems.push({ field: '/time_zone', message: `"${zone}" is not an IANA time zone (e.g. "Europe/Berlin")` });
   const family = lockFamily(lock.family ?? DEFAULT_LOCK_FAMILY);
   problems.push(...family.configProblems(lock));
+  if (lock.keypad === true && (lock.family ?? DEFAULT_LOCK_FAMILY) !== 'nuki') problems.push({ field: '/keypad', message: 'is only for a Nuki lock (a Nuki Keypad pairs with a Nuki)' });
   return problems;
 }

@@ -114,6 +114,9 @@ const LOCK_SPECS: readonly { name: string; gateway: boolean; address: string; fa
   { name: 'Back Door', gateway: true, address: 'D0:E1:00:00:00:03', family: 'nuki', secrets: nukiPairing },
 ];
 
+/** docs/design.md §4c: the demo locks with a Nuki Keypad. */
+const DEMO_KEYPAD_LOCKS: ReadonlySet<string> = new Set(['Back Door']);
+
 /**
  * Seeds the demo household once (one owner with three locks — Front Door of our profile, Garden
  * Gate without a gateway connection, Back Door a simulated Nuki; three more users with no keys;
@@ -196,6 +199,7 @@ function storeDemoLock(deps: DemoDependencies, entry: SeededLock, ownerId: strin
     timeZone: hostTimeZone(),
     ownerId,
     hasGateway: entry.lock.gateway,
+    keypad: DEMO_KEYPAD_LOCKS.has(entry.lock.name),
     boltState: 'unknown',
     batteryLevel: null,
     lastSeenAt: null,

@@ -54,6 +54,11 @@ export interface ActivityRecord {
    * families whose locks keep their own user list; absent for our profile.
    */
   actor?: string | null;
+  /**
+   * The id, on the lock, of the keypad code that was typed (a Nuki Keypad entry, docs/design.md
+   * §4c); the service turns it into the eKey whose door code it is. Absent for every other record.
+   */
+  keypadCodeId?: number;
   /** When the bolt moved, by the lock's clock, ms since the Unix epoch. */
   timestamp: number;
 }

@@ -42,6 +42,8 @@ export interface LockEventSink {
     actor?: string;
     /** The user that authorization is linked to (config `locks[].nuki_users`), null when unlinked. */
     linkedUserId?: string | null;
+    /** docs/design.md §4c: the tap came from the keypad, with the door code of `credential`'s eKey. */
+    via?: 'keypad';
   }): RecordedEvent | null;
 
   recordCommandCompleted(input: {

@@ -5,7 +5,7 @@ import type { Logger } from '../../logger.js';
 import type { ApiServices } from '../api-services.js';
 import { ProblemSchema } from '../schemas/common.js';
 import { UserSchema } from '../schemas/user.js';
-import { EKeySchema } from '../schemas/ekey.js';
+import { DoorCodeSchema, EKeySchema } from '../schemas/ekey.js';
 import { LockSchema } from '../schemas/lock.js';
 import type { TypedFastify } from './route-context.js';
 import { registerOAuthRoutes } from './oauth.js';
@@ -45,6 +45,7 @@ export async function registerRoutes(app: TypedFastify, options: RouteOptions): 
   app.addSchema(UserSchema);
   app.addSchema(LockEventSchema);
   app.addSchema(LockCommandSchema);
+  app.addSchema(DoorCodeSchema);
   app.addSchema(EKeySchema);
   app.addSchema(LockSchema);
   app.addSchema(OwnEKeySchema);

@@ -7,10 +7,11 @@ import { lockFamily } from './005-lock-family.js';
 import { lockRetirement } from './006-lock-retirement.js';
 import { lockFamilyRegistry } from './007-lock-family-registry.js';
 import { security } from './008-security.js';
+import { doorCodes } from './009-door-codes.js';
 
 /**
  * Every schema step, in order. Append new steps; never edit one that has shipped.
  * Reserved: 3 = commands, 4 = lock events, 5 = lock family, 6 = lock retirement, 7 = lock family
- * registry, 8 = security (closed invitations, password resets).
+ * registry, 8 = security (closed invitations, password resets), 9 = door codes.
  */
-export const migrations: readonly Migration[] = [usersAndOauth, locksAndEkeys, commands, lockEvents, lockFamily, lockRetirement, lockFamilyRegistry, security];
+export const migrations: readonly Migration[] = [usersAndOauth, locksAndEkeys, commands, lockEvents, lockFamily, lockRetirement, lockFamilyRegistry, security, doorCodes];

@@ -156,7 +156,7 @@ describe('migration 7: lock families checked by the registry, not by SQL', () =>
       const columnsBefore = old.prepare("SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info('locks')").all();
       old.close();
 
-      // Up to migration 7 only: later steps (8 adds a column to invitations) change other tables on purpose.
+      // Up to migration 7 only: later steps change other tables on purpose (8 adds a column to invitations, 9 adds locks.keypad).
       const db = openDatabase(file, migrations.filter((migration) => migration.version <= 7));
       try {
         expect(userVersion(db)).toBe(7);

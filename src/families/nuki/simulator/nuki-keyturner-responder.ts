@@ -23,6 +23,7 @@ import type { NukiIndicationLink } from './nuki-indication-link.js';
 import { isSimulatedNukiAction, type NukiMoveOutcome, type NukiMoveRefusal, type SimulatedNukiAction } from './nuki-lock-mechanism.js';
 import type { NukiReplySender } from './nuki-reply-sender.js';
 import type { SimulatedNukiFaults } from './simulated-nuki-faults.js';
+import type { NukiKeypadResponder } from '../../../families/nuki/simulator/nuki-keypad-responder.js';
 
 /** What the keyturner side needs from the lock. */
 export interface NukiKeyturnerContext {
@@ -43,6 +44,8 @@ export interface NukiKeyturnerContext {
   batteryReport(): Buffer;
   /** Request Log Entries selection (every match; the caller takes `count`). */
   selectLog(startIndex: number, sortOrder: number): NukiLogEntry[];
+  /** Keypad codes and Update Time (docs/design.md §4c); absent: those commands are unknown. */
+  readonly keypad?: NukiKeypadResponder;
   /** Starts a motorised action for an authorization; `settled` runs when the motor stops. */
   remoteAction(action: SimulatedNukiAction, authorization: NukiAuthorization, nameSuffix: string | null, settled: (outcome: NukiMoveOutcome) => void): NukiMoveRefusal | 'started';
 }
@@ -163,6 +166,12 @@ export class NukiKeyturnerResponder {
         return;
       }
       default:
+        if (context.keypad?.handles(command) === true) {
+          context.keypad.handle(link, command, payload, (nonce) => {
+            this.takeChallenge(authorization, nonce);
+          }, reply);
+          return;
+        }
         throw new NukiCommandRefusal(NukiErrorCode.ERROR_UNKNOWN);
     }
   }
