@@ -154,12 +154,8 @@ describe('the settings page with the demo service', () => {
         expect(await frame.getByRole('main').count()).toBe(1);
         // One visible title: the UI's own; the page's h1 is for screen readers only.
         expect((await boxOf(frame.locator('h1'))).width).toBeLessThanOrEqual(1);
-        // The bolt's colour is the table's, from the theme: never a fixed grey.
-        const [boltColour, nameColour] = await Promise.all([
-          computedStyle(frame.getByRole('row', { name: /^Front Door\b/ }).getByRole('cell').first(), 'color'),
-          computedStyle(frame.getByRole('row', { name: /^Front Door\b/ }).getByRole('rowheader'), 'color'),
-        ]);
-        expect(boltColour).toBe(nameColour);
+        // The theme greys every table cell (#999, 2.8:1): the bolt's words keep the text colour (axe checks the contrast).
+        const boltColour = await computedStyle(frame.getByRole('row', { name: /^Front Door\b/ }).getByRole('cell').first().locator('span'), 'color');
         expect(boltColour).not.toBe('rgb(153, 153, 153)');
         findings.push(...describeFindings(`settings ${theme} ${viewport.width}px`, await seriousViolations(inner)));
         if (viewport.width === 390) await page.screenshot({ path: join(SHOTS, `settings-page-real-theme-${theme}.png`), fullPage: true });
