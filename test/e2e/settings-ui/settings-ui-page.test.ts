@@ -25,6 +25,8 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const IMAGES = join(PROJECT_ROOT, 'docs', 'images');
 /** Screenshots of this run: docs/images only when asked to rewrite them. */
 const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? IMAGES : mkdtempSync(join(tmpdir(), 'ekey-settings-shots-'));
+/** Pictures for a person to look at, never the README's (EKEY_SHOTS names the folder). */
+const LOOK = process.env.EKEY_SHOTS ?? mkdtempSync(join(tmpdir(), 'ekey-settings-look-'));
 const NEW_OWNER = 'nora@example.com';
 
 let browser: Browser;
@@ -158,7 +160,7 @@ describe('the settings page with the demo service', () => {
         const boltColour = await computedStyle(frame.getByRole('row', { name: /^Front Door\b/ }).getByRole('cell').first().locator('span'), 'color');
         expect(boltColour).not.toBe('rgb(153, 153, 153)');
         findings.push(...describeFindings(`settings ${theme} ${viewport.width}px`, await seriousViolations(inner)));
-        if (viewport.width === 390) await page.screenshot({ path: join(SHOTS, `settings-page-real-theme-${theme}.png`), fullPage: true });
+        if (viewport.width === 390) await page.screenshot({ path: join(LOOK, `settings-page-real-theme-${theme}.png`), fullPage: true });
         await page.close();
       }
     }
@@ -343,7 +345,7 @@ describe('the settings page when the service did not start', () => {
       // An error looks like one: the theme's alert.
       expect(await hasClass(frame.getByRole('status').first(), 'alert-danger')).toBe(true);
       findings.push(...describeFindings(`settings not running ${theme}`, await seriousViolations(inner)));
-      await page.screenshot({ path: join(SHOTS, `settings-page-not-running-${theme}.png`), fullPage: true });
+      await page.screenshot({ path: join(LOOK, `settings-page-not-running-${theme}.png`), fullPage: true });
       await page.close();
     }
     expect(findings).toEqual([]);
