@@ -19,7 +19,6 @@ type Say = (text: string, ok: boolean) => void;
 function KeyRow({ ekey, holder, zone, isMine, onChanged, say }: { ekey: EKey; holder: Holder | undefined; zone: string; isMine: boolean; onChanged: () => Promise<void>; say: Say }) {
   const [editing, setEditing] = useState(false);
   const [asking, setAsking] = useState<'revoke' | 'delete'>();
-  const [note, setNote] = useState<string>();
   const who = holder?.email ?? 'someone who has not signed up yet';
   // An invited person has no name of their own yet (the service makes one up from the address): show the address only.
   const person = ekey.status !== 'pending' && holder !== undefined && holder.name !== '' && holder.name !== holder.email ? holder.name : undefined;
@@ -59,9 +58,6 @@ function KeyRow({ ekey, holder, zone, isMine, onChanged, say }: { ekey: EKey; ho
           </button>
         </div>
       )}
-      <p class="form-outcome" role="status">
-        {note}
-      </p>
       {asking !== undefined && (
         <ConfirmDialog
           title={asking === 'revoke' ? `Revoke the eKey of ${who}?` : `Delete the eKey of ${who}?`}
@@ -90,7 +86,8 @@ function KeyRow({ ekey, holder, zone, isMine, onChanged, say }: { ekey: EKey; ho
             try {
               await api('PUT', `/ekey/${ekey.id}`, fields);
               setEditing(false);
-              setNote(`Saved the eKey of ${who}.`);
+              // Said above the lists: a key that changed list (signed up meanwhile) is a new row.
+              say(`Saved the eKey of ${who}.`, true);
               await onChanged();
               return { ok: true, text: `Saved the eKey of ${who}.` };
             } catch (error) {
