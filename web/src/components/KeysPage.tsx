@@ -129,7 +129,14 @@ export function KeysPage({ lockId, lockName, zone, me, onChange }: { lockId: str
       statusRef.current?.focus();
     });
   };
-  const myEmail = holders.find((holder) => holder.user_id === me.id)?.email ?? me.email;
+  // GET /me carries no e-mail: the caller's own address comes from the lock's holders, read again
+  // when the form is sent before the list arrived (a quick owner, a slow phone).
+  const myEmail = async (): Promise<string | undefined> => {
+    const known = holders.find((holder) => holder.user_id === me.id)?.email ?? me.email;
+    if (known !== undefined) return known;
+    const people = await get<{ holders: Holder[] }>(`/locks/${lockId}/holders`).catch(() => undefined);
+    return people?.holders.find((holder) => holder.user_id === me.id)?.email;
+  };
   const holderOf = (key: EKey): Holder | undefined => holders.find((holder) => holder.user_id === key.user_id);
   const pending = (keys ?? []).filter((key) => key.status === 'pending');
   const row = (key: EKey) => <KeyRow key={key.id} ekey={key} holder={holderOf(key)} zone={zone} isMine={key.user_id === me.id} onChanged={changed} say={say} />;
@@ -149,7 +156,8 @@ export function KeysPage({ lockId, lockName, zone, me, onChange }: { lockId: str
           withEmail
           onSubmit={async (fields) => {
             const email = fields.email ?? '';
-            if (myEmail !== undefined && email.toLowerCase() === myEmail.toLowerCase()) {
+            const mine = await myEmail();
+            if (mine !== undefined && email.toLowerCase() === mine.toLowerCase()) {
               return { ok: false, text: 'That is your own e-mail address: you already hold this lock.' };
             }
             try {
