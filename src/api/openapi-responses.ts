@@ -28,6 +28,7 @@ const DESCRIPTIONS: Record<string, string> = {
   421: 'A Host this service does not answer (docs/remote-access.md)',
   422: 'The sender may no longer send eKeys',
   429: 'Too many requests; retry after Retry-After seconds',
+  503: 'Unavailable for now (too many open connections, or the storage failed); retry after Retry-After seconds',
 };
 
 type ResponseSchema = Record<string, unknown>;
@@ -88,5 +89,7 @@ export function documentResponses(route: RouteOptions): void {
   if (schema.security === undefined) add(401);
   const config = route.config as { rateLimit?: unknown } | undefined;
   if (config?.rateLimit !== undefined) add(429);
+  // Past the connection cap (docs/design.md §9b), or when the storage fails, any route answers 503.
+  add(503);
   schema.response = response;
 }

@@ -1,3 +1,4 @@
+import { htmlResponse } from '../openapi-responses.js';
 import fastifyFormbody from '@fastify/formbody';
 import { Type } from 'typebox';
 import {
@@ -34,7 +35,13 @@ export async function registerPasswordPages({ app, services, logger }: RouteCont
     '/password/forgot',
     {
       config: { produces: 'html', rateLimit },
-      schema: { tags: ['password'], summary: '"Forgot your password?" page (HTML)', security: [], produces: ['text/html'] },
+      schema: {
+        tags: ['password'],
+        summary: '"Forgot your password?" page (HTML)',
+        security: [],
+        produces: ['text/html'],
+        response: { 200: htmlResponse('The form, or how to reach the owner when no SMTP is configured') },
+      },
     },
     (_request, reply) => reply.type(HTML).send(renderForgotPage(passwords.canMailResetLinks)),
   );
@@ -51,6 +58,10 @@ export async function registerPasswordPages({ app, services, logger }: RouteCont
         consumes: ['application/x-www-form-urlencoded'],
         produces: ['text/html'],
         body: Type.Object({ email: Type.Optional(Type.String({ maxLength: 254 })) }),
+        response: {
+          200: htmlResponse('The same answer whether or not the address has an account'),
+          400: htmlResponse('No address entered'),
+        },
       },
     },
     (request, reply) => {
@@ -66,7 +77,18 @@ export async function registerPasswordPages({ app, services, logger }: RouteCont
     '/password/reset/:token',
     {
       config: { produces: 'html', rateLimit },
-      schema: { tags: ['password'], summary: 'Choose a new password through a reset link (HTML)', security: [], params: TokenParams, produces: ['text/html'] },
+      schema: {
+        tags: ['password'],
+        summary: 'Choose a new password through a reset link (HTML)',
+        security: [],
+        params: TokenParams,
+        produces: ['text/html'],
+        response: {
+          200: htmlResponse('The form for the new password'),
+          404: htmlResponse('No such link'),
+          410: htmlResponse('The link was used or expired'),
+        },
+      },
     },
     (request, reply) => {
       const state = passwords.describeReset(request.params.token);
@@ -104,6 +126,12 @@ export async function registerPasswordPages({ app, services, logger }: RouteCont
         consumes: ['application/x-www-form-urlencoded'],
         produces: ['text/html'],
         body: Type.Object({ password: Type.Optional(Type.String()) }),
+        response: {
+          200: htmlResponse('The password is changed'),
+          400: htmlResponse('The password is too short'),
+          404: htmlResponse('No such link'),
+          410: htmlResponse('The link was used or expired'),
+        },
       },
     },
     async (request, reply) => {

@@ -1,3 +1,4 @@
+import { emptyResponse } from '../openapi-responses.js';
 import { Type } from 'typebox';
 import { protectedErrors } from '../schemas/common.js';
 import type { ProtectedRouteContext } from './route-context.js';
@@ -23,13 +24,13 @@ export function registerPasswordRoutes({ app, services, callerOf }: ProtectedRou
           'Checks `current_password` (400 `wrong_password` when it is not correct), sets `new_password` (400 `validation_failed` under 8 characters), ' +
           'and revokes every token of the caller except those of the session making the request. 204 on success.',
         body: ChangePasswordSchema,
-        response: { 204: Type.Null({ description: 'Changed' }), ...protectedErrors },
+        response: { 204: emptyResponse('Changed; every other session of the user ended'), ...protectedErrors },
       },
     },
     async (request, reply) => {
       const caller = callerOf(request);
       await services.passwords.change(caller, request.body.current_password, request.body.new_password);
-      return reply.status(204).send(null);
+      return reply.status(204).send();
     },
   );
 }
