@@ -16,6 +16,12 @@ export default tseslint.config(
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-extraneous-class': 'off',
+      // The SQLite driver differs by Node (src/store/sqlite-driver.ts): values come from there,
+      // types from 'better-sqlite3'.
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { paths: [{ name: 'better-sqlite3', message: "Import Database from src/store/sqlite-driver.ts: the driver differs by Node (docs/decisions/runtimes.md).", allowTypeImports: true }] },
+      ],
     },
   },
   {

@@ -32,7 +32,9 @@ if (!existsSync(configFile)) {
   const config = {
     bridge: { name: 'eKey Locks Demo', username: macAddress(), port: 51826, pin: setupCode(), advertiser: 'ciao' },
     accessories: [],
-    platforms: [{ platform: 'EKeyLocks', name: 'eKey Locks', demo: true, api: { port: Number(process.env.EKEY_API_PORT ?? 8787) } }],
+    // On every interface, so a phone on the home network opens the web app and the invitation links
+    // (the log names this host's home-network address; docs/design.md §7).
+    platforms: [{ platform: 'EKeyLocks', name: 'eKey Locks', demo: true, api: { port: Number(process.env.EKEY_API_PORT ?? 8787), host: '0.0.0.0' } }],
   };
   writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
 }
@@ -42,8 +44,8 @@ process.stdout.write(
   `\nStarting Homebridge with homebridge-ekey-locks in demo mode\n` +
     `  storage:            ${storage}\n` +
     `  HomeKit setup code: ${config.bridge.pin}   (Home app → Add Accessory → More options)\n` +
-    `  Web app:            http://127.0.0.1:${config.platforms?.[0]?.api?.port ?? 8787}/app/  (also on this machine's LAN address)\n` +
-    `  REST API and demo logins: see the "EKEY_DEMO" line and "Demo login" lines below.\n\n`,
+    `  Web app:            see the "Web app:" line below (the address a phone on your network opens)\n` +
+    `  REST API and demo logins: the "EKEY_DEMO" line and "Demo login" lines below, and ${join(storage, 'ekey-locks', 'demo.json')}\n\n`,
 );
 
 const homebridge = join(root, 'node_modules', 'homebridge', 'bin', 'homebridge.js');

@@ -1,7 +1,10 @@
+import type { ConnectionLimits } from './api/connection-limits.js';
 import type { PluginConfig } from './config/plugin-config.js';
 import type { Clock } from './domain/clock.js';
 import type { LockEventSink } from './events/lock-event-sink.js';
 import type { Logger } from './logger.js';
+import type { HostNetwork } from './api/host/host-addresses.js';
+import type { ObservedResponse } from './api/server.js';
 
 /**
  * How the service is opened (src/service-root.ts): by the CLI, by the worker thread inside Homebridge,
@@ -28,4 +31,10 @@ export interface ServiceOptions {
    * administration commands open the store with no config and pass false.
    */
   applyConfig?: boolean;
+  /** This host's name and addresses, for the URLs it hands out and the hosts it answers (default: the real ones). */
+  network?: HostNetwork;
+  /** Sees every HTTP response as it is sent (tests hold each against docs/openapi.json). */
+  observeResponse?: (response: ObservedResponse) => void;
+  /** The HTTP server's slow-client timeout and connection cap (internal: tests shorten them). */
+  connectionLimits?: Partial<ConnectionLimits>;
 }

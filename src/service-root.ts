@@ -8,6 +8,8 @@ import { OAuthTokenRepository } from './store/oauth-token-repository.js';
 import { LockRepository } from './store/lock-repository.js';
 import { SettingsRepository } from './store/settings-repository.js';
 import { UserService } from './access/user-service.js';
+import { DoorCodeService } from './access/door-code-service.js';
+import { DoorCodeRepository } from './store/door-code-repository.js';
 import { EKeyService, type LockHolding } from './access/ekey-service.js';
 import { DerivedCache } from './store/derived-cache.js';
 import { EKeyChangeNotifier } from './access/ekey-change-notifier.js';
@@ -15,6 +17,7 @@ import { LockService } from './access/lock-service.js';
 import { InvitationService } from './access/invitation-service.js';
 import { SetupService } from './access/setup-service.js';
 import { SettingsUiFile } from './store/settings-ui-file.js';
+import { DemoFile } from './store/demo-file.js';
 import { createInvitationMailer } from './access/invitation-mailer.js';
 import { EKeyRepository } from './store/ekey-repository.js';
 import { InvitationRepository } from './store/invitation-repository.js';
@@ -37,6 +40,14 @@ import { createLockSubsystem, type LockSubsystem } from './locks/lock-subsystem.
 import { CommandRepository } from './store/command-repository.js';
 import { LockStateRepository } from './store/lock-state-repository.js';
 import { describeError } from './domain/errors.js';
+import { listeningLine, serviceUrls } from './api/host/service-urls.js';
+import { systemHostNetwork, type HostNetwork } from './api/host/host-addresses.js';
+import { AllowedHosts } from './api/host/allowed-hosts.js';
+import { secureDataFolder } from './store/data-folder-permissions.js';
+import { removeDemoHousehold } from './demo/demo-removal.js';
+import { PasswordService } from './access/password-service.js';
+import { SmtpPasswordResetMailer } from './access/password-reset-mailer.js';
+import { PasswordResetRepository } from './store/password-reset-repository.js';
 
 export const DATABASE_FILE = 'ekey-locks.sqlite';
 /** (user, lock) pairs whose role inputs are kept in memory. */
@@ -54,6 +65,7 @@ export interface Repositories {
   settings: SettingsRepository;
   ekeys: EKeyRepository;
   invitations: InvitationRepository;
+  doorCodes: DoorCodeRepository;
 }
 
 /**
@@ -97,6 +109,8 @@ export class ServiceRoot {
   /** Opens the store, applies migrations, syncs the config and (in demo mode) seeds the household. */
   static async open(options: ServiceOptions): Promise<ServiceRoot> {
     const clock = options.clock ?? systemClock;
+    // The folder holds every lock's key and the password hashes: private before anything is read (§9b).
+    secureDataFolder(options.dataDir, DATABASE_FILE, options.logger);
     const db = openDatabase(join(options.dataDir, DATABASE_FILE));
     try {
       const transaction = transactionRunner(db);
@@ -108,16 +122,22 @@ export class ServiceRoot {
         settings: new SettingsRepository(db),
         ekeys: new EKeyRepository(db),
         invitations: new InvitationRepository(db),
+        doorCodes: new DoorCodeRepository(db),
       };
-      const demo =
-        (options.demo ?? options.config.demo ?? false)
-          ? await ensureDemoHousehold({
-              ...repositories,
-              clock,
-              transaction,
-              ...(options.demoHistory === false ? {} : { events: new EventRepository(db) }),
-            })
-          : undefined;
+      const demoOn = options.demo ?? options.config.demo ?? false;
+      const demo = demoOn
+        ? await ensureDemoHousehold({
+            ...repositories,
+            clock,
+            transaction,
+            ...(options.demoHistory === false ? {} : { events: new EventRepository(db) }),
+          })
+        : undefined;
+      // Only a service that runs with this config removes the demo; the CLI's tools open the store
+      // without one (applyConfig false) and may run beside a demo (docs/design.md §9b).
+      if (!demoOn && options.applyConfig !== false) {
+        removeDemoHousehold({ db, settings: repositories.settings, clock, logger: options.logger, transaction });
+      }
       // The config as it runs: lock entries that cannot run are left out, each lock with its id.
       const config: PluginConfig =
         options.applyConfig === false
@@ -145,7 +165,8 @@ export class ServiceRoot {
       // Roles are read on every request that touches a lock: cached per (user, lock) until a lock or
       // an eKey is written (docs/architecture.md "Caches").
       const holdings = new DerivedCache<LockHolding>(db, [repositories.locks, repositories.ekeys], { limit: HOLDINGS_CACHE_LIMIT });
-      const ekeys = new EKeyService({ ...repositories, invitations, clock, transaction, changes: ekeyChanges, holdings });
+      const doorCodeService = new DoorCodeService({ doorCodes: repositories.doorCodes, clock });
+      const ekeys = new EKeyService({ ...repositories, invitations, clock, transaction, changes: ekeyChanges, holdings, doorCodeService });
       // docs/design.md §3 Users: owners and admins of a lock see the users holding keys on it.
       users.setVisibility((callerId, targetId) => ekeys.canSeeUser(callerId, targetId));
       const events = createEventServices({
@@ -156,6 +177,10 @@ export class ServiceRoot {
         ekeys: repositories.ekeys,
         users: repositories.users,
         retention: { maxAgeDays: options.config.events?.max_age_days, maxPerLock: options.config.events?.max_per_lock },
+      });
+      // A changed view of a lock ends the open streams on it at once (docs/design.md §9b).
+      ekeys.onChange((lockId) => {
+        events.streams.viewChanged(lockId);
       });
       const locks = new LockService({ ...repositories, clock, offlineAfterS: options.config.bluetooth?.offline_after_s ?? 120 });
       // The demo's locks are wired here and nowhere else: the lock subsystem only sees overrides.
@@ -176,6 +201,7 @@ export class ServiceRoot {
         transaction,
         credentialKeys: repositories.ekeys,
         ekeyChanges: ekeys,
+        doorCodes: { doorCodes: repositories.doorCodes, ekeys: repositories.ekeys },
         dataDir: options.dataDir,
         ...(demoLocks === undefined ? {} : { overrides: demoLocks.overrides }),
       });
@@ -190,6 +216,7 @@ export class ServiceRoot {
           clock,
           logger: options.logger,
           accessTokenTtlS: options.config.api?.token_ttl_s ?? 3600,
+          issuer: options.config.api?.public_url,
           db,
         }),
         users,
@@ -199,6 +226,15 @@ export class ServiceRoot {
         events: events.query,
         eventStreams: events.streams,
         commands: lockSubsystem.engine,
+        passwords: new PasswordService({
+          users: repositories.users,
+          tokens: repositories.tokens,
+          resets: new PasswordResetRepository(db),
+          clock,
+          logger: options.logger,
+          transaction,
+          mailer: options.config.smtp === undefined ? undefined : new SmtpPasswordResetMailer(options.config.smtp),
+        }),
         setup: new SetupService({
           locks: repositories.locks,
           users: repositories.users,
@@ -215,21 +251,41 @@ export class ServiceRoot {
     }
   }
 
-  /** Starts the HTTP API; resolves with its base URL. Port 0 picks a free port. */
+  /**
+   * Starts the HTTP API; resolves with its base URL, the one for people (docs/design.md §7:
+   * `api.public_url`, else an address of this host other devices reach). Logs where it listens,
+   * and one actionable line when its links would open on this machine only. Port 0 picks a free port.
+   */
   async listen(port = this.options.config.api?.port ?? 8787, host = this.options.config.api?.host ?? '0.0.0.0'): Promise<string> {
     const server = await this.ensureServer();
     await server.listen({ port, host });
     const address = server.server.address();
     const boundPort = typeof address === 'object' && address ? address.port : port;
-    const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-    const localUrl = `http://${displayHost}:${boundPort}`;
-    this.url = this.options.config.api?.public_url?.replace(/\/$/, '') ?? localUrl;
+    const urls = serviceUrls({
+      publicUrl: this.options.config.api?.public_url,
+      host,
+      port: boundPort,
+      network: this.network,
+      loopbackIntended: this.demo !== undefined,
+    });
+    this.url = urls.base;
+    this.options.logger.info(listeningLine(urls));
+    if (urls.problem !== undefined) this.options.logger.warn(urls.problem);
     this.services.invitations.setBaseUrl(this.url);
+    // RFC 8414 / RFC 9207: the issuer identifier is the public base URL.
+    this.services.oauth.setIssuer(this.url);
+    this.services.passwords.setBaseUrl(this.url);
     this.housekeeping.start();
     this.lockSubsystem.start();
     await this.lockSubsystem.ready();
-    this.publishForSettingsUi(localUrl, boundPort);
+    this.publishForSettingsUi(urls.local, boundPort);
+    this.publishDemoFile();
     return this.url;
+  }
+
+  /** This host's name and addresses (the real ones unless a test passes others). */
+  private get network(): HostNetwork {
+    return this.options.network ?? systemHostNetwork;
   }
 
   /**
@@ -256,6 +312,18 @@ export class ServiceRoot {
 
   private publishedForSettingsUi = false;
 
+  /** The demo's JSON also as `demo.json` in the data folder (removed when the demo is off). */
+  private publishDemoFile(): void {
+    const file = new DemoFile(this.options.dataDir);
+    try {
+      const info = this.demoInfo();
+      if (info === undefined) file.remove();
+      else file.write(info);
+    } catch (error) {
+      this.options.logger.warn(`Cannot write ${file.path}: ${describeError(error)}`);
+    }
+  }
+
   /** The generated OpenAPI document of the REST API. */
   async openApiDocument(): Promise<unknown> {
     return (await this.ensureServer()).swagger();
@@ -267,6 +335,14 @@ export class ServiceRoot {
       services: this.services,
       oauthRateLimitPerMinute: this.options.config.api?.oauth_rate_limit_per_minute ?? 60,
       version: PACKAGE_VERSION,
+      allowedHosts: new AllowedHosts({
+        publicUrl: this.options.config.api?.public_url,
+        allowedHosts: this.options.config.api?.allowed_hosts,
+        network: this.network,
+      }),
+      ...(this.options.config.api?.trusted_proxies === undefined ? {} : { trustedProxies: this.options.config.api.trusted_proxies }),
+      ...(this.options.observeResponse === undefined ? {} : { observeResponse: this.options.observeResponse }),
+      ...(this.options.connectionLimits === undefined ? {} : { connectionLimits: this.options.connectionLimits }),
     });
     return this.server;
   }

@@ -70,6 +70,19 @@
     return level === null || level === undefined ? '—' : `${Math.round(level * 100)} %`;
   }
 
+  /**
+   * A table cell whose text keeps the page's text colour: the Homebridge UI's theme greys every
+   * `td` (#999 !important, 2.8:1 on white), below WCAG AA; the text sits in a span of its own.
+   */
+  function cell(text, className) {
+    const td = document.createElement('td');
+    const span = document.createElement('span');
+    span.className = `ekl-cell${className ? ` ${className}` : ''}`;
+    span.textContent = text;
+    td.append(span);
+    return td;
+  }
+
   function renderLocks(locks) {
     const table = $('ekl-locks');
     const body = table.querySelector('tbody');
@@ -79,13 +92,9 @@
       const name = document.createElement('th');
       name.scope = 'row';
       name.textContent = lock.name;
-      const bolt = document.createElement('td');
-      bolt.textContent = BOLT_TEXT[lock.bolt_state] || 'Unknown';
-      bolt.className = `ekl-bolt ekl-bolt-${lock.bolt_state}`;
-      const online = document.createElement('td');
-      online.textContent = !lock.gateway ? 'No gateway' : lock.online_status === 'online' ? 'Online' : 'Offline';
-      const battery = document.createElement('td');
-      battery.textContent = formatBattery(lock.battery_level);
+      const bolt = cell(BOLT_TEXT[lock.bolt_state] || 'Unknown', `ekl-bolt ekl-bolt-${lock.bolt_state}`);
+      const online = cell(!lock.gateway ? 'No gateway' : lock.online_status === 'online' ? 'Online' : 'Offline');
+      const battery = cell(formatBattery(lock.battery_level));
       row.append(name, bolt, online, battery);
       body.append(row);
     }

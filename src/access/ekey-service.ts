@@ -20,7 +20,7 @@ import {
   unprocessable,
   validationFailed,
 } from '../domain/errors.js';
-import type { ServiceError } from '../domain/errors.js';
+import { ServiceError } from '../domain/errors.js';
 import { newId, normalizeId } from '../domain/ids.js';
 import type { DerivedCache } from '../store/derived-cache.js';
 import type { EKeyRepository, StoredEKey } from '../store/ekey-repository.js';
@@ -28,6 +28,7 @@ import type { LockRecord, LockRepository } from '../store/lock-repository.js';
 import type { UserRecord, UserRepository } from '../store/user-repository.js';
 import { EKeyChangeNotifier } from './ekey-change-notifier.js';
 import { ownEKeyView, type OwnEKeyView } from './own-ekey-view.js';
+import type { DoorCodeService, DoorCodeView } from './door-code-service.js';
 import type { InvitationService, IssuedInvitation } from './invitation-service.js';
 
 /**
@@ -47,6 +48,8 @@ export interface EKeyView {
   message: string | null;
   user_id: string;
   lock_id: string;
+  /** docs/design.md §4c: the key's door code, null when it never had one. */
+  door_code: DoorCodeView | null;
 }
 
 /** Body of `POST /ekey`: the recipient, the lock, and the key's own fields. */
@@ -54,7 +57,12 @@ export interface SendEKeyRequest extends EKeyCreateInput {
   /** Recipient's e-mail address; an unknown one is invited. */
   email: string;
   lock_id: string;
+  /** docs/design.md §4c: `true` gives the key a door code (a lock with a keypad only). */
+  door_code?: boolean;
 }
+
+/** Body of `PUT /ekey/{id}`: the key's fields, and `door_code` (`true` gives a code, `false` takes it away, absent: no change). */
+export type UpdateEKeyRequest = EKeyPatch & { door_code?: boolean };
 
 /** Options of `DELETE /ekey/{id}`. */
 export interface RemoveEKeyOptions {
@@ -77,6 +85,8 @@ export interface EKeyServiceDependencies {
    * (a DerivedCache over `locks` and `ekeys`); without it every check reads the store.
    */
   holdings?: DerivedCache<LockHolding>;
+  /** Door codes (docs/design.md §4c); without it `door_code: true` is refused as on a lock without a keypad. */
+  doorCodeService?: DoorCodeService;
 }
 
 /** What decides a user's role on a lock: the lock's time zone and the user's keys on it. */
@@ -142,7 +152,9 @@ export class EKeyService {
     }
 
     const fieldErrors = EMAIL.test(email) && email.length <= EMAIL_MAX_LENGTH ? [] : [{ field: '/email', message: 'must be an e-mail address' }];
-    const result = normalizeEKeyCreation(request, { now, zone: lock.timeZone });
+    const { door_code: doorCode, ...creation } = request;
+    this.assertDoorCodeAllowed(lock, doorCode);
+    const result = normalizeEKeyCreation(creation, { now, zone: lock.timeZone });
     if (!result.ok || fieldErrors.length > 0) throw validationFailed([...fieldErrors, ...(result.ok ? [] : result.errors)]);
     const fields = result.fields;
 
@@ -178,6 +190,7 @@ export class EKeyService {
         if (isUniqueViolation(error)) throw ekeyExists();
         throw error;
       }
+      this.deps.doorCodeService?.afterSend(stored, doorCode);
       const issued: IssuedInvitation | undefined =
         stored.status === 'pending' ? this.deps.invitations.issue(holder.id, callerId, now) : undefined;
       return { key: stored, invitation: issued };
@@ -192,15 +205,16 @@ export class EKeyService {
         personalMessage: key.message,
         expiresAt: invitation.record.expiresAt,
         token: invitation.token,
+        doorCode: doorCode === true,
       });
     }
-    return toEKeyView(key, lock.timeZone);
+    return this.view(key, lock);
   }
 
   /** `GET /ekey/{id}`: the key's holder and the lock's owners and admins see it; others get 404. */
   get(callerId: string, ekeyId: string): EKeyView {
     const { key, lock } = this.visibleKey(callerId, ekeyId, this.deps.clock.now());
-    return toEKeyView(key, lock.timeZone);
+    return this.view(key, lock);
   }
 
   /**
@@ -213,7 +227,7 @@ export class EKeyService {
     const role = this.roleOnRecord(callerId, lock, now);
     if (role === null) throw notFound('lock');
     const keys = role === 'guest' ? this.deps.ekeys.listByUserOnLock(callerId, lock.id) : this.deps.ekeys.listByLock(lock.id);
-    return keys.map((key) => toEKeyView(key, lock.timeZone));
+    return keys.map((key) => this.view(key, lock));
   }
 
   /**
@@ -240,7 +254,7 @@ export class EKeyService {
     const now = this.deps.clock.now();
     return this.deps.ekeys.listByUser(callerId).flatMap((key) => {
       const lock = this.deps.locks.findById(key.lock_id);
-      return lock ? [ownEKeyView(key, lock, now)] : [];
+      return lock ? [ownEKeyView(key, lock, now, this.doorCodeOf(key, now))] : [];
     });
   }
 
@@ -251,7 +265,7 @@ export class EKeyService {
   explainKey(userId: string, lockId: string, atMs: number): OwnEKeyView | undefined {
     const lock = this.deps.locks.findById(normalizeId(lockId));
     const key = lock ? this.deps.ekeys.findLive(normalizeId(userId), lock.id) : undefined;
-    return lock && key ? ownEKeyView(key, lock, atMs) : undefined;
+    return lock && key ? ownEKeyView(key, lock, atMs, this.doorCodeOf(key, atMs)) : undefined;
   }
 
   /**
@@ -260,9 +274,10 @@ export class EKeyService {
    * 404 unseen key, 400 invalid fields, 403 an action not allowed, 409 `ekey_revoked` or
    * `last_owner_key`. An update that changes nothing succeeds without a write.
    */
-  update(callerId: string, ekeyId: string, patch: EKeyPatch): EKeyView {
+  update(callerId: string, ekeyId: string, request: UpdateEKeyRequest): EKeyView {
     const now = this.deps.clock.now();
     const { key, lock } = this.visibleKey(callerId, ekeyId, now);
+    const { door_code: doorCode, ...patch } = request;
     const role = this.actingRole(callerId, key, lock, now);
     const result = mergeEKeyUpdate(key, patch, { now, zone: lock.timeZone });
     if (!result.ok) {
@@ -271,18 +286,22 @@ export class EKeyService {
     }
     const merged = fieldsOrThrow(result);
     const actions = actionsForUpdate(key, merged);
-    if (actions.length === 0) return toEKeyView(key, lock.timeZone);
+    // Giving or taking a door code changes how the key opens the door: the reschedule right.
+    if (doorCode !== undefined && this.doorCodeChanges(key, doorCode) && !actions.includes('reschedule')) actions.push('reschedule');
+    if (actions.length === 0) return this.view(key, lock);
     for (const action of actions) {
       this.assertAllowed(role, action, key, callerId, action === 'grant' ? merged.type : undefined);
     }
     if (key.status === 'revoked') throw conflict('ekey_revoked', 'A revoked eKey cannot be changed; send a new one.');
+    this.assertDoorCodeAllowed(lock, doorCode);
     const updated: StoredEKey = { ...key, ...merged, updated_at: now };
     this.deps.transaction(() => {
       if (key.type === 'owner' && merged.type !== 'owner') this.assertNotLastOwnerKey(key);
       this.deps.ekeys.update(updated);
+      this.deps.doorCodeService?.afterUpdate(key, updated, doorCode);
     });
     this.changes.notify(lock.id);
-    return toEKeyView(updated, lock.timeZone);
+    return this.view(updated, lock);
   }
 
   /**
@@ -304,9 +323,12 @@ export class EKeyService {
       if (key.type === 'owner' && key.status === 'accepted') this.assertNotLastOwnerKey(key);
       if (revoked !== key) this.deps.ekeys.update(revoked);
       if (action === 'delete') this.deps.ekeys.delete(key.id);
+      // Its last pending key gone, the invitation closes with it (docs/design.md §9b).
+      if (key.status === 'pending') this.deps.invitations.closeIfWithdrawn(key.user_id, now);
+      this.deps.doorCodeService?.afterRemove(key);
     });
     this.changes.notify(lock.id);
-    return toEKeyView(revoked, lock.timeZone);
+    return this.view(revoked, lock);
   }
 
   /**
@@ -354,6 +376,30 @@ export class EKeyService {
       if (!lock || !isUsableAt(key, now, lock.timeZone)) return false;
       return this.deps.ekeys.findLive(target, lock.id) !== undefined;
     });
+  }
+
+  /** The wire form of a key with its door code. */
+  private view(key: StoredEKey, lock: LockRecord): EKeyView {
+    return toEKeyView(key, lock.timeZone, this.doorCodeOf(key, this.deps.clock.now()));
+  }
+
+  private doorCodeOf(key: EKey, now: number): DoorCodeView | null {
+    return this.deps.doorCodeService?.view(key, now) ?? null;
+  }
+
+  /** Whether `door_code` in a PUT asks for a change: a code for a key without a live one, or taking a live one away. */
+  private doorCodeChanges(key: StoredEKey, doorCode: boolean): boolean {
+    const state = this.doorCodeOf(key, this.deps.clock.now())?.state;
+    const live = state !== undefined && state !== 'removing' && state !== 'removed';
+    return doorCode !== live;
+  }
+
+  private assertDoorCodeAllowed(lock: LockRecord, doorCode: boolean | undefined): void {
+    if (doorCode !== true) return;
+    if (this.deps.doorCodeService === undefined) {
+      throw new ServiceError(400, 'lock_has_no_keypad', `${lock.name} has no keypad, so its eKeys cannot carry a door code.`);
+    }
+    this.deps.doorCodeService.assertAllowed(lock, doorCode);
   }
 
   private roleOnRecord(userId: string, lock: LockRecord, atMs: number): EKeyRole | null {
@@ -406,7 +452,7 @@ export class EKeyService {
 }
 
 /** The wire form of a stored key, DateTimes in the lock's zone (spec: DateTime format). */
-export function toEKeyView(key: EKey, zone: string): EKeyView {
+export function toEKeyView(key: EKey, zone: string, doorCode: DoorCodeView | null = null): EKeyView {
   return {
     id: key.id,
     name: key.name,
@@ -419,6 +465,7 @@ export function toEKeyView(key: EKey, zone: string): EKeyView {
     message: key.message,
     user_id: key.user_id,
     lock_id: key.lock_id,
+    door_code: doorCode,
   };
 }
 

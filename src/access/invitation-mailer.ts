@@ -23,6 +23,8 @@ export interface InvitationMessage {
   personalMessage: string | null;
   /** Epoch ms after which the link no longer works. */
   expiresAt: number;
+  /** The eKey carries a door code (docs/design.md §4c): the message says one waits in the app — never the code. */
+  doorCode?: boolean;
 }
 
 /** Sends one invitation; rejects when delivery fails (the caller decides what then). */
@@ -36,6 +38,7 @@ export function composeInvitation(message: InvitationMessage): { subject: string
     `${message.senderName} has sent you an eKey for "${message.lockName}".`,
     '',
     ...(message.personalMessage ? [`Their message: ${message.personalMessage}`, ''] : []),
+    ...(message.doorCode === true ? ['It comes with a door code for the keypad at the door: you will find it in the app once you have signed up.', ''] : []),
     'Create your account to accept it:',
     message.link,
     '',
@@ -87,7 +90,7 @@ export class LoggingInvitationMailer implements InvitationMailer {
 
   send(message: InvitationMessage): Promise<void> {
     this.logger.info(
-      `eKey invitation for ${message.to} (lock "${message.lockName}", from ${message.senderName}); no SMTP configured, ` +
+      `eKey invitation for ${message.to} (lock "${message.lockName}", from ${message.senderName}${message.doorCode === true ? ", a door code waits in the app" : ""}); no SMTP configured, ` +
         `pass on this acceptance link: ${message.link}`,
     );
     return Promise.resolve();

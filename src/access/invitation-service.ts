@@ -117,6 +117,7 @@ export class InvitationService {
       expiresAt: now + INVITATION_TTL_MS,
       acceptedAt: null,
       createdAt: now,
+      closedAt: null,
     };
     this.deps.invitations.insert(record);
     return { record, token };
@@ -148,6 +149,15 @@ export class InvitationService {
     void delivery.finally(() => this.inFlight.delete(delivery));
   }
 
+  /**
+   * Closes the user's open invitations when they hold no pending eKey any more (the last one was
+   * revoked or purged). Synchronous: it runs inside the transaction of that revocation, so no
+   * sign-up can slip in between (docs/design.md §9b).
+   */
+  closeIfWithdrawn(userId: string, now: number): void {
+    if (this.deps.ekeys.listPendingByUser(userId).length === 0) this.deps.invitations.closeAllFor(userId, now);
+  }
+
   /** Resolves once every invitation handed to {@link deliver} has been sent or has failed. */
   async whenIdle(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
@@ -156,7 +166,7 @@ export class InvitationService {
   /** What the link `token` stands for, without revealing anything for a bad or expired one. */
   describe(token: string): InvitationState {
     const found = this.find(token);
-    if (found.state !== 'found') return { state: found.state };
+    if (found.state !== 'found') return found;
     const { invitation, user } = found;
     if (user.passwordHash !== null || invitation.acceptedAt !== null) return { state: 'accepted', email: user.email };
     const keys: InvitedKey[] = [];
@@ -254,6 +264,8 @@ export class InvitationService {
         throw new ServiceError(404, 'invitation_not_found', 'This invitation link is not valid.');
       case 'expired':
         throw new ServiceError(410, 'invitation_expired', 'This invitation link has expired; ask for the eKey to be sent again.');
+      case 'withdrawn':
+        throw withdrawn();
       case 'found':
         if (found.user.passwordHash !== null || found.invitation.acceptedAt !== null) {
           throw new ServiceError(409, 'invitation_used', 'This invitation has already been accepted; sign in instead.');
@@ -270,16 +282,27 @@ export class InvitationService {
   ):
     | { state: 'found'; invitation: InvitationRecord; user: NonNullable<ReturnType<UserRepository['findById']>> }
     | { state: 'expired' }
+    | { state: 'withdrawn'; email: string }
     | { state: 'unknown' } {
     if (!TOKEN_PATTERN.test(token)) return { state: 'unknown' };
     const invitation = this.deps.invitations.findByTokenHash(sha256Hex(token));
     if (!invitation) return { state: 'unknown' };
     const user = this.deps.users.findById(invitation.userId);
     if (!user) return { state: 'unknown' };
+    // Closed with its last pending key (docs/design.md §9b): nothing can be made with it any more.
+    if (invitation.closedAt !== null) return { state: 'withdrawn', email: user.email };
     // An accepted invitation stays recognisable after its expiry, so the page can say "sign in".
     if (invitation.acceptedAt === null && user.passwordHash === null && invitation.expiresAt <= this.deps.clock.now()) {
       return { state: 'expired' };
     }
     return { state: 'found', invitation, user };
   }
+}
+
+function withdrawn(): ServiceError {
+  return new ServiceError(
+    410,
+    'invitation_withdrawn',
+    'This invitation was withdrawn: the eKey it was for is no longer offered. If you already have an account, sign in.',
+  );
 }

@@ -5,6 +5,7 @@
 import { usabilityReport, type NotUsableReason, type UsabilityReport } from '../domain/ekey-usability-report.js';
 import type { EKey } from '../domain/ekey-types.js';
 import { toEKeyView, type EKeyView } from './ekey-service.js';
+import type { DoorCodeView } from './door-code-service.js';
 
 /** An eKey object plus the lock it opens and when it works. Instants are ISO 8601 UTC. */
 export interface OwnEKeyView extends EKeyView {
@@ -37,9 +38,9 @@ export function usabilityView(report: UsabilityReport): UsabilityFieldsView {
 }
 
 /** One own key at `nowMs`, judged on the lock's clock. */
-export function ownEKeyView(key: EKey, lock: { name: string; timeZone: string }, nowMs: number): OwnEKeyView {
+export function ownEKeyView(key: EKey, lock: { name: string; timeZone: string }, nowMs: number, doorCode: DoorCodeView | null = null): OwnEKeyView {
   return {
-    ...toEKeyView(key, lock.timeZone),
+    ...toEKeyView(key, lock.timeZone, doorCode),
     lock_name: lock.name,
     lock_time_zone: lock.timeZone,
     ...usabilityView(usabilityReport(key, nowMs, lock.timeZone)),

@@ -3,6 +3,7 @@ import type { InvitationService } from '../access/invitation-service.js';
 import type { LockService } from '../access/lock-service.js';
 import type { SetupService } from '../access/setup-service.js';
 import type { UserService } from '../access/user-service.js';
+import type { PasswordService } from '../access/password-service.js';
 import type { BearerAuthenticator } from '../auth/caller.js';
 import type { OAuthService } from '../auth/oauth-service.js';
 import type { EventQueryService } from '../events/event-query-service.js';
@@ -26,6 +27,8 @@ export interface ApiServices {
   events: EventQueryService;
   /** Live lock events over SSE (routes/events.ts). */
   eventStreams: EventStreamService;
+  /** Password change, owner's reset and "Forgot your password?" (routes/password*.ts). */
+  passwords: PasswordService;
   /** The Homebridge UI settings page's view and owner sign-up (routes/setup.ts). */
   setup: SetupService;
 }

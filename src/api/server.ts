@@ -8,12 +8,16 @@ import { randomUUID } from 'node:crypto';
 import { ServiceError } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 import { acceptsMediaType } from './content-negotiation.js';
+import { DEFAULT_CONNECTION_LIMITS, capConnections, requestTimeouts, type ConnectionLimits } from './connection-limits.js';
 import { LazySchemaCompilers } from './lazy-schema-compilers.js';
 import { buildProblem, createErrorHandler } from './problem.js';
 import type { ApiServices } from './api-services.js';
 import { registerRoutes } from './routes/index.js';
+import { documentResponses } from './openapi-responses.js';
 import { registerWebAppRoutes } from './routes/web-app.js';
 import { defaultWebRoot, loadWebAssets } from './web/web-assets.js';
+import type { AllowedHosts } from './host/allowed-hosts.js';
+import { messagePage } from '../auth/html-page.js';
 import './fastify-types.js';
 
 export type ApiServer = FastifyInstance;
@@ -29,6 +33,25 @@ export interface ApiServerOptions {
   version?: string;
   /** Folder of the built web app (default: the package's `dist/web`). */
   webRoot?: string;
+  /** The `Host` names answered (docs/design.md §9b); any other is refused with 421. */
+  allowedHosts: AllowedHosts;
+  /** `api.trusted_proxies`: the only peers whose X-Forwarded-* headers are believed (docs/design.md §7). */
+  trustedProxies?: readonly string[];
+  /** Sees every response as it is sent (the API tests hold each against docs/openapi.json). */
+  observeResponse?: (response: ObservedResponse) => void;
+  /** Slow-client timeout and connection cap (docs/design.md §9b; defaults 30 s and 600). */
+  connectionLimits?: Partial<ConnectionLimits>;
+}
+
+/** A response as {@link ApiServerOptions.observeResponse} sees it. */
+export interface ObservedResponse {
+  method: string;
+  /** The route's URL pattern (`/ekey/:ekey_id`), undefined when no route matched. */
+  route: string | undefined;
+  status: number;
+  contentType: string;
+  /** The body as sent, undefined for a stream. */
+  body: string | undefined;
 }
 
 /**
@@ -52,11 +75,20 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
 });
 
 /**
- * What every response carries: the security headers, and `Cache-Control: no-store`, since answers
- * hold personal data (keys, events, users) that no browser or proxy cache should keep. Routes
+ * What every response carries: the security headers, `X-Robots-Tag: noindex`, and `Cache-Control:
+ * no-store`, since answers hold personal data (keys, events, users) that no browser or proxy cache
+ * should keep. Routes
  * that need another policy set their own (the event stream: `no-cache, no-transform`).
  */
-const RESPONSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({ ...SECURITY_HEADERS, 'cache-control': 'no-store' });
+const RESPONSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  ...SECURITY_HEADERS,
+  'cache-control': 'no-store',
+  // A private service, even when a proxy puts it on the internet (docs/design.md §7): never indexed.
+  'x-robots-tag': 'noindex, nofollow',
+});
+
+/** `/robots.txt`: nothing here is for crawlers. */
+const ROBOTS_TXT = 'User-agent: *\nDisallow: /\n';
 
 /** Route schemas not used yet are compiled this long after the server listens (lazy-schema-compilers.ts). */
 const SCHEMA_WARM_UP_DELAY_MS = 2_000;
@@ -82,18 +114,40 @@ function createValidators(): { body: Ajv; other: Ajv } {
   return { body, other };
 }
 
+/**
+ * 421 for a `Host` the service does not answer (docs/design.md §9b): a plain page where a browser
+ * asked for one, problem+json otherwise.
+ */
+function sendMisdirected(request: FastifyRequest, reply: FastifyReply, html: boolean): void {
+  const detail =
+    'This service does not answer to that host name. Open it by the address it gives (its log, its invitation e-mails), ' +
+    'or add the name to api.allowed_hosts.';
+  void reply.status(421);
+  if (html) {
+    void reply.type('text/html; charset=utf-8').send(messagePage('Wrong address', detail));
+    return;
+  }
+  void reply.type('application/problem+json').send({ ...buildProblem(421, 'misdirected_request', detail), request_id: request.id });
+}
+
 /** Builds the HTTP API: cross-cutting rules first, then one route module per resource. */
 export async function buildApiServer(options: ApiServerOptions): Promise<ApiServer> {
   // Schemas are compiled on first use, the rest shortly after listening: start-up is not kept
   // waiting for ~60 validators and serializers (docs/performance.md "footprint").
   const schemas = new LazySchemaCompilers(options.logger);
+  const limits: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...options.connectionLimits };
   const app = Fastify({
     logger: false,
+    // Slow clients are cut: headers and body within the timeout (§9b); Fastify sets it on the server too.
+    http: requestTimeouts(limits),
+    requestTimeout: limits.requestTimeoutMs,
     schemaController: { compilersFactory: { buildSerializer: schemas.serializerFactory() } },
     bodyLimit: options.bodyLimit ?? 64 * 1024,
     genReqId: requestId,
     requestIdHeader: false,
     return503OnClosing: true,
+    // X-Forwarded-For/-Proto/-Host only from the configured proxies; from anyone else they are ignored.
+    ...(options.trustedProxies !== undefined && options.trustedProxies.length > 0 ? { trustProxy: [...options.trustedProxies] } : {}),
     forceCloseConnections: true,
     // Errors the router raises before any route or hook runs: answered as problem+json too.
     frameworkErrors: (error, request, reply) => {
@@ -112,6 +166,7 @@ export async function buildApiServer(options: ApiServerOptions): Promise<ApiServ
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  capConnections(app.server, limits.maxConnections);
   const validators = createValidators();
   app.setValidatorCompiler(schemas.validator<AnySchema>(({ schema, httpPart }) => (httpPart === 'body' ? validators.body : validators.other).compile(schema)));
   let stopWarmUp: (() => void) | undefined;
@@ -139,6 +194,11 @@ export async function buildApiServer(options: ApiServerOptions): Promise<ApiServ
   app.addHook('onRequest', (request: FastifyRequest, reply, done) => {
     void reply.headers(RESPONSE_HEADERS).header('x-request-id', request.id);
     const produces = request.routeOptions.config.produces ?? 'json';
+    if (!options.allowedHosts.allows(request.host)) {
+      // Answered here, before any page or redirect is built from a Host that is not ours.
+      sendMisdirected(request, reply, produces === 'html' || produces === 'asset');
+      return;
+    }
     if (produces === 'json' && !acceptsMediaType(request.headers.accept, 'application/json')) {
       done(new ServiceError(406, 'not_acceptable', 'This API answers application/json only; send Accept: application/json.'));
       return;
@@ -153,6 +213,8 @@ export async function buildApiServer(options: ApiServerOptions): Promise<ApiServ
       }),
   });
   await app.register(fastifySwagger, {
+    // Shared schemas keep their names in the document (`Problem`, `EKey`, …).
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => (typeof json.$id === 'string' ? json.$id : `def-${String(index)}`) },
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -167,6 +229,22 @@ export async function buildApiServer(options: ApiServerOptions): Promise<ApiServ
     },
   });
 
+  const observe = options.observeResponse;
+  if (observe !== undefined) {
+    app.addHook('onSend', (request, reply, payload, done) => {
+      const header = reply.getHeader('content-type');
+      observe({
+        method: request.method,
+        route: request.routeOptions.url,
+        status: reply.statusCode,
+        contentType: typeof header === 'string' ? header : '',
+        body: typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : payload == null ? '' : undefined,
+      });
+      done(null, payload);
+    });
+  }
+  // Every status a route can send goes into its schema, so the OpenAPI document lists them all.
+  app.addHook('onRoute', documentResponses);
   await registerRoutes(app, {
     services: options.services,
     logger: options.logger,
@@ -175,6 +253,9 @@ export async function buildApiServer(options: ApiServerOptions): Promise<ApiServ
 
   registerWebAppRoutes(app, loadWebAssets(options.webRoot ?? defaultWebRoot()));
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
+  app.get('/robots.txt', { config: { produces: 'asset' }, schema: { hide: true } }, (_request, reply) =>
+    reply.header('cache-control', 'public, max-age=86400').type('text/plain; charset=utf-8').send(ROBOTS_TXT),
+  );
   await app.ready();
   return app;
 }

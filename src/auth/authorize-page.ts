@@ -44,7 +44,8 @@ ${error}<form method="post" action="authorize">
   <label for="password">Password</label>
   <input id="password" name="password" type="password" autocomplete="current-password" required${described}>
   <button type="submit">Sign in and allow</button>
-</form>`,
+</form>
+<p><a href="../password/forgot">Forgot your password?</a></p>`,
   );
 }
 

@@ -1,6 +1,6 @@
 import type { Clock } from '../domain/clock.js';
 import { ServiceError } from '../domain/errors.js';
-import type { OAuthTokenRepository } from '../store/oauth-token-repository.js';
+import type { OAuthTokenRepository, TokenRecord } from '../store/oauth-token-repository.js';
 import type { BearerAuthenticator, Caller } from './caller.js';
 import { sha256Hex } from './secrets.js';
 
@@ -30,11 +30,23 @@ export class StoredBearerAuthenticator implements BearerAuthenticator {
     if (!match?.[1]) {
       throw challenge('invalid_request', 'The Authorization header must be "Bearer <token>".');
     }
-    const record = this.tokens.findTokenByHash(sha256Hex(match[1]));
-    const expired = record !== undefined && record.expiresAt !== null && record.expiresAt <= this.clock.now();
-    if (!record || record.kind !== 'access' || record.revokedAt !== null || expired) {
+    const tokenHash = sha256Hex(match[1]);
+    const record = this.tokens.findTokenByHash(tokenHash);
+    if (!record || !this.live(record)) {
       throw challenge('invalid_token', 'The access token is invalid, expired or revoked.');
     }
-    return { userId: record.userId, clientId: record.clientId, tokenId: record.id };
+    return { userId: record.userId, clientId: record.clientId, tokenId: record.id, familyId: record.familyId, tokenHash, expiresAt: record.expiresAt };
+  }
+
+  stillValid(caller: Caller): boolean {
+    if (caller.expiresAt !== null && caller.expiresAt <= this.clock.now()) return false;
+    // Served from the repository's access-token cache, which every revocation empties.
+    const record = this.tokens.findTokenByHash(caller.tokenHash);
+    return record !== undefined && record.id === caller.tokenId && this.live(record);
+  }
+
+  private live(record: TokenRecord): boolean {
+    const expired = record.expiresAt !== null && record.expiresAt <= this.clock.now();
+    return record.kind === 'access' && record.revokedAt === null && !expired;
   }
 }

@@ -33,6 +33,7 @@ export function htmlPage(title: string, body: string): string {
 <meta name="color-scheme" content="light dark">
 <meta name="theme-color" content="#0a58ca">
 <meta name="referrer" content="no-referrer">
+<meta name="robots" content="noindex, nofollow">
 <title>${escapeHtml(title)} — eKey Locks</title>
 <link rel="icon" href="${APP}favicon.svg" type="image/svg+xml">
 <link rel="apple-touch-icon" href="${APP}icons/apple-touch-icon.png">

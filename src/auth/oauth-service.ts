@@ -94,6 +94,23 @@ export interface OAuthServiceOptions {
   refreshTokenTtlS?: number | undefined;
   /** Failed sign-ins allowed per account (default 10 in 15 minutes). */
   signInThrottle?: SignInThrottleOptions | undefined;
+  /** The issuer identifier until {@link OAuthService.setIssuer} (default the default listening URL). */
+  issuer?: string | undefined;
+}
+
+/** RFC 8414 §2 authorization server metadata, as we serve it. */
+export interface AuthorizationServerMetadata {
+  issuer: string;
+  authorization_endpoint: string;
+  token_endpoint: string;
+  revocation_endpoint: string;
+  response_types_supported: string[];
+  response_modes_supported: string[];
+  grant_types_supported: string[];
+  token_endpoint_auth_methods_supported: string[];
+  revocation_endpoint_auth_methods_supported: string[];
+  code_challenge_methods_supported: string[];
+  authorization_response_iss_parameter_supported: true;
 }
 
 /** The outcome of the transactional part of an exchange: errors are returned so the transaction still commits. */
@@ -114,8 +131,10 @@ export class OAuthService {
   private dummyPasswordHash: Promise<string> | undefined;
 
   private readonly throttle: SignInThrottle;
+  private issuerUrl: string;
 
   constructor(private readonly options: OAuthServiceOptions) {
+    this.issuerUrl = stripTrailingSlash(options.issuer ?? 'http://127.0.0.1:8787');
     this.throttle = new SignInThrottle(options.signInThrottle);
     this.accessTokenTtlS = options.accessTokenTtlS ?? DEFAULT_ACCESS_TOKEN_TTL_S;
     this.refreshTokenTtlS = options.refreshTokenTtlS ?? DEFAULT_REFRESH_TOKEN_TTL_S;
@@ -132,6 +151,37 @@ export class OAuthService {
       if (this.dummyPasswordHash === hash) this.dummyPasswordHash = undefined;
     });
     return hash;
+  }
+
+  /** Sets the issuer identifier (the service's public base URL), once the HTTP API listens. */
+  setIssuer(url: string): void {
+    this.issuerUrl = stripTrailingSlash(url);
+  }
+
+  /** The issuer identifier: `iss` of authorization responses and of the metadata (RFC 8414, RFC 9207). */
+  get issuer(): string {
+    return this.issuerUrl;
+  }
+
+  /**
+   * Authorization server metadata (RFC 8414 §2) served at `/.well-known/oauth-authorization-server`:
+   * what a standard client needs to discover our endpoints and what they accept.
+   */
+  metadata(): AuthorizationServerMetadata {
+    const issuer = this.issuerUrl;
+    return {
+      issuer,
+      authorization_endpoint: `${issuer}/oauth/authorize`,
+      token_endpoint: `${issuer}/oauth/token`,
+      revocation_endpoint: `${issuer}/oauth/revoke`,
+      response_types_supported: ['code'],
+      response_modes_supported: ['query'],
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+      token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic', 'none'],
+      revocation_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic', 'none'],
+      code_challenge_methods_supported: [PKCE_METHOD],
+      authorization_response_iss_parameter_supported: true,
+    };
   }
 
   /** Lifetime of issued access tokens, in seconds (`expires_in`). */
@@ -167,7 +217,7 @@ export class OAuthService {
     const state = params.state;
     const fail = (error: string, description: string): AuthorizationCheck => ({
       kind: 'redirect',
-      location: withQuery(redirectUri, { error, error_description: description, state }),
+      location: withQuery(redirectUri, { error, error_description: description, state, iss: this.issuerUrl }),
     });
     if (params.response_type !== 'code') {
       return fail('unsupported_response_type', 'Only response_type=code is supported.');
@@ -268,7 +318,9 @@ export class OAuthService {
       createdAt: now,
     });
     this.options.logger.info(`oauth: issued an authorization code to client ${request.client.id} for user ${user.id}`);
-    return { kind: 'redirect', location: withQuery(request.redirectUri, { code, state: request.state }) };
+    // RFC 9207: `iss` on every authorization response, so a client talking to several servers
+    // can tell which one answered (the mix-up defence RFC 9700 §4.4 recommends).
+    return { kind: 'redirect', location: withQuery(request.redirectUri, { code, state: request.state, iss: this.issuerUrl }) };
   }
 
   /** `POST /oauth/token`: authorization_code and refresh_token grants. Throws OAuthError. */
@@ -345,6 +397,10 @@ export class OAuthService {
       }
     } else if (client.isPublic) {
       return { ok: false, error: invalidGrant('Public clients must use PKCE.') };
+    } else if (request.codeVerifier !== undefined) {
+      // RFC 9700 §2.1.1 (PKCE downgrade): a verifier for a code issued without a challenge means the
+      // authorization request was not the one the client made (docs/design.md §9b).
+      return { ok: false, error: invalidGrant('A code_verifier was sent, but the authorization request carried no code_challenge.') };
     }
     const response = this.issueTokens({ client, userId: code.userId, familyId: newId(), codeHash, now });
     this.options.logger.info(`oauth: exchanged an authorization code for tokens (client ${client.id}, user ${code.userId})`);
@@ -429,3 +485,5 @@ export function withQuery(uri: string, params: Record<string, string | undefined
   const separator = !base.includes('?') ? '?' : base.endsWith('?') || base.endsWith('&') ? '' : '&';
   return `${base}${separator}${added.toString()}`;
 }
+
+const stripTrailingSlash = (url: string): string => url.replace(/\/+$/, '');

@@ -4,7 +4,28 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
 const PARAMS = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
 const KEY_LENGTH = 64;
 
-function derive(password: string, salt: Buffer, params: ScryptOptions): Promise<Buffer> {
+/**
+ * Each derivation holds 128·N·r bytes (32 MiB) while it runs, in libuv's thread pool, outside the
+ * JavaScript heap. One at a time: a first start that hashes the demo household's four passwords
+ * would otherwise hold 128 MiB at once — on a 1 GB Raspberry Pi the peak that matters
+ * (docs/performance.md "footprint"). The CPU cost is the same; a second caller waits its turn.
+ */
+let running = false;
+const queue: (() => void)[] = [];
+
+async function derive(password: string, salt: Buffer, params: ScryptOptions): Promise<Buffer> {
+  if (running) await new Promise<void>((resolve) => queue.push(resolve));
+  running = true;
+  try {
+    return await deriveNow(password, salt, params);
+  } finally {
+    const next = queue.shift();
+    if (next) next();
+    else running = false;
+  }
+}
+
+function deriveNow(password: string, salt: Buffer, params: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, params, (error, key) => {
       if (error) reject(error);

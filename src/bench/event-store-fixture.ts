@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import Database from '../store/sqlite-driver.js';
 import { join } from 'node:path';
 import { DATABASE_FILE, ServiceRoot } from '../service-root.js';
 import { newEventId } from '../events/event-id.js';

@@ -42,6 +42,8 @@ export interface RunningHomebridge {
   output(): string;
   /** The folder holding Homebridge's storage (and the plugin folder): pass it as `reuse` to restart. */
   folder: string;
+  /** The bridge's HAP server on loopback, for a HomeKit controller: port, setup PIN and username. */
+  bridge: { port: number; pin: string; username: string };
   /** SIGTERM, wait (SIGKILL after 10 s), then remove the storage and plugin folders unless `keepFiles`. */
   stop(options?: { keepFiles?: boolean }): Promise<void>;
 }
@@ -148,7 +150,7 @@ function procMemory(pid: number, field: 'VmRSS' | 'VmHWM'): number | undefined {
  * listens and every accessory is registered). `reuse`: the folder of an earlier run stopped with
  * `keepFiles` — a restart on the same storage (cached accessories, existing data).
  */
-export async function startHomebridge(options: { plugin: boolean; reuse?: string }): Promise<RunningHomebridge> {
+export async function startHomebridge(options: { plugin: boolean; reuse?: string; cgroupProcs?: readonly string[] }): Promise<RunningHomebridge> {
   const folder = options.reuse ?? mkdtempSync(join(tmpdir(), 'ekey-bench-hb-'));
   // Unix socket paths are limited to 107 bytes: keep them short.
   const sockets = mkdtempSync(join(tmpdir(), 'ekhb-'));
@@ -165,14 +167,28 @@ export async function startHomebridge(options: { plugin: boolean; reuse?: string
     };
     writeFileSync(join(storage, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
   }
+  const bridge = (JSON.parse(readFileSync(join(storage, 'config.json'), 'utf8')) as { bridge: RunningHomebridge['bridge'] }).bridge;
   const probePath = join(sockets, 'probe.sock');
   const controlPath = join(sockets, 'control.sock');
   const homebridge = join(dirname(createRequire(import.meta.url).resolve('homebridge')), '..', 'bin', 'homebridge.js');
   const probeModule = pathToFileURL(fileURLToPath(new URL('./homebridge-probe.js', import.meta.url))).href;
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, ['--import', probeModule, homebridge, '-U', storage, '-P', plugins, '--strict-plugin-resolution', '--no-timestamp'], {
+  const command = [process.execPath, '--import', probeModule, homebridge, '-U', storage, '-P', plugins, '--strict-plugin-resolution', '--no-timestamp'];
+  // `cgroupProcs`: a shell enters the control groups, then becomes Homebridge (same pid), so every
+  // thread Homebridge starts is confined from its first instruction.
+  const cgroupProcs = options.cgroupProcs ?? [];
+  const confined = cgroupProcs.length > 0;
+  const [file, ...args] = confined ? ['sh', '-c', 'for procs in $EKEY_BENCH_CGROUP_PROCS; do echo $$ > "$procs" || exit 97; done; exec "$@"', 'sh', ...command] : command;
+  const child = spawn(file ?? process.execPath, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, [PROBE_ENV]: probePath, [DEMO_CONTROL_ENV]: options.plugin ? controlPath : '', FORCE_COLOR: '0', NO_COLOR: '1' },
+    env: {
+      ...process.env,
+      [PROBE_ENV]: probePath,
+      [DEMO_CONTROL_ENV]: options.plugin ? controlPath : '',
+      FORCE_COLOR: '0',
+      NO_COLOR: '1',
+      ...(confined ? { EKEY_BENCH_CGROUP_PROCS: cgroupProcs.join(' ') } : {}),
+    },
   });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
@@ -221,6 +237,7 @@ export async function startHomebridge(options: { plugin: boolean; reuse?: string
     peakRssBytes: () => procMemory(pid, 'VmHWM'),
     output: () => output,
     folder,
+    bridge,
     stop,
   };
 }

@@ -8,18 +8,20 @@ import { stopOnSignals } from './stop-on-signals.js';
 import { describeError } from '../domain/errors.js';
 
 /**
- * `ekey-locks demo [--port N] [--data DIR]`: the demo household on loopback. The first stdout
- * line is the demo JSON (docs/design.md §6); logs go to stderr so stdout stays machine-readable. Then
+ * `ekey-locks demo [--port N] [--data DIR] [--host H]`: the demo household, on loopback unless
+ * `--host` says otherwise (`0.0.0.0` to try it from a phone). The first stdout line is the demo
+ * JSON (docs/design.md §6), also written to `demo.json` in the data folder; logs go to stderr so
+ * stdout stays machine-readable. Then
  * stdin takes the JSON-line control protocol (src/demo/demo-control.ts), one answer line each.
  */
 export async function demoCommand(args: string[]): Promise<void> {
-  const values = parseOptions(args, { port: { type: 'string' }, data: { type: 'string' } });
+  const values = parseOptions(args, { port: { type: 'string' }, data: { type: 'string' }, host: { type: 'string' } });
   const dataDir = values.data ?? mkdtempSync(join(tmpdir(), 'ekey-locks-demo-'));
   const service = await ServiceRoot.open({ config: { demo: true }, dataDir, logger: consoleLogger, demo: true });
-  await service.listen(parsePort(values.port) ?? 0, '127.0.0.1');
+  await service.listen(parsePort(values.port) ?? 0, values.host ?? '127.0.0.1');
   process.stdout.write(`${JSON.stringify(service.demoInfo())}\n`);
   consoleLogger.info(`demo data in ${dataDir}`);
-  consoleLogger.info(`web app: ${service.baseUrl ?? ''}/app/`);
+  consoleLogger.info(`Web app: ${service.baseUrl ?? ''}/app/`);
   stopOnSignals(() => service.close());
   const control = service.demoControl;
   if (control) {

@@ -41,6 +41,6 @@ export async function serveCommand(args: string[]): Promise<void> {
   const config = readConfigFile(values.config);
   const service = await ServiceRoot.open({ config, dataDir: values.data ?? defaultDataDir(), logger: consoleLogger, demo: config.demo });
   const url = await service.listen(parsePort(values.port) ?? config.api?.port ?? 8787, values.host ?? config.api?.host ?? '0.0.0.0');
-  consoleLogger.info(`eKey access service listening on ${url}`);
+  consoleLogger.info(`Web app: ${url}/app/`);
   stopOnSignals(() => service.close());
 }

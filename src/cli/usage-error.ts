@@ -11,11 +11,15 @@ export const USAGE = `Usage: ekey-locks <command> [options]
 Commands:
   serve --config FILE [--data DIR] [--port N] [--host H]
                                  Run the access service (no HomeKit) from a config file
-  demo [--port N] [--data DIR]   Run the demo household with simulated locks; prints one JSON
-                                 line, then reads JSON control lines on stdin
+  demo [--port N] [--data DIR] [--host H]
+                                 Run the demo household with simulated locks (on 127.0.0.1
+                                 unless --host, e.g. 0.0.0.0); prints one JSON line (also
+                                 DIR/demo.json), then reads JSON control lines on stdin
   user add --email E --name N [--password P | --password-stdin] [--quota N] [--data DIR]
                                  Create a user (or activate an invited one)
   user list [--data DIR]         List users
+  user reset-password --email E [--password P | --password-stdin] [--data DIR]
+                                 Set a user's new password; every session of theirs ends
   client add --name N --redirect-uri URI [--redirect-uri URI …] [--public] [--data DIR]
                                  Register an OAuth client; prints its id and secret once
   nuki scan [--seconds N] [--adapter hciX]

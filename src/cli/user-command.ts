@@ -11,7 +11,7 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
 }
 
-/** `ekey-locks user add|list` */
+/** `ekey-locks user add|list|reset-password` */
 export async function userCommand(args: string[]): Promise<void> {
   const [action, ...rest] = args;
   if (action === 'list') {
@@ -27,7 +27,11 @@ export async function userCommand(args: string[]): Promise<void> {
     }
     return;
   }
-  if (action !== 'add') throw new UsageError('user needs "add" or "list".');
+  if (action === 'reset-password') {
+    await resetPassword(rest);
+    return;
+  }
+  if (action !== 'add') throw new UsageError('user needs "add", "list" or "reset-password".');
   const values = parseOptions(rest, {
     email: { type: 'string' },
     name: { type: 'string' },
@@ -59,6 +63,32 @@ export async function userCommand(args: string[]): Promise<void> {
       ekeyQuota: values.quota === undefined ? null : Number(values.quota),
     });
     process.stdout.write(`${JSON.stringify({ id: user.id, email: user.email, name: user.name })}\n`);
+  } catch (error) {
+    if (error instanceof ServiceError) {
+      const details = error.errors?.map((e) => ` ${e.field.replace(/^\//, '--')} ${e.message}.`).join('') ?? '';
+      throw new UsageError(`${error.message}${details}`);
+    }
+    throw error;
+  } finally {
+    await service.close();
+  }
+}
+
+/** `ekey-locks user reset-password --email E (--password P | --password-stdin)`: the owner's reset (docs/design.md §9b). */
+async function resetPassword(args: string[]): Promise<void> {
+  const values = parseOptions(args, {
+    email: { type: 'string' },
+    password: { type: 'string' },
+    'password-stdin': { type: 'boolean' },
+    data: { type: 'string' },
+  });
+  if (values.email === undefined) throw new UsageError('user reset-password needs --email.');
+  const password = values['password-stdin'] ? await readStdin() : values.password;
+  if (password === undefined) throw new UsageError('user reset-password needs --password P or --password-stdin.');
+  const service = await ServiceRoot.open({ config: {}, applyConfig: false, dataDir: values.data ?? defaultDataDir(), logger: consoleLogger, demo: false });
+  try {
+    const user = await service.services.passwords.reset(values.email, password);
+    process.stdout.write(`${JSON.stringify({ id: user.id, email: user.email, sessions_ended: true })}\n`);
   } catch (error) {
     if (error instanceof ServiceError) {
       const details = error.errors?.map((e) => ` ${e.field.replace(/^\//, '--')} ${e.message}.`).join('') ?? '';

@@ -129,6 +129,7 @@ export function syncConfig(config: PluginConfig, deps: ConfigSyncDependencies): 
         timeZone: lock.time_zone ?? hostTimeZone(),
         ownerId: owner.id,
         hasGateway: (lock.gateway ?? true) && lock.address !== undefined,
+        keypad: lock.keypad === true,
         boltState: existing?.boltState ?? 'unknown',
         batteryLevel: existing?.batteryLevel ?? null,
         lastSeenAt: existing?.lastSeenAt ?? null,

@@ -29,6 +29,8 @@ export const LockConfigSchema = Type.Object(
     gateway: Type.Optional(Type.Boolean()),
     /** Which protocol the lock speaks (docs/design.md §4b); default `ekey`. A `nuki` lock needs no `key`: it is paired. */
     family: Type.Optional(Type.Unsafe<LockFamilyId>(Type.Union(LOCK_FAMILY_IDS.map((id) => Type.Literal(id))))),
+    /** Nuki only: a Nuki Keypad is paired with the lock, so eKeys can carry door codes (docs/design.md §4c); default false. */
+    keypad: Type.Optional(Type.Boolean()),
     /**
      * Nuki only: the lock's own app authorizations (by the name shown in the Nuki app) linked to
      * our users (by e-mail); their actions become taps by those users (docs/design.md §4b).
@@ -60,7 +62,11 @@ export const PluginConfigSchema = Type.Object(
         {
           host: Type.Optional(Type.String()),
           port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
-          public_url: Type.Optional(Type.String({ format: 'uri' })),
+          public_url: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://' })),
+          /** More `Host` names the service answers (docs/design.md §9b); `*.example.org` for a whole domain. */
+          allowed_hosts: Type.Optional(Type.Array(Type.String({ minLength: 1, pattern: '^(\\*\\.)?[^\\s/@*]+$' }))),
+          /** Reverse proxies whose X-Forwarded-* headers are believed: addresses or CIDR ranges (docs/design.md §7). */
+          trusted_proxies: Type.Optional(Type.Array(Type.String({ minLength: 1, pattern: '^[0-9A-Fa-f:.]+(/\\d{1,3})?$' }))),
           token_ttl_s: Type.Optional(Type.Integer({ minimum: 60, maximum: 86400 })),
           oauth_rate_limit_per_minute: Type.Optional(Type.Integer({ minimum: 1 })),
         },
@@ -191,5 +197,6 @@ export function lockEntryProblems(entry: unknown): FieldError[] {
   if (!isValidTimeZone(zone)) problems.push({ field: '/time_zone', message: `"${zone}" is not an IANA time zone (e.g. "Europe/Berlin")` });
   const family = lockFamily(lock.family ?? DEFAULT_LOCK_FAMILY);
   problems.push(...family.configProblems(lock));
+  if (lock.keypad === true && (lock.family ?? DEFAULT_LOCK_FAMILY) !== 'nuki') problems.push({ field: '/keypad', message: 'is only for a Nuki lock (a Nuki Keypad pairs with a Nuki)' });
   return problems;
 }

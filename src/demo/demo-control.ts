@@ -8,6 +8,8 @@ import type { DemoSimulatedLock } from './demo-locks.js';
 import type { LockRuntime } from '../locks/lock-runtime.js';
 import type { LockStateRepository } from '../store/lock-state-repository.js';
 import { describeError } from '../domain/errors.js';
+import type { NukiKeypadCode } from '../families/nuki/protocol/nuki-keypad-messages.js';
+import { windowOfKeypadLimits } from '../families/nuki/protocol/nuki-keypad-window.js';
 
 /** The answer's error when the lock refuses a tap because the eKey is not on its credential allow-list. */
 export const CREDENTIAL_REFUSED = 'credential_refused';
@@ -21,7 +23,29 @@ export type DemoControlCommand =
   | { op: 'battery'; lockId: string; level: number }
   | { op: 'jam'; lockId: string }
   | { op: 'offline'; lockId: string }
-  | { op: 'online'; lockId: string };
+  | { op: 'online'; lockId: string }
+  /** docs/design.md §4c: a code typed on the lock's Nuki Keypad; the lock judges it. */
+  | { op: 'keypad'; lockId: string; code: string; action: 'lock' | 'unlock' }
+  /** docs/design.md §4c: the keypad codes the lock holds, as it holds them. */
+  | { op: 'keypad_codes'; lockId: string }
+  /** docs/design.md §4c: a code added as the vendor's app would (the service must leave it alone). */
+  | { op: 'keypad_vendor_code'; lockId: string; code: string }
+  /** docs/design.md §4c: the lock's clock runs `offsetS` seconds off. */
+  | { op: 'lock_clock'; lockId: string; offsetS: number };
+
+/** One keypad code in a `keypad_codes` answer, as the lock holds it. */
+export interface DemoKeypadCode {
+  code: string;
+  enabled: boolean;
+  /** ISO 8601 with `Z` (the lock holds UTC), or null. */
+  allowed_from: string | null;
+  allowed_until: string | null;
+  /** 0–6, Sunday 0; empty for every day. */
+  weekdays: number[];
+  /** `HH:MM` on the lock's local clock (`until_time` exclusive), or null. */
+  from_time: string | null;
+  until_time: string | null;
+}
 
 /** The answer to one line: `{"ok":true}` or `{"ok":false,"error":"…"}`, with the line's `id` echoed. */
 export interface DemoControlAnswer {
@@ -31,6 +55,10 @@ export interface DemoControlAnswer {
   id?: unknown;
   /** Present (false) only when the lock acted but the service had not observed it within the wait. */
   observed?: false;
+  /** `keypad`: what the lock did with the code. */
+  result?: 'unlocked' | 'locked' | 'refused';
+  /** `keypad_codes`: what the lock holds. */
+  codes?: DemoKeypadCode[];
 }
 
 /** Parses one line; a string is the reason it is malformed. */
@@ -82,9 +110,29 @@ export function parseControlLine(line: string): { command: DemoControlCommand; i
     case 'jam':
     case 'offline':
     case 'online':
+    case 'keypad_codes':
       return { command: { op, lockId: lock }, id };
+    case 'keypad': {
+      const code = fields.code;
+      const action = fields.action;
+      if (typeof code !== 'string' || !/^\d{1,12}$/.test(code)) return { error: '"code" must be the digits typed, as a string (e.g. "482913")', id };
+      if (action !== 'lock' && action !== 'unlock') return { error: '"action" must be "lock" or "unlock"', id };
+      return { command: { op, lockId: lock, code, action }, id };
+    }
+    case 'keypad_vendor_code': {
+      const code = fields.code;
+      if (typeof code !== 'string' || !/^\d{6}$/.test(code)) return { error: '"code" must be six digits, as a string', id };
+      return { command: { op, lockId: lock, code }, id };
+    }
+    case 'lock_clock': {
+      const offset = fields.offset_s;
+      if (typeof offset !== 'number' || !Number.isInteger(offset) || Math.abs(offset) > 10 * 365 * 86_400) {
+        return { error: '"offset_s" must be a whole number of seconds', id };
+      }
+      return { command: { op, lockId: lock, offsetS: offset }, id };
+    }
     default:
-      return { error: `unknown op "${op}" (expected tap, manual, battery, jam, offline or online)`, id };
+      return { error: `unknown op "${op}" (expected tap, manual, battery, jam, offline, online, keypad, keypad_codes, keypad_vendor_code or lock_clock)`, id };
   }
 }
 
@@ -154,7 +202,34 @@ export class DemoControl {
     const lock = this.deps.locks.get(command.lockId);
     if (lock === undefined) return { ok: false, error: `unknown lock ${command.lockId}` };
     await lock.idle();
+    let result: DemoControlAnswer['result'];
     switch (command.op) {
+      case 'keypad':
+      case 'keypad_codes':
+      case 'keypad_vendor_code': {
+        if (!(lock instanceof SimulatedNuki) || !lock.hasKeypad) return { ok: false, error: 'this lock has no keypad' };
+        if (command.op === 'keypad_codes') return { ok: true, codes: lock.keypadCodes().map(demoKeypadCode) };
+        if (command.op === 'keypad_vendor_code') {
+          try {
+            lock.addVendorCode(command.code);
+          } catch (error) {
+            return { ok: false, error: describeError(error) };
+          }
+          return { ok: true };
+        }
+        if (lock.bolt === 'jammed') return { ok: false, error: 'the bolt is jammed; turn it by hand first ("manual")' };
+        // The lock judges the code against the codes it stores, on its own clock.
+        if (lock.typeCode(command.code, command.action) === 'refused') {
+          await lock.idle();
+          return { ok: true, result: 'refused' };
+        }
+        result = command.action === 'lock' ? 'locked' : 'unlocked';
+        break;
+      }
+      case 'lock_clock':
+        if (!(lock instanceof SimulatedNuki)) return { ok: false, error: 'only a Nuki keeps a clock of its own here' };
+        lock.setClockOffset(command.offsetS);
+        return { ok: true };
       case 'tap': {
         if ('authorization' in command) {
           if (!(lock instanceof SimulatedNuki)) return { ok: false, error: 'this lock is not a Nuki: its taps name an "ekey_id"' };
@@ -207,7 +282,8 @@ export class DemoControl {
     }
     await lock.idle();
     const observed = await this.waitUntilObserved(command.lockId, lock);
-    return observed ? { ok: true } : { ok: true, observed: false };
+    const answer: DemoControlAnswer = observed ? { ok: true } : { ok: true, observed: false };
+    return result === undefined ? answer : { ...answer, result };
   }
 
   /** Whether the service's view of the lock matches the simulated lock. */
@@ -255,4 +331,18 @@ export class DemoControl {
       this.deps.runtime.on('change', check);
     });
   }
+}
+
+/** A keypad code as the `keypad_codes` answer shows it (docs/design.md §4c). */
+function demoKeypadCode(code: NukiKeypadCode): DemoKeypadCode {
+  const window = windowOfKeypadLimits(code.limits);
+  return {
+    code: String(code.code),
+    enabled: code.enabled,
+    allowed_from: window.allowedFrom === null ? null : new Date(window.allowedFrom).toISOString(),
+    allowed_until: window.allowedUntil === null ? null : new Date(window.allowedUntil).toISOString(),
+    weekdays: window.weekdays,
+    from_time: window.fromTime,
+    until_time: window.untilTime,
+  };
 }

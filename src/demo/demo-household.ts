@@ -114,6 +114,9 @@ const LOCK_SPECS: readonly { name: string; gateway: boolean; address: string; fa
   { name: 'Back Door', gateway: true, address: 'D0:E1:00:00:00:03', family: 'nuki', secrets: nukiPairing },
 ];
 
+/** docs/design.md §4c: the demo locks with a Nuki Keypad. */
+const DEMO_KEYPAD_LOCKS: ReadonlySet<string> = new Set(['Back Door']);
+
 /**
  * Seeds the demo household once (one owner with three locks — Front Door of our profile, Garden
  * Gate without a gateway connection, Back Door a simulated Nuki; three more users with no keys;
@@ -128,7 +131,7 @@ export async function ensureDemoHousehold(deps: DemoDependencies): Promise<{ hou
 
   const now = deps.clock.now();
   const users: DemoHousehold['users'] = DEMO_USERS.map((person) => ({ id: newId(), email: person.email, password: demoPassword(), name: person.name }));
-  // scrypt runs in libuv's thread pool: the four hashes in parallel (same parameters), not in turn.
+  // One scrypt at a time (src/auth/password.ts): 32 MiB each, not 128 MiB at once.
   const hashes = await Promise.all(users.map((user) => hashPassword(user.password)));
   const owner = users[0];
   if (!owner) throw new Error('demo household has no owner');
@@ -196,6 +199,7 @@ function storeDemoLock(deps: DemoDependencies, entry: SeededLock, ownerId: strin
     timeZone: hostTimeZone(),
     ownerId,
     hasGateway: entry.lock.gateway,
+    keypad: DEMO_KEYPAD_LOCKS.has(entry.lock.name),
     boltState: 'unknown',
     batteryLevel: null,
     lastSeenAt: null,
@@ -228,3 +232,6 @@ function upgradeHousehold(stored: StoredDemo, deps: DemoDependencies): { househo
   });
   return { household: { ...stored.household, locks }, lockSecrets };
 }
+
+/** The settings key under which the seeded household (ids, printed passwords) is kept. */
+export const DEMO_SETTINGS_KEY = SETTINGS_KEY;

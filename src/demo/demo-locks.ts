@@ -1,3 +1,4 @@
+import { hostTimeZone } from '../config/time-zone.js';
 import type { Clock } from '../domain/clock.js';
 import { parseLockKey } from '../families/ekey/protocol/frame-authentication.js';
 import { SimulatedLock } from '../families/ekey/simulator/simulated-lock.js';
@@ -70,6 +71,9 @@ export function createDemoSimulation(
         bolt,
         batteryPercent,
         hasDoorSensor: true,
+        // docs/design.md §4c: a Nuki Keypad, in the zone the demo gives its locks.
+        keypad: true,
+        timeZone: hostTimeZone(),
         firstLogIndex: firstSequence,
         authorizations: [
           { id: nuki.authorizationId, name: DEMO_GATEWAY_AUTHORIZATION, type: 'app', sharedKey },

@@ -63,6 +63,11 @@ export interface ActivityRecord {
    * Continuous Mode opened the door on it. `action` is then `unlock` when opened, else `lock`.
    */
   ring?: { opened: boolean };
+  /**
+   * The id, on the lock, of the keypad code that was typed (a Nuki Keypad entry, docs/design.md
+   * §4c); the service turns it into the eKey whose door code it is. Absent for every other record.
+   */
+  keypadCodeId?: number;
   /** When the bolt moved, by the lock's clock, ms since the Unix epoch. */
   timestamp: number;
 }

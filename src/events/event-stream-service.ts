@@ -38,6 +38,19 @@ export interface EventStreamServiceDependencies {
   maxPendingBytes?: number;
   /** Open streams per user (docs/design.md §9: 10) and in all (500); past that, 429. */
   limits?: Partial<StreamLimits>;
+  /**
+   * How often open streams are checked against their credential (revoked or expired token) and,
+   * every second tick, against the caller's view of the lock (default 250 ms: both end within 1 s,
+   * docs/design.md §9b). One timer for all streams, running only while one is open.
+   */
+  sweepMs?: number;
+  sweepTimer?: IntervalTimer;
+}
+
+/** What a stream was opened with: asked on every sweep whether it still authorizes the stream. */
+export interface StreamCredential {
+  /** False once the access token is revoked or has expired. */
+  stillValid(): boolean;
 }
 
 /** How many streams may be open (docs/design.md §9 Limits). */
@@ -58,6 +71,11 @@ export interface EventStream {
   close(): void;
 }
 
+interface OpenStream {
+  stream: EventStream;
+  credential: StreamCredential | undefined;
+}
+
 /**
  * Live lock events as Server-Sent Events (docs/design.md §3 Events › Live): same visibility as the
  * history, one message per event (`id:` = event id, `data:` = LockEvent JSON), `Last-Event-ID`
@@ -65,7 +83,11 @@ export interface EventStream {
  * heartbeats, and teardown when the client leaves or the service stops.
  */
 export class EventStreamService {
-  private readonly open = new Set<EventStream>();
+  private readonly open = new Map<EventStream, OpenStream>();
+  private readonly sweepMs: number;
+  private readonly sweepTimer: IntervalTimer;
+  private stopSweep: (() => void) | undefined;
+  private sweeps = 0;
   private readonly heartbeatMs: number;
   private readonly timer: IntervalTimer;
   private readonly maxPendingBytes: number;
@@ -78,6 +100,44 @@ export class EventStreamService {
     this.timer = deps.timer ?? hostIntervalTimer;
     this.maxPendingBytes = deps.maxPendingBytes ?? 1024 * 1024;
     this.limits = { ...DEFAULT_STREAM_LIMITS, ...deps.limits };
+    this.sweepMs = deps.sweepMs ?? 250;
+    this.sweepTimer = deps.sweepTimer ?? hostIntervalTimer;
+  }
+
+  /**
+   * The keys of a lock changed (the eKey change notifier, after the commit): every open stream on
+   * it whose caller's view is no longer the one it was opened with ends at once — the client
+   * reconnects and gets its new view, or a 404 (docs/design.md §9b). Never throws.
+   */
+  viewChanged(lockId: string): void {
+    for (const { stream } of [...this.open.values()]) {
+      if (stream.audience.lockId === lockId && !this.sameView(stream.audience)) stream.close();
+    }
+  }
+
+  /** Whether the caller still has the view of the lock the stream was opened with. */
+  private sameView(audience: EventAudience): boolean {
+    try {
+      return this.deps.query.audience(audience.callerId, audience.lockId).view === audience.view;
+    } catch {
+      return false;
+    }
+  }
+
+  /** One tick of the sweep: credentials every tick, views every second tick (key expiry, schedules). */
+  private sweep(): void {
+    this.sweeps += 1;
+    const checkViews = this.sweeps % 2 === 0;
+    for (const { stream, credential } of [...this.open.values()]) {
+      let valid: boolean;
+      try {
+        valid = (credential?.stillValid() ?? true) && (!checkViews || this.sameView(stream.audience));
+      } catch (error) {
+        this.deps.logger.error(`event stream for lock ${stream.audience.lockId}: authorization check failed, closing: ${describeError(error)}`);
+        valid = false;
+      }
+      if (!valid) stream.close();
+    }
   }
 
   /**
@@ -101,7 +161,7 @@ export class EventStreamService {
   }
 
   /** Starts streaming to `connection`; the caller must call `close()` when the client goes away. */
-  start(audience: EventAudience, connection: StreamConnection, lastEventId?: string): EventStream {
+  start(audience: EventAudience, connection: StreamConnection, lastEventId?: string, credential?: StreamCredential): EventStream {
     const { query, hub } = this.deps;
     this.admit(audience.callerId);
     let closed = false;
@@ -151,13 +211,20 @@ export class EventStreamService {
         unsubscribe();
         stopHeartbeat();
         this.open.delete(stream);
+        if (this.open.size === 0) {
+          this.stopSweep?.();
+          this.stopSweep = undefined;
+        }
         const count = (this.perUser.get(audience.callerId) ?? 1) - 1;
         if (count > 0) this.perUser.set(audience.callerId, count);
         else this.perUser.delete(audience.callerId);
         connection.end();
       },
     };
-    this.open.add(stream);
+    this.open.set(stream, { stream, credential });
+    this.stopSweep ??= this.sweepTimer(this.sweepMs, () => {
+      this.sweep();
+    });
     this.perUser.set(audience.callerId, (this.perUser.get(audience.callerId) ?? 0) + 1);
     connection.write(': connected\n\n');
 
@@ -193,6 +260,6 @@ export class EventStreamService {
 
   /** Ends every open stream (service shutdown). */
   closeAll(): void {
-    for (const stream of [...this.open]) stream.close();
+    for (const stream of [...this.open.keys()]) stream.close();
   }
 }

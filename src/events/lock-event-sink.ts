@@ -47,6 +47,8 @@ export interface LockEventSink {
     unlatched?: boolean;
     /** Not a bolt move but a ring at a Nuki Opener: a `ring` event; `opened` when the Opener opened on it. */
     ring?: { opened: boolean };
+    /** docs/design.md §4c: the tap came from the keypad, with the door code of `credential`'s eKey. */
+    via?: 'keypad';
   }): RecordedEvent | null;
 
   recordCommandCompleted(input: {

@@ -47,6 +47,16 @@ export interface DeviceInformationEvent {
   deviceInformation: DeviceInformation;
 }
 
+/** A connect finished reading the lock (state, log): work that waits for the lock can run now. */
+export interface SynchronisedEvent {
+  lockId: string;
+}
+
+/** An advertisement from the lock was heard (on-demand locks): it is near, work that waits for it may try. */
+export interface AdvertisedEvent {
+  lockId: string;
+}
+
 /** Event map of {@link LockGateway} (for Node's typed EventEmitter). */
 export interface LockGatewayEvents {
   bolt: [BoltChangedEvent];
@@ -56,4 +66,6 @@ export interface LockGatewayEvents {
   door: [DoorChangedEvent];
   moving: [MovingChangedEvent];
   device_information: [DeviceInformationEvent];
+  synchronised: [SynchronisedEvent];
+  advertised: [AdvertisedEvent];
 }

@@ -5,6 +5,7 @@ import type { CommandOutcome } from './command-outcome.js';
 import type { Deadline } from './deadline.js';
 import type { Advertisement, GattConnection, GattProfile } from './gatt-transport.js';
 import type { GatewayLogger } from './gateway-logger.js';
+import type { KeypadCapability } from './keypad-access.js';
 
 /**
  * How the gateway core holds a lock's link (docs/ble-protocol.md "Connection policy"):
@@ -98,6 +99,8 @@ export interface LockDriver {
   interpretAdvertisement(advertisement: Advertisement): boolean;
   /** Optional capability: the credential allow-list of our profile (docs/ble-protocol.md "Credentials"). */
   readonly credentials?: CredentialCapability;
+  /** Optional capability: the keypad codes the lock stores (docs/design.md §4c). */
+  readonly keypad?: KeypadCapability;
 }
 
 /** One credential the lock should accept taps from (docs/ble-protocol.md "Credentials"). */

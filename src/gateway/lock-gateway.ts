@@ -12,6 +12,7 @@ import { DEFAULT_BACKOFF, type BackoffPolicy } from './reconnect-backoff.js';
 import { describeError, describeFault } from '../domain/errors.js';
 
 export type { CredentialEntry } from './lock-driver.js';
+import type { KeypadAccess, KeypadSessionResult } from './keypad-access.js';
 
 /** A lock the gateway should manage. */
 export interface LockRegistration {
@@ -205,6 +206,18 @@ export class LockGateway extends EventEmitter<LockGatewayEvents> {
     } catch (error) {
       this.logger.error(`Credentials for ${lock.name} failed unexpectedly: ${describeFault(error)}`);
     }
+  }
+
+  /**
+   * Runs keypad work (docs/design.md §4c) on the lock, queued with its commands, connecting on
+   * demand; `timeoutMs` bounds the whole session (default: the command timeout). Never rejects for
+   * a lock fault: `lock_offline` for an unknown or unreachable lock, `no_keypad` for a family
+   * without one; errors thrown by `work` (KeypadError) reach the caller.
+   */
+  async keypadSession<T>(lockId: string, work: (keypad: KeypadAccess) => Promise<T>, timeoutMs?: number): Promise<KeypadSessionResult<T>> {
+    const lock = this.locks.get(lockId);
+    if (lock === undefined) return { status: 'lock_offline' };
+    return lock.keypadSession(work, timeoutMs ?? this.commandTimeoutMs);
   }
 
   /** Resolves once the lock's connect in progress and queued credential pushes are done (at once for an unknown id). */

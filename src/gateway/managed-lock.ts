@@ -12,6 +12,7 @@ import { LockObservations, type GatewayEmit } from './lock-observations.js';
 import { LockPresence } from './lock-presence.js';
 import type { LockSnapshot } from './lock-snapshot.js';
 import type { BackoffPolicy } from './reconnect-backoff.js';
+import type { KeypadAccess, KeypadSessionResult } from './keypad-access.js';
 import { describeError } from '../domain/errors.js';
 
 /** Settings a managed lock needs (already defaulted by the gateway). */
@@ -202,6 +203,7 @@ export class ManagedLock {
   advertisement(advertisement: Advertisement): void {
     if (this.stopped || this.driver.unusableReason !== null) return;
     this.presence.seen();
+    this.context.emit('advertised', { lockId: this.id });
     const news = this.interpret(advertisement);
     this.refreshPresence();
     const owed = this.refreshOwedSince !== null && this.context.clock.now() - this.refreshOwedSince >= OWED_REFRESH_RETRY_MS;
@@ -263,6 +265,28 @@ export class ManagedLock {
     return this.credentialWork;
   }
 
+  /**
+   * Runs keypad work on a prepared connection, queued with the commands (one at a time), connecting
+   * on demand; the connection is held until `work` settles. `lock_offline` when the lock cannot be
+   * reached; `no_keypad` when the driver has none. `work`'s own errors (KeypadError) reach the
+   * caller. docs/design.md §4c.
+   */
+  async keypadSession<T>(work: (keypad: KeypadAccess) => Promise<T>, timeoutMs: number): Promise<KeypadSessionResult<T>> {
+    const capability = this.driver.keypad;
+    if (capability === undefined) return { status: 'no_keypad' };
+    return this.queue.run(timeoutMs, async (deadline): Promise<KeypadSessionResult<T>> => {
+      if (this.stopped || this.driver.unusableReason !== null || deadline.expired) return { status: 'lock_offline' };
+      this.link.hold();
+      try {
+        const connection = await deadline.race(this.link.connect(Math.min(this.context.settings.connectTimeoutMs, deadline.remaining())));
+        if (connection === EXPIRED || connection === null) return { status: 'lock_offline' };
+        return { status: 'done', value: await work(capability.access(connection, deadline)) };
+      } finally {
+        this.link.release();
+      }
+    });
+  }
+
   /** Resolves once a connect in progress and every queued credential push have finished. */
   async credentialsSettled(): Promise<void> {
     await this.link.settle();
@@ -305,6 +329,7 @@ export class ManagedLock {
     this.catchingUp = false;
     // State and log read in full, whoever asked (a refresh, a command's connect): nothing owed.
     this.refreshOwedSince = null;
+    this.context.emit('synchronised', { lockId: this.id });
   }
 
   private driverContext(): DriverContext {

@@ -173,7 +173,6 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     if (this.shuttingDown()) return;
     const url = await this.service.listen(config.api?.port ?? (demo ? 0 : 8787), config.api?.host ?? (demo ? '127.0.0.1' : '0.0.0.0'));
     if (this.shuttingDown()) return;
-    this.log.info(`eKey access service listening on ${url}`);
     this.reportStart([]);
     this.log.info(`Web app: ${url}/app/`);
 

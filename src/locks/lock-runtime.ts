@@ -70,6 +70,11 @@ export interface LockRuntimeDependencies {
    * (config `locks[].nuki_users`), or null. Its actions are taps by that user (docs/design.md §4b).
    */
   linkedUser?: (lockId: string, authorization: string) => string | null;
+  /**
+   * The eKey whose door code has this id on the lock (docs/design.md §4c), or null. A keypad entry
+   * with it is a tap by that key's holder, `via: keypad`; any other keypad entry records nothing.
+   */
+  keypadKey?: (lockId: string, keypadCodeId: number) => string | null;
 }
 
 /**
@@ -101,7 +106,9 @@ export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
       ...(deps.transaction === undefined ? {} : { transaction: deps.transaction }),
       store: (event) => this.storeActivity(event),
       acknowledge: (event, recorded) => {
-        this.publish({ kind: 'activity', lockId: event.lockId, record: event.record, backlog: event.backlog, event: recorded });
+        // A keypad entry recorded as a holder's tap (docs/design.md §4c) is a tap for HomeKit too (arrival triggers).
+        const record = recorded !== null && event.record.keypadCodeId !== undefined ? { ...event.record, source: 'tap' as const } : event.record;
+        this.publish({ kind: 'activity', lockId: event.lockId, record, backlog: event.backlog, event: recorded });
       },
       failed: (event, error) => {
         this.deps.logger.error(`Could not store activity record #${event.record.sequence} of lock ${event.lockId}: ${describeError(error)}`);
@@ -288,12 +295,15 @@ export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
   private storeActivity(event: ActivityEvent): RecordedEvent | null {
     const { record } = event;
     const actor = record.actor ?? null;
+    const keypadKey = record.keypadCodeId === undefined ? null : (this.deps.keypadKey?.(event.lockId, record.keypadCodeId) ?? null);
     const result = this.deps.events.recordActivity({
       lockId: event.lockId,
       sequence: record.sequence,
       action: record.action,
-      source: record.source,
-      credential: record.credential,
+      // docs/design.md §4c: a keypad entry with an eKey's door code is that holder's tap.
+      source: keypadKey === null ? record.source : 'tap',
+      credential: keypadKey ?? record.credential,
+      ...(keypadKey === null ? {} : { via: 'keypad' as const }),
       timestamp: record.timestamp,
       ...(actor === null ? {} : { actor, linkedUserId: this.deps.linkedUser?.(event.lockId, actor) ?? null }),
       ...(record.unlatched === true ? { unlatched: true } : {}),

@@ -17,6 +17,7 @@ import { lockDriverFactory } from './lock-drivers.js';
 import { nukiUserLinksOfConfig, nukiUserResolver } from '../families/nuki/nuki-user-links.js';
 import { LockCredentialSync, type LockCredentialSyncDependencies } from './lock-credential-sync.js';
 import { LockRuntime } from './lock-runtime.js';
+import { DoorCodeSync, type DoorCodeSyncDependencies } from './door-code-sync.js';
 import { UnavailableTransport, chooseTransportKind, type TransportKind } from './lock-transport-choice.js';
 import type { BackoffPolicy } from '../gateway/reconnect-backoff.js';
 
@@ -50,6 +51,8 @@ export interface LockSubsystemDependencies {
   ekeyChanges?: LockCredentialSyncDependencies['changes'];
   /** The data folder: paired Nuki locks' credentials are read from its `nuki-credentials.json`. */
   dataDir?: string;
+  /** Door codes (docs/design.md §4c): with them, keypad locks are kept holding their eKeys' codes. */
+  doorCodes?: Pick<DoorCodeSyncDependencies, 'doorCodes' | 'ekeys'>;
 }
 
 /** Parts the composition root puts in place of production ones (demo mode). */
@@ -84,6 +87,8 @@ export class LockSubsystem {
     private readonly deps: LockSubsystemDependencies,
     /** Keeps the locks' credential allow-lists in sync with the eKeys (when given credential keys). */
     readonly credentialSync?: LockCredentialSync,
+    /** Keeps keypad locks holding their eKeys' door codes (when given door codes). */
+    readonly doorCodeSync?: DoorCodeSync,
   ) {}
 
   /** Connects to the locks (their credential lists set first, so the first connect writes them). Idempotent. */
@@ -91,6 +96,7 @@ export class LockSubsystem {
     if (this.started) return;
     this.started = true;
     this.credentialSync?.start();
+    this.doorCodeSync?.start();
     this.runtime.start();
   }
 
@@ -107,6 +113,7 @@ export class LockSubsystem {
   /** Ends unfinished commands as interrupted, then disconnects every lock. Idempotent. */
   async stop(): Promise<void> {
     this.credentialSync?.stop();
+    this.doorCodeSync?.stop();
     this.engine.stop();
     this.port?.close();
     await this.runtime.stop();
@@ -125,6 +132,11 @@ export class LockSubsystem {
     });
     return this.port;
   }
+}
+
+/** docs/design.md §4c: the eKey whose door code has this id on the lock (a code that was removed has none). */
+function keypadKeyResolver(doorCodes: DoorCodeSyncDependencies['doorCodes']): (lockId: string, keypadCodeId: number) => string | null {
+  return (lockId, keypadCodeId) => doorCodes.findByLockCodeId(lockId, keypadCodeId)?.ekeyId ?? null;
 }
 
 /** `locks[].nuki_users` of the config, and the overrides' links (the demo household's). */
@@ -188,6 +200,7 @@ export function createLockSubsystem(deps: LockSubsystemDependencies): LockSubsys
       ...(deps.transaction === undefined ? {} : { transaction: deps.transaction }),
       driverFor: lockDriverFactory({ nukiCredentials: nukiCredentialSource(deps), logger: deps.logger }),
       linkedUser: nukiUserResolver(nukiUserLinks(deps), deps.users),
+      ...(deps.doorCodes === undefined ? {} : { keypadKey: keypadKeyResolver(deps.doorCodes.doorCodes) }),
     },
     {
       commandTimeoutMs: timeoutMs,
@@ -224,5 +237,16 @@ export function createLockSubsystem(deps: LockSubsystemDependencies): LockSubsys
           logger: deps.logger,
           ...(deps.ekeyChanges === undefined ? {} : { changes: deps.ekeyChanges }),
         });
-  return new LockSubsystem(runtime, engine, access, deps, credentialSync);
+  const doorCodeSync =
+    deps.doorCodes === undefined
+      ? undefined
+      : new DoorCodeSync({
+          ...deps.doorCodes,
+          locks: deps.locks,
+          gateway: runtime.gateway,
+          clock: deps.clock,
+          logger: deps.logger,
+          ...(deps.ekeyChanges === undefined ? {} : { changes: deps.ekeyChanges }),
+        });
+  return new LockSubsystem(runtime, engine, access, deps, credentialSync, doorCodeSync);
 }

@@ -1,10 +1,11 @@
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import Database from './sqlite-driver.js';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Migration } from './migration.js';
 import { migrations as allMigrations } from './migrations/index.js';
 
-export type SqliteDatabase = Database.Database;
+export type SqliteDatabase = BetterSqlite3.Database;
 
 /**
  * Opens (creating if needed) the service database and brings its schema up to date.

@@ -10,6 +10,8 @@ export interface InvitationRecord {
   expiresAt: number;
   acceptedAt: number | null;
   createdAt: number;
+  /** When its last pending eKey was revoked or purged: a closed invitation creates nothing. */
+  closedAt: number | null;
 }
 
 interface InvitationRow {
@@ -20,6 +22,7 @@ interface InvitationRow {
   expires_at: number;
   accepted_at: number | null;
   created_at: number;
+  closed_at: number | null;
 }
 
 const toRecord = (row: InvitationRow): InvitationRecord => ({
@@ -30,6 +33,7 @@ const toRecord = (row: InvitationRow): InvitationRecord => ({
   expiresAt: row.expires_at,
   acceptedAt: row.accepted_at,
   createdAt: row.created_at,
+  closedAt: row.closed_at,
 });
 
 /** The invitations table. Every lookup is by token hash: the store never sees a link token. */
@@ -37,15 +41,19 @@ export class InvitationRepository {
   private readonly byTokenHash;
   private readonly insertStatement;
   private readonly acceptAllStatement;
+  private readonly closeAllStatement;
 
   constructor(db: SqliteDatabase) {
     this.byTokenHash = db.prepare<[string], InvitationRow>('SELECT * FROM invitations WHERE token_hash = ?');
     this.insertStatement = db.prepare(
-      `INSERT INTO invitations (id, token_hash, user_id, invited_by, expires_at, accepted_at, created_at)
-       VALUES (@id, @token_hash, @user_id, @invited_by, @expires_at, @accepted_at, @created_at)`,
+      `INSERT INTO invitations (id, token_hash, user_id, invited_by, expires_at, accepted_at, created_at, closed_at)
+       VALUES (@id, @token_hash, @user_id, @invited_by, @expires_at, @accepted_at, @created_at, @closed_at)`,
     );
     this.acceptAllStatement = db.prepare<[number, string]>(
-      'UPDATE invitations SET accepted_at = ? WHERE user_id = ? AND accepted_at IS NULL',
+      'UPDATE invitations SET accepted_at = ? WHERE user_id = ? AND accepted_at IS NULL AND closed_at IS NULL',
+    );
+    this.closeAllStatement = db.prepare<[number, string]>(
+      'UPDATE invitations SET closed_at = ? WHERE user_id = ? AND accepted_at IS NULL AND closed_at IS NULL',
     );
   }
 
@@ -63,11 +71,17 @@ export class InvitationRepository {
       expires_at: invitation.expiresAt,
       accepted_at: invitation.acceptedAt,
       created_at: invitation.createdAt,
+      closed_at: invitation.closedAt,
     });
   }
 
   /** Marks every open invitation of a user accepted (one sign-up answers them all). */
   acceptAllFor(userId: string, at: number): number {
     return this.acceptAllStatement.run(at, userId).changes;
+  }
+
+  /** Closes every open invitation of a user (their last pending eKey was withdrawn). */
+  closeAllFor(userId: string, at: number): number {
+    return this.closeAllStatement.run(at, userId).changes;
   }
 }

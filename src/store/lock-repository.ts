@@ -13,6 +13,8 @@ export interface LockRecord {
   timeZone: string;
   ownerId: string;
   hasGateway: boolean;
+  /** A Nuki Keypad is paired with the lock (config `keypad: true`): its eKeys can carry door codes (docs/design.md §4c). */
+  keypad: boolean;
   boltState: Bolt;
   batteryLevel: number | null;
   lastSeenAt: number | null;
@@ -29,6 +31,7 @@ interface LockRow {
   time_zone: string;
   owner_id: string;
   has_gateway: number;
+  keypad: number;
   bolt_state: Bolt;
   battery_level: number | null;
   last_seen_at: number | null;
@@ -45,6 +48,7 @@ const toRecord = (row: LockRow): LockRecord => ({
   timeZone: row.time_zone,
   ownerId: row.owner_id,
   hasGateway: row.has_gateway === 1,
+  keypad: row.keypad === 1,
   boltState: row.bolt_state,
   batteryLevel: row.battery_level,
   lastSeenAt: row.last_seen_at,
@@ -73,13 +77,13 @@ export class LockRepository {
     );
     this.retireStatement = db.prepare<[number, string]>('UPDATE locks SET retired_at = ? WHERE id = ? AND retired_at IS NULL');
     this.upsertStatement = db.prepare(
-      `INSERT INTO locks (id, name, family, ble_address, lock_key, time_zone, owner_id, has_gateway, bolt_state,
+      `INSERT INTO locks (id, name, family, ble_address, lock_key, time_zone, owner_id, has_gateway, keypad, bolt_state,
          battery_level, last_seen_at, last_activity_sequence, created_at)
-       VALUES (@id, @name, @family, @ble_address, @lock_key, @time_zone, @owner_id, @has_gateway, @bolt_state,
+       VALUES (@id, @name, @family, @ble_address, @lock_key, @time_zone, @owner_id, @has_gateway, @keypad, @bolt_state,
          @battery_level, @last_seen_at, @last_activity_sequence, @created_at)
        ON CONFLICT(id) DO UPDATE SET name = excluded.name, family = excluded.family, ble_address = excluded.ble_address,
          lock_key = excluded.lock_key, time_zone = excluded.time_zone, owner_id = excluded.owner_id,
-         has_gateway = excluded.has_gateway, retired_at = NULL`,
+         has_gateway = excluded.has_gateway, keypad = excluded.keypad, retired_at = NULL`,
     );
     this.stateStatement = db.prepare(
       `UPDATE locks SET bolt_state = @bolt_state, battery_level = @battery_level, last_seen_at = @last_seen_at,
@@ -138,8 +142,8 @@ export class LockRepository {
     return retired;
   }
 
-  /** Inserts a lock, or updates its configuration (not its observed state) when it exists; a retired lock returns. */
-  upsert(lock: LockRecord): void {
+  /** Inserts a lock, or updates its configuration (not its observed state) when it exists; a retired lock returns. `keypad` defaults to false. */
+  upsert(lock: Omit<LockRecord, 'keypad'> & { keypad?: boolean }): void {
     // The registry, not SQL, knows the families (migration 7).
     if (!isLockFamilyId(lock.family)) throw new Error(`Lock ${lock.id}: "${String(lock.family)}" is not a lock family (src/families/registry.ts).`);
     this.writes += 1;
@@ -152,6 +156,7 @@ export class LockRepository {
       time_zone: lock.timeZone,
       owner_id: lock.ownerId,
       has_gateway: lock.hasGateway ? 1 : 0,
+      keypad: lock.keypad === true ? 1 : 0,
       bolt_state: lock.boltState,
       battery_level: lock.batteryLevel,
       last_seen_at: lock.lastSeenAt,

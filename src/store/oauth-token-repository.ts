@@ -109,6 +109,7 @@ export class OAuthTokenRepository {
   private readonly revokeFamilyStatement;
   private readonly revokeTokenStatement;
   private readonly revokeByCodeStatement;
+  private readonly revokeUserStatement;
   private readonly codeByHash;
   private readonly insertCodeStatement;
   private readonly markCodeUsedStatement;
@@ -130,6 +131,9 @@ export class OAuthTokenRepository {
     this.revokeTokenStatement = db.prepare<[number, string]>('UPDATE oauth_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
     this.revokeByCodeStatement = db.prepare<[number, string]>(
       'UPDATE oauth_tokens SET revoked_at = ? WHERE code_hash = ? AND revoked_at IS NULL',
+    );
+    this.revokeUserStatement = db.prepare<[number, string, string]>(
+      'UPDATE oauth_tokens SET revoked_at = ? WHERE user_id = ? AND family_id <> ? AND revoked_at IS NULL',
     );
     this.codeByHash = db.prepare<[string], CodeRow>('SELECT * FROM oauth_codes WHERE code_hash = ?');
     this.insertCodeStatement = db.prepare(
@@ -199,6 +203,15 @@ export class OAuthTokenRepository {
   revokeIssuedFromCode(codeHash: string, at: number): number {
     this.accessCache.clear();
     return this.revokeByCodeStatement.run(at, codeHash).changes;
+  }
+
+  /**
+   * Revokes every token of a user except those of `keepFamilyId` (the session that changed the
+   * password; '' keeps none): every other session of theirs ends (docs/design.md §9b).
+   */
+  revokeUserSessions(userId: string, keepFamilyId: string, at: number): number {
+    this.accessCache.clear();
+    return this.revokeUserStatement.run(at, userId, keepFamilyId).changes;
   }
 
   findCodeByHash(codeHash: string): AuthorizationCodeRecord | undefined {

@@ -26,8 +26,13 @@ export interface RunningChild {
 }
 
 /** Spawns `node <script> ...args` with piped stdio; output is collected as it arrives. */
-export function spawnNode(script: string, args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): RunningChild {
-  const child = spawn(process.execPath, [script, ...args], {
+export function spawnNode(
+  script: string,
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string; /** A command node runs under, e.g. `['nsenter', '-t', pid, '-n', '--']`. */ wrapper?: string[] } = {},
+): RunningChild {
+  const [command, ...prefix]: string[] = options.wrapper ?? [process.execPath];
+  const child = spawn(command ?? process.execPath, [...prefix, ...(options.wrapper ? [process.execPath] : []), script, ...args], {
     cwd: options.cwd ?? PROJECT_ROOT,
     env: { ...process.env, ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -155,6 +155,16 @@ export class LoopbackRelay {
 }
 
 /**
+ * The Homebridge the end-to-end tests run: the repository's devDependency (2.x), or the
+ * `bin/homebridge.js` named by `EKEY_TEST_HOMEBRIDGE` — CI runs the HAP suites against
+ * Homebridge 1.8 that way (docs/decisions/runtimes.md).
+ */
+export function defaultHomebridge(): string {
+  const chosen = process.env.EKEY_TEST_HOMEBRIDGE;
+  return chosen !== undefined && chosen !== '' ? chosen : join(REPO_ROOT, 'node_modules', 'homebridge', 'bin', 'homebridge.js');
+}
+
+/**
  * Owns the Homebridge child processes and relays of one test suite; `dispose()` kills whatever
  * is left, also after a failure.
  */
@@ -207,7 +217,7 @@ export class HomebridgeSupervisor {
       platforms: [{ platform: 'EKeyLocks', name: 'eKey Locks', ...setup.platform, api: { ...(setup.platform.api as object | undefined), host: '127.0.0.1', port: API_PORT_INSIDE } }],
     };
     writeFileSync(join(setup.storage, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
-    const homebridge = setup.homebridge ?? join(REPO_ROOT, 'node_modules', 'homebridge', 'bin', 'homebridge.js');
+    const homebridge = setup.homebridge ?? defaultHomebridge();
     const args = [...(setup.nodeArgs ?? []), homebridge, '-D', '-U', setup.storage, '-P', setup.pluginFolder, '--strict-plugin-resolution', '--no-timestamp'];
     const child = spawn(
       'unshare',

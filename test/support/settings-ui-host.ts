@@ -118,7 +118,7 @@ export async function startSettingsUiHost(options: SettingsUiHostOptions): Promi
 
   /** The page as the UI serves it: ui.js first, the body hidden until the UI sends `ready`. */
   const pluginPage = (): string => `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html><head><meta charset="utf-8"><title>homebridge-ekey-locks</title><meta name="viewport" content="width=device-width, initial-scale=1">
 <script>window._homebridge = ${JSON.stringify({ plugin: { name: 'homebridge-ekey-locks', displayName: 'eKey Locks' }, serverEnv: {} })};</script>
 <script src="/ui.js"></script></head>
 <body style="display:none">

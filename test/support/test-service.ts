@@ -6,6 +6,8 @@ import type { PluginConfig } from '../../src/config/plugin-config.js';
 import type { DemoHousehold } from '../../src/demo/demo-household.js';
 import { ManualClock } from './manual-clock.js';
 import { RecordingLogger } from './recording-logger.js';
+import { OpenApiResponseCheck } from './openapi-response-check.js';
+import type { ObservedResponse } from '../../src/api/server.js';
 
 export interface TestService {
   baseUrl: string;
@@ -14,6 +16,8 @@ export interface TestService {
   logger: RecordingLogger;
   demo: DemoHousehold;
   dataDir: string;
+  /** Responses so far that docs/openapi.json does not describe (close() fails when there are any). */
+  openApiMismatches: readonly string[];
   close(): Promise<void>;
 }
 
@@ -23,6 +27,8 @@ export interface TestServiceOptions {
   logger?: RecordingLogger;
   /** Reuse a data folder (restart tests); a fresh temporary one otherwise. */
   dataDir?: string;
+  /** Hold every response against docs/openapi.json (default true). */
+  checkOpenApi?: boolean;
   /**
    * Whether the demo household starts with its week of history (docs/design.md §7). Off unless
    * asked: these tests count a lock's events from zero; the demo's own tests and the e2e suites
@@ -44,7 +50,16 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     demo: true,
     api: { oauth_rate_limit_per_minute: 10_000, ...options.config?.api },
   };
-  const service = await ServiceRoot.open({ config, dataDir, logger, clock, demoHistory: options.demoHistory ?? false });
+  // Every response the tests provoke is held against docs/openapi.json; close() fails on a mismatch.
+  const openApi = options.checkOpenApi === false ? undefined : new OpenApiResponseCheck();
+  const service = await ServiceRoot.open({
+    config,
+    dataDir,
+    logger,
+    clock,
+    demoHistory: options.demoHistory ?? false,
+    ...(openApi === undefined ? {} : { observeResponse: (response: ObservedResponse) => openApi.check(response) }),
+  });
   const baseUrl = await service.listen(0, '127.0.0.1');
   const demo = service.demo?.household;
   if (!demo) throw new Error('demo household missing');
@@ -55,9 +70,13 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     logger,
     demo,
     dataDir,
+    openApiMismatches: openApi?.mismatches ?? [],
     close: async () => {
       await service.close();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (openApi !== undefined && openApi.mismatches.length > 0) {
+        throw new Error(`Responses that docs/openapi.json does not describe:\n${openApi.mismatches.join('\n')}`);
+      }
     },
   };
 }

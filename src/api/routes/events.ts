@@ -42,14 +42,19 @@ export function registerEventRoutes(context: ProtectedRouteContext): void {
           '`Last-Event-ID` replays the visible events recorded after that one before going live. Same visibility as the history.',
         params: LockParams,
         headers: Type.Object({ 'last-event-id': Type.Optional(Type.String()) }),
-        response: { ...protectedErrors },
+        response: {
+          200: { description: 'The stream: one message per event', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+          ...protectedErrors,
+          429: Type.Ref('Problem', { description: 'Too many open streams (`too_many_streams`); see Retry-After' }),
+        },
       },
     },
     (request, reply) => {
       if (!acceptsMediaType(request.headers.accept, 'text/event-stream')) {
         throw new ServiceError(406, 'not_acceptable', 'The event stream answers text/event-stream only; send Accept: text/event-stream.');
       }
-      const audience = services.eventStreams.authorize(context.callerOf(request).userId, request.params.lock_id);
+      const caller = context.callerOf(request);
+      const audience = services.eventStreams.authorize(caller.userId, request.params.lock_id);
       const lastEventId = request.headers['last-event-id'];
 
       void reply.hijack();
@@ -75,6 +80,8 @@ export function registerEventRoutes(context: ProtectedRouteContext): void {
           },
         },
         typeof lastEventId === 'string' && lastEventId.trim() !== '' ? lastEventId.trim() : undefined,
+        // The stream ends within 1 s of its token being revoked or expiring (docs/design.md §9b).
+        { stillValid: () => services.authenticator.stillValid(caller) },
       );
       // The client went away (or the socket failed): release the listener and the heartbeat.
       raw.on('close', () => {

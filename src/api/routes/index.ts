@@ -5,10 +5,11 @@ import type { Logger } from '../../logger.js';
 import type { ApiServices } from '../api-services.js';
 import { ProblemSchema } from '../schemas/common.js';
 import { UserSchema } from '../schemas/user.js';
-import { EKeySchema } from '../schemas/ekey.js';
+import { DoorCodeSchema, EKeySchema } from '../schemas/ekey.js';
 import { LockSchema } from '../schemas/lock.js';
 import type { TypedFastify } from './route-context.js';
 import { registerOAuthRoutes } from './oauth.js';
+import { registerOAuthMetadataRoute } from './oauth-metadata.js';
 import { registerUserRoutes } from './users.js';
 import { registerEventRoutes } from './events.js';
 import { LockEventSchema } from '../schemas/event.js';
@@ -20,6 +21,8 @@ import { registerCommandRoutes } from './commands.js';
 import { LockCommandSchema } from '../schemas/command.js';
 import { OwnEKeySchema } from '../schemas/own-ekey.js';
 import { registerUserEKeyRoutes } from './user-ekeys.js';
+import { registerPasswordRoutes } from './password.js';
+import { registerPasswordPages } from './password-pages.js';
 
 export interface RouteOptions {
   services: ApiServices;
@@ -42,6 +45,7 @@ export async function registerRoutes(app: TypedFastify, options: RouteOptions): 
   app.addSchema(UserSchema);
   app.addSchema(LockEventSchema);
   app.addSchema(LockCommandSchema);
+  app.addSchema(DoorCodeSchema);
   app.addSchema(EKeySchema);
   app.addSchema(LockSchema);
   app.addSchema(OwnEKeySchema);
@@ -50,8 +54,17 @@ export async function registerRoutes(app: TypedFastify, options: RouteOptions): 
     await registerOAuthRoutes({ app: scope, services, logger }, options.oauthRateLimitPerMinute);
   });
 
+  await app.register((scope, _options, done) => {
+    registerOAuthMetadataRoute({ app: scope, services, logger });
+    done();
+  });
+
   await app.register(async (scope) => {
     await registerInvitationRoutes({ app: scope, services, logger });
+  });
+
+  await app.register(async (scope) => {
+    await registerPasswordPages({ app: scope, services, logger });
   });
 
   await app.register((scope, _options, done) => {
@@ -76,6 +89,7 @@ export async function registerRoutes(app: TypedFastify, options: RouteOptions): 
     registerLockRoutes(context);
     registerCommandRoutes(context);
     registerUserEKeyRoutes(context);
+    registerPasswordRoutes(context);
     done();
   });
 }

@@ -14,6 +14,7 @@ import { WEB_APP_CLIENT_ID } from '../../auth/web-app-client.js';
 import { requestOrigin } from './oauth.js';
 import { dropOpenerPolicyOnPlainHttp } from '../web/opener-policy.js';
 import type { RouteContext } from './route-context.js';
+import { htmlResponse, redirectResponse } from '../openapi-responses.js';
 
 const HTML = 'text/html; charset=utf-8';
 
@@ -74,6 +75,11 @@ export async function registerInvitationRoutes({ app, services, logger }: RouteC
         params: TokenParams,
         querystring: AuthorizeQuery,
         produces: ['text/html'],
+        response: {
+          200: htmlResponse('The sign-up form, or what became of a used or withdrawn invitation'),
+          404: htmlResponse('No such invitation'),
+          410: htmlResponse('The invitation expired'),
+        },
       },
     },
     (request, reply) => {
@@ -101,6 +107,14 @@ export async function registerInvitationRoutes({ app, services, logger }: RouteC
         consumes: ['application/x-www-form-urlencoded'],
         produces: ['text/html'],
         body: SignUpForm,
+        response: {
+          200: htmlResponse('Signed up: a confirmation page'),
+          303: redirectResponse('Signed up: on to the authorization step (or the web app, signed in)'),
+          400: htmlResponse('The form again, with what to correct'),
+          404: htmlResponse('No such invitation'),
+          409: htmlResponse('The invitation was already used or withdrawn'),
+          410: htmlResponse('The invitation expired'),
+        },
       },
     },
     async (request, reply) => {

@@ -1,6 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyFormbody from '@fastify/formbody';
-import { Type } from 'typebox';
 import { renderErrorPage, renderLoginPage } from '../../auth/authorize-page.js';
 import { SERVICE_PAGE_CSP } from '../../auth/html-page.js';
 import { resolveClientCredentials } from '../../auth/client-authentication.js';
@@ -18,6 +17,7 @@ import {
   TokenResponseSchema,
 } from '../schemas/oauth.js';
 import { dropOpenerPolicyOnPlainHttp } from '../web/opener-policy.js';
+import { emptyResponse, htmlResponse, redirectResponse } from '../openapi-responses.js';
 import type { RouteContext } from './route-context.js';
 
 const HTML = 'text/html; charset=utf-8';
@@ -106,6 +106,11 @@ export async function registerOAuthRoutes({ app, services, logger }: RouteContex
         security: [],
         querystring: AuthorizeQuerySchema,
         produces: ['text/html'],
+        response: {
+          200: htmlResponse('The sign-in page'),
+          302: redirectResponse('A parameter error, to redirect_uri with `error`, `state` and `iss`'),
+          400: htmlResponse('Unknown client_id or unregistered redirect_uri: an error page'),
+        },
       },
     },
     (request, reply) => {
@@ -128,6 +133,11 @@ export async function registerOAuthRoutes({ app, services, logger }: RouteContex
         consumes: ['application/x-www-form-urlencoded'],
         produces: ['text/html'],
         body: AuthorizeFormSchema,
+        response: {
+          302: redirectResponse('Signed in: to redirect_uri with `code`, `state` and `iss` (or an error redirect)'),
+          400: htmlResponse('Unknown client_id or unregistered redirect_uri: an error page'),
+          401: htmlResponse('Wrong e-mail or password: the form again, with the error'),
+        },
       },
     },
     async (request, reply) => {
@@ -189,7 +199,7 @@ export async function registerOAuthRoutes({ app, services, logger }: RouteContex
         security: [],
         consumes: OAUTH_BODY_TYPES,
         body: RevokeRequestSchema,
-        response: { 200: Type.Unknown({ description: 'Revoked (or nothing to revoke); empty body' }), ...oauthErrors },
+        response: { 200: emptyResponse('Revoked (or nothing to revoke); empty body'), ...oauthErrors },
       },
     },
     async (request, reply) => {

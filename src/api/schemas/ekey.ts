@@ -28,6 +28,29 @@ const editable = {
   schedule_end: nullableText(`Time of day the key becomes inactive. ${SCHEDULE_HELP}`, 200),
 };
 
+/** docs/design.md §4c: an eKey's door code on a lock with a keypad. */
+export const DoorCodeSchema = Type.Object(
+  {
+    code: Type.Union([Type.String({ pattern: '^[1-9]{6}$' }), Type.Null()], {
+      description: "Six digits 1–9 (never starting with 12), unique on the lock; shown to the key's holder and the lock's owners and admins; null once removed",
+    }),
+    state: Type.Union(
+      (['waiting', 'setting', 'set', 'failed', 'removing', 'removed'] as const).map((state) => Type.Literal(state)),
+      {
+        description:
+          'waiting: the key is pending, nothing is on the lock; setting → set only after the lock confirmed (retried until it does); failed: see failure_reason; removing → removed only after the lock confirmed',
+      },
+    ),
+    enforced_by: Type.Union([Type.Literal('lock'), Type.Literal('service')], {
+      description:
+        'lock: the lock holds the whole window (date range, weekdays, one daily window not crossing midnight); service: the lock holds the date range and the service enables the code at each window start and disables it at each end',
+    }),
+    failure_reason: Type.Union([Type.String(), Type.Null()], { description: 'Why it failed (keypad_full, refused_by_lock, link_lost, …); null in every other state' }),
+    updated_at: Type.String({ format: 'date-time', description: 'When the state last changed (ISO 8601 UTC)' }),
+  },
+  { $id: 'DoorCode', additionalProperties: false },
+);
+
 /** Spec: eKey object, fields in the spec's order, foreign keys last. */
 export const EKeySchema = Type.Object(
   {
@@ -45,6 +68,7 @@ export const EKeySchema = Type.Object(
     message: Type.Union([Type.String(), Type.Null()], { description: 'Message accompanying the eKey; null when none' }),
     user_id: Type.String({ format: 'uuid', description: 'User the eKey belongs to' }),
     lock_id: Type.String({ format: 'uuid', description: 'Lock the eKey belongs to' }),
+    door_code: Type.Union([Type.Ref('DoorCode'), Type.Null()], { description: 'The door code (docs/door-codes.md); null when the key never had one' }),
   },
   { $id: 'EKey', additionalProperties: false },
 );
@@ -56,6 +80,7 @@ export const SendEKeyBodySchema = Type.Object(
     lock_id: Uuid,
     type: EKeyTypeSchema,
     ...editable,
+    door_code: Type.Optional(Type.Boolean({ description: 'true: give the key a door code (a lock with a keypad only; otherwise 400 lock_has_no_keypad)' })),
   },
   { additionalProperties: false, description: 'Send an eKey' },
 );
@@ -66,6 +91,7 @@ export const UpdateEKeyBodySchema = Type.Object(
     id: Type.Optional(Type.Unknown({ description: 'Ignored (the ID is the one in the path)' })),
     type: Type.Optional(Type.Union([EKeyTypeSchema, Type.Null()], { description: 'New type (the grant action); null is refused' })),
     ...editable,
+    door_code: Type.Optional(Type.Boolean({ description: 'true: give the key a door code (a new one if it had one taken away); false: take it off the lock; absent: no change' })),
   },
   { additionalProperties: false, description: 'Change an eKey' },
 );

@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import Database from '../../store/sqlite-driver.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -6,6 +6,7 @@ import { commandRoundtrip, commandRoundtripNuki } from './command-roundtrip.js';
 import { homekitSet } from './homekit-set.js';
 import { loopDelay } from './loop-delay.js';
 import { footprint } from './footprint.js';
+import { piBudget } from './pi-budget.js';
 
 /** Every benchmark scenario of docs/design.md §8, in the order `npm run bench` runs them. */
 export const scenarios: readonly (BenchScenario | SelfMeasuringScenario)[] = [
@@ -17,4 +18,5 @@ export const scenarios: readonly (BenchScenario | SelfMeasuringScenario)[] = [
   homekitSet,
   loopDelay,
   footprint,
+  piBudget,
 ];

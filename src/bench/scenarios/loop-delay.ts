@@ -31,10 +31,17 @@ import { round } from '../stats.js';
  */
 
 const SCENARIO_NAME = 'loop-delay';
-const COMMANDS = 50;
-const ACTIVITY_RECORDS = 2_000;
-const EKEY_WRITES = 100;
-const EVENT_STREAMS = 20;
+/** How much one burst asks of the plugin. */
+export interface BurstSize {
+  commands: number;
+  activityRecords: number;
+  /** Sends and deletes, counted separately (an even number). */
+  ekeyWrites: number;
+  eventStreams: number;
+}
+
+const BURST: BurstSize = { commands: 50, activityRecords: 2_000, ekeyWrites: 100, eventStreams: 20 };
+const { commands: COMMANDS, activityRecords: ACTIVITY_RECORDS, ekeyWrites: EKEY_WRITES, eventStreams: EVENT_STREAMS } = BURST;
 const SETTLE_S = 5;
 const IDLE_S = 10;
 const COMMAND_TIMEOUT_MS = 30_000;
@@ -85,7 +92,7 @@ async function openStream(url: string, token: string): Promise<{ received: () =>
   };
 }
 
-interface Household {
+export interface Household {
   token: string;
   /** A second user's token (an anytime eKey on every gateway lock): the other half of the streams. */
   streamerToken: string;
@@ -96,7 +103,8 @@ interface Household {
   others: { email: string }[];
 }
 
-async function household(hb: RunningHomebridge): Promise<Household> {
+/** Signs in the demo owner and a second streaming user (an anytime eKey on every gateway lock). */
+export async function household(hb: RunningHomebridge): Promise<Household> {
   const demo = hb.demo;
   const owner = demo?.users[0];
   if (!demo || !owner) throw new Error('loop-delay: Homebridge printed no demo line');
@@ -118,7 +126,7 @@ async function household(hb: RunningHomebridge): Promise<Household> {
   return { token, streamerToken, call, locks, others: demo.users.slice(1, streamerIndex) };
 }
 
-interface BurstResult {
+export interface BurstResult {
   durationMs: number;
   commandsCompleted: number;
   /** Commands sent again after meeting the lock busy with a tap. */
@@ -130,7 +138,8 @@ interface BurstResult {
 }
 
 /** The burst: commands, activity records and eKey writes at once, with the event streams open. */
-async function burst(hb: RunningHomebridge, home: Household): Promise<BurstResult> {
+export async function burst(hb: RunningHomebridge, home: Household, size: BurstSize = BURST): Promise<BurstResult> {
+  const { commands: COMMANDS, activityRecords: ACTIVITY_RECORDS, ekeyWrites: EKEY_WRITES, eventStreams: EVENT_STREAMS } = size;
   const base = hb.demo?.base_url ?? '';
   const failures: string[] = [];
   const streams = await Promise.all(

@@ -6,11 +6,25 @@ import { lockEvents } from './004-events.js';
 import { lockFamily } from './005-lock-family.js';
 import { lockRetirement } from './006-lock-retirement.js';
 import { lockFamilyRegistry } from './007-lock-family-registry.js';
+import { security } from './008-security.js';
+import { doorCodes } from './009-door-codes.js';
 import { nukiCommandsAndEvents } from './010-nuki-commands-and-events.js';
 
 /**
  * Every schema step, in order. Append new steps; never edit one that has shipped.
  * Reserved: 3 = commands, 4 = lock events, 5 = lock family, 6 = lock retirement, 7 = lock family
- * registry, 10 = Nuki commands and events (unlatch, the Opener).
+ * registry, 8 = security (closed invitations, password resets), 9 = door codes, 10 = Nuki commands
+ * and events (unlatch, the Opener).
  */
-export const migrations: readonly Migration[] = [usersAndOauth, locksAndEkeys, commands, lockEvents, lockFamily, lockRetirement, lockFamilyRegistry, nukiCommandsAndEvents];
+export const migrations: readonly Migration[] = [
+  usersAndOauth,
+  locksAndEkeys,
+  commands,
+  lockEvents,
+  lockFamily,
+  lockRetirement,
+  lockFamilyRegistry,
+  security,
+  doorCodes,
+  nukiCommandsAndEvents,
+];

@@ -4,7 +4,7 @@
  * The tests in this file run in order against one demo process and build on each other.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import Database from 'better-sqlite3';
+import Database from '../../../src/store/sqlite-driver.js';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +14,7 @@ import { authorize, type OAuthTokens } from '../../support/oauth-login.js';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO_MS_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const EKEY_DATETIME = /^(\d{1,2})\/(\d{1,2})\/(\d{4}) (\d{1,2}):(\d{2}):(\d{2}) (AM|PM)$/;
-const EKEY_FIELDS = ['id', 'name', 'type', 'status', 'valid_from', 'valid_to', 'schedule_start', 'schedule_end', 'message', 'user_id', 'lock_id'];
+const EKEY_FIELDS = ['id', 'name', 'type', 'status', 'valid_from', 'valid_to', 'schedule_start', 'schedule_end', 'message', 'user_id', 'lock_id', 'door_code'];
 const NO_SUCH_ID = '0b5e0f4e-1111-4c1e-9a40-0c1b2a3d4e5f';
 
 /** `M/D/YYYY h:mm:ss AM|PM` read as a naive wall-clock time (ms). */

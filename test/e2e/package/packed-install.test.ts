@@ -7,9 +7,9 @@ import { buildPluginFolder, canUsePrivateNetwork, HomebridgeSupervisor, REPO_ROO
 
 /*
  * The package as users get it (issue #12 part 5): `npm pack`, then `npm install` of the tarball
- * together with Homebridge into an empty folder — with better-sqlite3 forced to build from source,
- * the path every user without a prebuilt binary takes — and Homebridge loading the plugin from
- * there. From the npm cache where it can (`--prefer-offline`), from the registry otherwise.
+ * together with the Homebridge this Node supports into an empty folder — with no engine warning,
+ * better-sqlite3 forced to build from source where it has no prebuilt binary, the path every user
+ * without a download takes — and Homebridge loading the plugin from there. From the npm cache where it can (`--prefer-offline`), from the registry otherwise.
  */
 
 const privateNetwork = canUsePrivateNetwork();
@@ -47,6 +47,12 @@ function npm(args: string[], cwd: string, extra: Record<string, string> = {}): P
       resolve({ code, output });
     });
   });
+}
+
+const nodeMajor = Number(process.versions.node.split('.')[0]);
+
+function readVersion(folder: string): string {
+  return (JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 const packageJson = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
@@ -110,26 +116,40 @@ describeE2E('the packed plugin, installed as a user installs it', () => {
     expect(offending).toEqual([]);
   });
 
-  it('installs into an empty folder with Homebridge, building better-sqlite3 from source, and Homebridge runs the plugin from there', async () => {
+  it('installs into an empty folder with the Homebridge its Node supports, with no engine warning, building what has no prebuilt binary from source, and Homebridge runs the plugin from there', async () => {
     const app = mkdtempSync(join(tmpdir(), 'ekey-user-'));
     folders.push(app);
     // This registry lacks the hap-nodejs Homebridge 2.4 pins (package.json "overrides"): a registry
     // matter, not the plugin's; a user's install gets Homebridge's own pin.
     const hapNodejs = packageJson.overrides['@homebridge/hap-nodejs'] ?? '';
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'homebridge-user', version: '1.0.0', private: true, overrides: { '@homebridge/hap-nodejs': hapNodejs } }));
-    const homebridgeVersion = packageJson.devDependencies.homebridge ?? '';
-    const install = await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, `homebridge@${homebridgeVersion}`], app, {
-      // No prebuilt binary: the compiler runs, with whatever node-gyp the tree puts on the PATH.
+    // The supported pairs (docs/design.md §10): Homebridge 2 on Node 22 and 24, Homebridge 1.8+ on Node 20.
+    const modernNode = nodeMajor >= 22;
+    const homebridgeSpec = modernNode ? `homebridge@${packageJson.devDependencies.homebridge ?? ''}` : 'homebridge@~1.8.0';
+    const install = await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, homebridgeSpec], app, {
+      // No prebuilt binary from the network: the compiler runs, with whatever node-gyp the tree puts on the PATH.
       npm_config_build_from_source: 'better-sqlite3',
       // One compiler at a time: the other Jest worker's tests keep their share of the machine.
       JOBS: '1',
     });
     expect({ code: install.code, output: install.code === 0 ? '' : install.output }).toEqual({ code: 0, output: '' });
+    // A supported pair installs without a single engine warning.
+    expect(install.output.split('\n').filter((line) => line.includes('EBADENGINE'))).toEqual([]);
     const modules = join(app, 'node_modules');
-    expect(existsSync(join(modules, 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'))).toBe(true);
+    // The SQLite driver of this Node (src/store/sqlite-driver.ts): 13's prebuilt Node-API binary on
+    // 22/24; on Node 20, 12 compiled here — and no 13, which npm leaves out silently.
+    if (modernNode) {
+      expect(readVersion(join(modules, 'better-sqlite3'))).toMatch(/^13\./);
+      expect(existsSync(join(modules, 'better-sqlite3', 'prebuilds', `${process.platform}-${process.arch}.node`))).toBe(true);
+    } else {
+      expect(existsSync(join(modules, 'better-sqlite3'))).toBe(false);
+      expect(readVersion(join(modules, 'better-sqlite3-node20'))).toMatch(/^12\./);
+      expect(existsSync(join(modules, 'better-sqlite3-node20', 'build', 'Release', 'better_sqlite3.node'))).toBe(true);
+    }
     // The node-gyp on the PATH of install scripts is ours (Node 20 proof), not usocket's 7.x.
     const gyp = JSON.parse(readFileSync(join(realpathSync(join(modules, '.bin', 'node-gyp')), '..', '..', 'package.json'), 'utf8')) as { version: string };
     expect(Number(gyp.version.split('.')[0])).toBeGreaterThanOrEqual(11);
+    expect(readVersion(join(modules, 'homebridge'))).toMatch(modernNode ? /^2\./ : /^1\.8\./);
 
     const homebridge = await supervisor.start(
       {

@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { join } from 'node:path';
+import { hostname } from 'node:os';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { WEB_APP_CLIENT_ID } from '../../../src/auth/web-app-client.js';
 import { launchChromium, openPage, type PageProblems } from '../../support/browser.js';
@@ -16,7 +17,8 @@ import { call, startDemo, type DemoProcess } from '../../support/demo-process.js
 
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 860 };
-const LAN_HOST = 'homebridge.local';
+/** This host's .local name (an allowed host, docs/design.md §9b), mapped to loopback in the browser. */
+const LAN_HOST = `${hostname().split('.')[0] ?? 'homebridge'}.local`;
 const IMAGES = join(PROJECT_ROOT, 'docs', 'images');
 const WAIT = { timeout: 15_000 };
 

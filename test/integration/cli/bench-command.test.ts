@@ -17,7 +17,7 @@ describe('bench/run.js', () => {
       .trim()
       .split('\n')
       .map((line) => line.split('\t')[0]);
-    expect(names).toEqual(['get-me', 'events-page', 'event-ingest', 'command-roundtrip', 'command-roundtrip-nuki', 'homekit-set', 'loop-delay', 'footprint']);
+    expect(names).toEqual(['get-me', 'events-page', 'event-ingest', 'command-roundtrip', 'command-roundtrip-nuki', 'homekit-set', 'loop-delay', 'footprint', 'pi-budget']);
   });
 
   it('measures get-me beside the baseline in paired rounds and prints one JSON line on stdout', async () => {

@@ -29,7 +29,7 @@ describe('POST /ekey', () => {
       message: 'See you at 4',
     });
     expect(answer.status).toBe(201);
-    expect(Object.keys(answer.body)).toEqual(['id', 'name', 'type', 'status', 'valid_from', 'valid_to', 'schedule_start', 'schedule_end', 'message', 'user_id', 'lock_id']);
+    expect(Object.keys(answer.body)).toEqual(['id', 'name', 'type', 'status', 'valid_from', 'valid_to', 'schedule_start', 'schedule_end', 'message', 'user_id', 'lock_id', 'door_code']);
     expect(answer.body).toMatchObject({ type: 'guest', status: 'accepted', schedule_start: null, schedule_end: null, message: 'See you at 4', user_id: members.stranger.id, lock_id: frontDoor.id });
     expect(answer.body.valid_from).toMatch(/^\d{1,2}\/\d{1,2}\/2026 \d{1,2}:00:00 (AM|PM)$/);
     const again = await household.request(members.owner, 'POST', '/ekey', { email: 'STRANGER@example.com', lock_id: frontDoor.id, type: 'anytime' });

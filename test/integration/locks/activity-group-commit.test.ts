@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import Database from 'better-sqlite3';
+import Database from '../../../src/store/sqlite-driver.js';
+import type { SqliteDatabase } from '../../../src/store/database.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -62,7 +63,7 @@ describe('lock activity: group commit in the runtime', () => {
     });
   };
 
-  const openReader = (): Database.Database => new Database(join(dir, DATABASE_FILE), { readonly: true });
+  const openReader = (): SqliteDatabase => new Database(join(dir, DATABASE_FILE), { readonly: true });
 
   it('stores the records of several locks from one turn together and acknowledges each after the commit', async () => {
     const reader = openReader();

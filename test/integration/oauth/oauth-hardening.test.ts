@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import Database from 'better-sqlite3';
+import Database from '../../../src/store/sqlite-driver.js';
 import { join } from 'node:path';
 import { DATABASE_FILE } from '../../../src/service-root.js';
 import { sha256Hex } from '../../../src/auth/secrets.js';

@@ -48,8 +48,9 @@ describe('EKeyService.send', () => {
       message: null,
       user_id: alex.id,
       lock_id: fx.lockId,
+      door_code: null,
     });
-    expect(Object.keys(key)).toEqual(['id', 'name', 'type', 'status', 'valid_from', 'valid_to', 'schedule_start', 'schedule_end', 'message', 'user_id', 'lock_id']);
+    expect(Object.keys(key)).toEqual(['id', 'name', 'type', 'status', 'valid_from', 'valid_to', 'schedule_start', 'schedule_end', 'message', 'user_id', 'lock_id', 'door_code']);
   });
 
   it('gives a guest key 24 hours from now when valid_from is omitted', () => {

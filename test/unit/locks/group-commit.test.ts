@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import Database from 'better-sqlite3';
+import Database from '../../../src/store/sqlite-driver.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +22,7 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 describe('GroupCommit', () => {
   let dir: string;
   let db: SqliteDatabase;
-  let reader: Database.Database;
+  let reader: SqliteDatabase;
   let commits: number;
   let acknowledged: { name: string; result: number; visibleToReader: boolean }[];
   let failures: { name: string; error: string }[];

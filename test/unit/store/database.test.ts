@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import Database from 'better-sqlite3';
+import Database from '../../../src/store/sqlite-driver.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { applyMigrations, openDatabase } from '../../../src/store/database.js';
+import { applyMigrations, openDatabase, type SqliteDatabase } from '../../../src/store/database.js';
 import type { Migration } from '../../../src/store/migration.js';
 import { migrations } from '../../../src/store/migrations/index.js';
 
@@ -16,9 +16,9 @@ function withTempDir<T>(work: (dir: string) => T): T {
   }
 }
 
-const userVersion = (db: Database.Database): number => db.pragma('user_version', { simple: true }) as number;
+const userVersion = (db: SqliteDatabase): number => db.pragma('user_version', { simple: true }) as number;
 
-const tables = (db: Database.Database): string[] =>
+const tables = (db: SqliteDatabase): string[] =>
   db
     .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
     .all()
@@ -164,7 +164,7 @@ describe('migration 10 (docs/design.md §4d): unlatch, the Opener commands, ring
 
 describe('migration 7: lock families checked by the registry, not by SQL', () => {
   const before = migrations.filter((migration) => migration.version < 7);
-  const schemaOf = (db: Database.Database, type: string): { name: string; sql: string | null }[] =>
+  const schemaOf = (db: SqliteDatabase, type: string): { name: string; sql: string | null }[] =>
     db.prepare<[string], { name: string; sql: string | null }>("SELECT name, sql FROM sqlite_master WHERE type = ? AND tbl_name <> 'locks' ORDER BY name").all(type);
 
   it('keeps every lock row, the rows that refer to them and every index and foreign key of a database made by the old migrations', () => {
@@ -187,7 +187,8 @@ describe('migration 7: lock families checked by the registry, not by SQL', () =>
       const columnsBefore = old.prepare("SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info('locks')").all();
       old.close();
 
-      // Up to migration 7 only: later steps (10 widens the CHECKs of commands and lock_events) change other tables on purpose.
+      // Up to migration 7 only: later steps change other tables on purpose (8 adds a column to
+      // invitations, 9 adds locks.keypad, 10 widens the CHECKs of commands and lock_events).
       const db = openDatabase(file, migrations.filter((migration) => migration.version <= 7));
       try {
         expect(userVersion(db)).toBe(7);

@@ -27,6 +27,7 @@ const lock = (overrides: Partial<LockRecord> = {}): LockRecord => ({
   ownerId: user().id,
   family: 'ekey',
   hasGateway: true,
+  keypad: false,
   boltState: 'unknown',
   batteryLevel: null,
   lastSeenAt: null,

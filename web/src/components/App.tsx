@@ -4,6 +4,7 @@ import { useHashRoute, useHousehold } from '../hooks.js';
 import { LocksPage } from './LocksPage.js';
 import { KeysPage } from './KeysPage.js';
 import { HistoryPage } from './HistoryPage.js';
+import { ChangePassword } from './ChangePassword.js';
 
 function SignIn({ message }: { message: string | undefined }) {
   const [busy, setBusy] = useState(false);
@@ -49,6 +50,7 @@ function SignedIn() {
           eKey Locks
         </a>
         <span class="who">{household.data?.me.name}</span>
+        <a href="#/password">Change password</a>
         <button
           type="button"
           onClick={() => {
@@ -64,7 +66,9 @@ function SignedIn() {
             {household.error}
           </p>
         )}
-        {household.data === undefined ? (
+        {route === '/password' ? (
+          <ChangePassword />
+        ) : household.data === undefined ? (
           <p role="status">Loading…</p>
         ) : lockId !== undefined && known !== undefined && lockRoute?.[2] === 'keys' ? (
           <KeysPage lockId={known.lock_id} lockName={known.lock_name} zone={known.lock_time_zone} me={household.data.me} onChange={household.reload} />

@@ -19,7 +19,6 @@ type Say = (text: string, ok: boolean) => void;
 function KeyRow({ ekey, holder, zone, isMine, onChanged, say }: { ekey: EKey; holder: Holder | undefined; zone: string; isMine: boolean; onChanged: () => Promise<void>; say: Say }) {
   const [editing, setEditing] = useState(false);
   const [asking, setAsking] = useState<'revoke' | 'delete'>();
-  const [note, setNote] = useState<string>();
   const who = holder?.email ?? 'someone who has not signed up yet';
   // An invited person has no name of their own yet (the service makes one up from the address): show the address only.
   const person = ekey.status !== 'pending' && holder !== undefined && holder.name !== '' && holder.name !== holder.email ? holder.name : undefined;
@@ -59,9 +58,6 @@ function KeyRow({ ekey, holder, zone, isMine, onChanged, say }: { ekey: EKey; ho
           </button>
         </div>
       )}
-      <p class="form-outcome" role="status">
-        {note}
-      </p>
       {asking !== undefined && (
         <ConfirmDialog
           title={asking === 'revoke' ? `Revoke the eKey of ${who}?` : `Delete the eKey of ${who}?`}
@@ -90,7 +86,8 @@ function KeyRow({ ekey, holder, zone, isMine, onChanged, say }: { ekey: EKey; ho
             try {
               await api('PUT', `/ekey/${ekey.id}`, fields);
               setEditing(false);
-              setNote(`Saved the eKey of ${who}.`);
+              // Said above the lists: a key that changed list (signed up meanwhile) is a new row.
+              say(`Saved the eKey of ${who}.`, true);
               await onChanged();
               return { ok: true, text: `Saved the eKey of ${who}.` };
             } catch (error) {
@@ -132,7 +129,14 @@ export function KeysPage({ lockId, lockName, zone, me, onChange }: { lockId: str
       statusRef.current?.focus();
     });
   };
-  const myEmail = holders.find((holder) => holder.user_id === me.id)?.email ?? me.email;
+  // GET /me carries no e-mail: the caller's own address comes from the lock's holders, read again
+  // when the form is sent before the list arrived (a quick owner, a slow phone).
+  const myEmail = async (): Promise<string | undefined> => {
+    const known = holders.find((holder) => holder.user_id === me.id)?.email ?? me.email;
+    if (known !== undefined) return known;
+    const people = await get<{ holders: Holder[] }>(`/locks/${lockId}/holders`).catch(() => undefined);
+    return people?.holders.find((holder) => holder.user_id === me.id)?.email;
+  };
   const holderOf = (key: EKey): Holder | undefined => holders.find((holder) => holder.user_id === key.user_id);
   const pending = (keys ?? []).filter((key) => key.status === 'pending');
   const row = (key: EKey) => <KeyRow key={key.id} ekey={key} holder={holderOf(key)} zone={zone} isMine={key.user_id === me.id} onChanged={changed} say={say} />;
@@ -152,7 +156,8 @@ export function KeysPage({ lockId, lockName, zone, me, onChange }: { lockId: str
           withEmail
           onSubmit={async (fields) => {
             const email = fields.email ?? '';
-            if (myEmail !== undefined && email.toLowerCase() === myEmail.toLowerCase()) {
+            const mine = await myEmail();
+            if (mine !== undefined && email.toLowerCase() === mine.toLowerCase()) {
               return { ok: false, text: 'That is your own e-mail address: you already hold this lock.' };
             }
             try {

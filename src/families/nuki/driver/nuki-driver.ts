@@ -22,6 +22,10 @@ import { NUKI_APPLE_COMPANY_ID, parseNukiBeacon } from '../protocol/nuki-uuids.j
 import type { ConnectionPolicy, DriverContext, LockDriver } from '../../../gateway/lock-driver.js';
 import type { NukiDriverVariant } from '../nuki-driver-variant.js';
 import { smartLockVariant } from '../smart-lock-variant.js';
+import { KeypadError, type KeypadCapability } from '../../../gateway/keypad-access.js';
+import { NukiKeypadAccess, keypadFailureOfNukiError } from './nuki-keypad-access.js';
+import { encodeUpdateTime } from '../protocol/nuki-keypad-messages.js';
+import { NUKI_KEYTURNER_PROFILE } from './nuki-gatt-profile.js';
 import { NukiKeyturnerChannel, type NukiMessage } from './nuki-keyturner-channel.js';
 
 /** What pairing produced and the driver needs (src/families/nuki/nuki-credential-file.ts keeps it). */
@@ -60,6 +64,9 @@ type ExchangeFailure =
   | { kind: 'write_failed'; error: unknown }
   /** A reply could not be read (bad CRC, MAC or length): its content is lost. */
   | { kind: 'unreadable'; reason: string };
+
+/** A lock clock off by more than this at a connect is set (docs/design.md §4c). */
+const CLOCK_TOLERANCE_MS = 60_000;
 
 /** How long a blocked motor's Error Report is waited for after its states, ms. */
 const MOTOR_BLOCKED_REPORT_GRACE_MS = 250;
@@ -104,6 +111,8 @@ export class NukiDriver implements LockDriver {
   private logAnchored = false;
   private readonly ownNewsSettleMs: number;
   private readonly ownNewsMaxDelayMs: number;
+  /** The lock's clock as its last Keyturner States told it, and when (our clock), for {@link prepare}. */
+  private lockClock: { lockTime: number; readAt: number } | null = null;
   /** When our last Lock Action ended (clock ms); news raised shortly after is ours too. */
   private actionEndedAt: number | null = null;
   /** Own news waiting to be read: since when (clock ms), and the timer that will ask for the read. */
@@ -156,9 +165,57 @@ export class NukiDriver implements LockDriver {
     }
   }
 
-  prepare(): Promise<void> {
-    return Promise.resolve();
+  /**
+   * Keeps the lock's clock right (docs/design.md §4c: keypad codes' windows and the log run on it):
+   * a clock off by more than {@link CLOCK_TOLERANCE_MS} at a connect is set with Update Time (it
+   * needs the security PIN). Never throws: a failure is logged and tried again at the next connect.
+   */
+  async prepare(connection: GattConnection): Promise<void> {
+    const context = this.attached();
+    const pin = this.pairing?.securityPin ?? null;
+    const clock = this.lockClock;
+    if (pin === null || clock === null) return;
+    const now = context.clock.now();
+    const offMs = clock.lockTime + (now - clock.readAt) - now;
+    if (Math.abs(offMs) <= CLOCK_TOLERANCE_MS) return;
+    const channel = this.channelFor(connection);
+    try {
+      await this.withOperationDeadline(async (deadline) => {
+        const nonce = await this.challenge(channel, deadline);
+        await this.send(channel, NukiCommand.updateTime, encodeUpdateTime({ time: context.clock.now(), nonce, securityPin: pin }));
+        for (;;) {
+          const message = await this.receive(channel, deadline);
+          if (message.command === NukiCommand.status && decodeStatus(message.payload).status === NukiStatusCode.COMPLETE) break;
+        }
+      });
+      this.lockClock = { lockTime: context.clock.now(), readAt: context.clock.now() };
+      context.logger.info(`Lock ${context.name}: its clock was off by ${Math.round(offMs / 1000)} s; set it.`);
+    } catch (error) {
+      context.logger.warn(`Lock ${context.name}: its clock is off by ${Math.round(offMs / 1000)} s and could not be set: ${describeError(error)}`);
+    }
   }
+
+  /** Keypad codes (docs/design.md §4c), on a connection the core prepared. */
+  readonly keypad: KeypadCapability = {
+    access: (connection, deadline) => {
+      const channel = this.channelFor(connection);
+      const keypadError = (error: unknown): Error => {
+        if (!(error instanceof ExchangeError)) return error instanceof Error ? error : new Error(String(error));
+        const failure = error.failure;
+        if (failure.kind === 'lock_error') return new KeypadError(keypadFailureOfNukiError(failure.code), error.message);
+        return new KeypadError(failure.kind === 'expired' ? 'timeout' : 'link_lost', error.message);
+      };
+      return new NukiKeypadAccess(
+        {
+          securityPin: this.pairing?.securityPin ?? null,
+          challenge: (exchangeDeadline) => this.challenge(channel, exchangeDeadline).catch((error: unknown) => Promise.reject(keypadError(error))),
+          send: (command, payload) => this.send(channel, command, payload).catch((error: unknown) => Promise.reject(keypadError(error))),
+          receive: (exchangeDeadline) => this.receive(channel, exchangeDeadline).catch((error: unknown) => Promise.reject(keypadError(error))),
+        },
+        deadline,
+      );
+    },
+  };
 
   async readActivitySince(connection: GattConnection, sequence: number): Promise<void> {
     const context = this.attached();
@@ -461,6 +518,7 @@ export class NukiDriver implements LockDriver {
       context.logger.warn(`Lock ${context.name}: unreadable Keyturner States: ${describeError(error)}`);
       return;
     }
+    if (states.currentTime !== null) this.lockClock = { lockTime: states.currentTime, readAt: context.clock.now() };
     // During our Lock Action the lock's "system" trigger is us; other triggers name themselves.
     const report = this.variant.statesReport(states);
     const source = report.source ?? (this.actionInFlight && states.trigger === NukiTrigger.system ? 'remote' : null);

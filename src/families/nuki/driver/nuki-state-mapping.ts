@@ -124,7 +124,15 @@ export function activityOfNukiLogEntry(entry: NukiLogEntry, ourAuthorizationId: 
     const completion = detail.data[2];
     if (lockAction === undefined || completion !== 0) return null;
     const action = directionOfNukiAction(lockAction);
-    return action === null ? null : { sequence: entry.index, action, source: 'fob', credential: null, timestamp };
+    if (action === null) return null;
+    // Type 0x05 data: action, source, completion status, code id u16 (docs/design.md §4c: a code
+    // of an eKey makes the entry that holder's; any other keypad entry is like a fob: no event).
+    const record: ActivityRecord = { sequence: entry.index, action, source: 'fob', credential: null, timestamp };
+    if (detail.data.length >= 5 && detail.data[1] === 0x01) {
+      const codeId = detail.data.readUInt16LE(3);
+      if (codeId !== 0) record.keypadCodeId = codeId;
+    }
+    return record;
   }
   return null;
 }

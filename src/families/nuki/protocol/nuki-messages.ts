@@ -765,7 +765,7 @@ export function encodeNukiTimestamp(ms: number | null): Buffer {
 // ---------------------------------------------------------------------------------------------
 // Field helpers
 
-class PayloadReader {
+export class PayloadReader {
   private offset = 0;
 
   constructor(
@@ -837,7 +837,7 @@ class PayloadReader {
   }
 }
 
-function flag(value: boolean): Buffer {
+export function flag(value: boolean): Buffer {
   return u8(value ? 1 : 0);
 }
 
@@ -847,7 +847,7 @@ function fixed(bytes: Buffer, length: number, what: string): Buffer {
 }
 
 /** Zero-padded UTF-8, cut at a character boundary so no half character is sent. */
-function nameField(name: string, length: number): Buffer {
+export function nameField(name: string, length: number): Buffer {
   const field = Buffer.alloc(length);
   let used = 0;
   for (const character of name) {

@@ -23,6 +23,7 @@ import type { NukiIndicationLink } from './nuki-indication-link.js';
 import { isSimulatedNukiAction, type NukiMoveOutcome, type NukiMoveRefusal } from './nuki-lock-mechanism.js';
 import type { NukiReplySender } from './nuki-reply-sender.js';
 import type { SimulatedNukiFaults } from './simulated-nuki-faults.js';
+import type { NukiKeypadResponder } from '../../../families/nuki/simulator/nuki-keypad-responder.js';
 
 /** What the keyturner side needs from the lock. */
 export interface NukiKeyturnerContext {
@@ -47,6 +48,8 @@ export interface NukiKeyturnerContext {
   readonly usdio?: string;
   /** Whether the device knows a Lock Action code (default: the Smart Lock's actions). */
   isAction?(action: number): boolean;
+  /** Keypad codes and Update Time (docs/design.md §4c); absent: those commands are unknown. */
+  readonly keypad?: NukiKeypadResponder;
   /** Starts a motorised action for an authorization (a code `isAction` accepted); `settled` runs when the motor stops. */
   remoteAction(action: number, authorization: NukiAuthorization, nameSuffix: string | null, settled: (outcome: NukiMoveOutcome) => void): NukiMoveRefusal | 'started';
 }
@@ -167,6 +170,12 @@ export class NukiKeyturnerResponder {
         return;
       }
       default:
+        if (context.keypad?.handles(command) === true) {
+          context.keypad.handle(link, command, payload, (nonce) => {
+            this.takeChallenge(authorization, nonce);
+          }, reply);
+          return;
+        }
         throw new NukiCommandRefusal(NukiErrorCode.ERROR_UNKNOWN);
     }
   }

@@ -16,6 +16,11 @@ export interface SimulatedNukiFaults {
   missingComplete: boolean;
   /** While set, every authorization id on the USDIO is unknown (unencrypted Error Report K_ERROR_NOT_AUTHORIZED). */
   unknownAuthorization: boolean;
+  /**
+   * One-shot: the next keypad write (Add, Update, Remove Keypad Code) loses the link — `before_applying`
+   * (the lock never stored it) or `after_applying` (stored, but the answer never came). docs/design.md §4c.
+   */
+  dropKeypadWrite: 'none' | 'before_applying' | 'after_applying';
   /** Real-time delay before each reply frame, in ms (each waits after the previous one); 0 = next turn of the event loop. */
   replyDelayMs: number;
 }
@@ -29,6 +34,7 @@ export function noSimulatedNukiFaults(): SimulatedNukiFaults {
     disconnectMidAction: false,
     missingComplete: false,
     unknownAuthorization: false,
+    dropKeypadWrite: 'none',
     replyDelayMs: 0,
   };
 }

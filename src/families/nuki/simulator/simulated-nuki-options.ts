@@ -57,6 +57,12 @@ export interface SimulatedNukiOptions {
   nonce?: () => Buffer;
   /** How long pairing mode lasts, in ms of the injected clock (default 30 000). */
   pairingTimeoutMs?: number;
+  /** A Nuki Keypad is paired: the lock stores keypad codes and judges typed codes (docs/design.md §4c; default false). */
+  keypad?: boolean;
+  /** How many codes the keypad holds (default 100, as the real Nuki Keypad). */
+  keypadCapacity?: number;
+  /** The lock's time zone (IANA), in which it reads keypad codes' weekdays and daily windows (default UTC). */
+  timeZone?: string;
   /** Length of the Keyturner States payload: 15, 20 or 27 bytes (default 27). */
   keyturnerStatesLength?: NukiKeyturnerStatesLength;
   /**

@@ -19,6 +19,10 @@ import type { SimulatedNukiOptions } from './simulated-nuki-options.js';
 import { GattOperationError, type SimulatedAdvertisement, type SimulatedDevice, type SimulatedGattService, type SimulatedLockLink } from '../../../gateway/simulator/simulated-device.js';
 import { NUKI_MODELS, NukiFamilyUuids, type NukiApiLevel, type NukiModel } from '../nuki-api-level.js';
 import { SimulatedApi23PairingResponder } from '../simulated-api23-pairing-responder.js';
+import { NukiKeypadStore, NUKI_KEYPAD_CAPACITY } from './nuki-keypad-store.js';
+import { NukiKeypadResponder } from './nuki-keypad-responder.js';
+import type { NukiKeypadCode } from '../protocol/nuki-keypad-messages.js';
+import { NukiKeypadSource, encodeKeypadActionLogData } from '../protocol/nuki-keypad-messages.js';
 
 export type { SimulatedNukiFaults } from './simulated-nuki-faults.js';
 export type { NukiAuthorizationType } from './nuki-authorization-table.js';
@@ -88,6 +92,12 @@ export class SimulatedNuki implements SimulatedDevice {
   private reachable = true;
   private newState = false;
   private pairingModeUntil: number | null = null;
+  /** The keypad's codes; null without a keypad. */
+  private readonly keypadStore: NukiKeypadStore | null;
+  /** The lock's own clock runs this far from the injected one (ms; `lock_clock`, Update Time). */
+  private clockOffsetMs = 0;
+  /** The lock's time zone: weekdays and daily windows of keypad codes are read in it. */
+  readonly timeZone: string;
 
   constructor(options: SimulatedNukiOptions) {
     this.address = options.address.toUpperCase();
@@ -125,6 +135,22 @@ export class SimulatedNuki implements SimulatedDevice {
       this.markNewState();
     });
     this.sender = new NukiReplySender(this.faults, () => this.nonce32());
+    this.timeZone = options.timeZone ?? 'UTC';
+    this.keypadStore = options.keypad === true ? new NukiKeypadStore(options.keypadCapacity ?? NUKI_KEYPAD_CAPACITY) : null;
+    const keypadResponder = new NukiKeypadResponder({
+      store: this.keypadStore,
+      securityPin: this.securityPin,
+      lockNow: () => this.lockNow(),
+      setLockTime: (time) => {
+        this.clockOffsetMs = time - this.clock.now();
+      },
+      takeWriteDrop: () => {
+        const drop = this.faults.dropKeypadWrite;
+        this.faults.dropKeypadWrite = 'none';
+        return drop;
+      },
+      changed: () => undefined,
+    });
     this.keyturner = new NukiKeyturnerResponder({
       authorizations: this.authorizationTable,
       faults: this.faults,
@@ -139,10 +165,11 @@ export class SimulatedNuki implements SimulatedDevice {
       config: () =>
         configPayload({ nukiId: this.nukiId, name: this.name, firmware: this.firmware, hardware: this.hardware }, this.clock.now(), {
           fob: this.authorizationTable.firstOfType('fob') !== undefined,
-          keypad: this.authorizationTable.firstOfType('keypad') !== undefined,
+          keypad: this.keypadStore !== null || this.authorizationTable.firstOfType('keypad') !== undefined,
         }),
       batteryReport: () => batteryReportPayload(this.statusSnapshot()),
       selectLog: (startIndex, sortOrder) => this.lockLog.select(startIndex, sortOrder),
+      keypad: keypadResponder,
       remoteAction: (action, authorization, nameSuffix, settled) =>
         // The responder passes only codes isSimulatedNukiAction accepted.
         this.motorisedAction(action as SimulatedNukiAction, NukiTrigger.system, { id: authorization.id, name: nameSuffix === null ? authorization.name : `${authorization.name} ${nameSuffix}` }, 'lock_action', settled),
@@ -258,6 +285,58 @@ export class SimulatedNuki implements SimulatedDevice {
   keypad(action: LockAction): void {
     const keypad = this.authorizationTable.firstOfType('keypad');
     this.motorisedAction(toNukiAction(action), NukiTrigger.system, keypad ?? { id: 0, name: 'Nuki Keypad' }, 'keypad_action');
+  }
+
+  /** True when a Nuki Keypad is paired (the lock stores keypad codes). */
+  get hasKeypad(): boolean {
+    return this.keypadStore !== null;
+  }
+
+  /** The keypad codes the lock holds, as it holds them. @throws RangeError without a keypad */
+  keypadCodes(): NukiKeypadCode[] {
+    return this.keypadOrThrow().list();
+  }
+
+  /**
+   * A code typed on the Nuki Keypad, judged by the lock against the codes it stores, on its own
+   * clock and in its own time zone (docs/design.md §4c). Accepted: the motor moves and the log
+   * names the code's id; refused: logged as an invalid code, nothing moves.
+   * @throws RangeError without a keypad
+   */
+  typeCode(code: string, action: LockAction): 'accepted' | 'refused' {
+    const store = this.keypadOrThrow();
+    const keypad = this.authorizationTable.firstOfType('keypad') ?? { id: 0, name: 'Nuki Keypad' };
+    const judgement = store.judge(code, this.lockNow(), this.timeZone);
+    if (!judgement.accepted) {
+      this.appendKeypadLog(keypad, toNukiAction(action), NukiCompletionStatus.invalidCode, 0);
+      return 'refused';
+    }
+    const codeId = judgement.code.codeId;
+    const nukiAction = toNukiAction(action);
+    this.mechanism.start(nukiAction, NukiTrigger.system, (outcome) => {
+      this.appendKeypadLog(keypad, nukiAction, outcome === 'success' ? NukiCompletionStatus.success : NukiCompletionStatus.motorBlocked, codeId);
+    });
+    return 'accepted';
+  }
+
+  /** Adds a code as the vendor's app would (the service did not make it); returns its id. @throws RangeError without a keypad or when the lock refuses */
+  addVendorCode(code: string, name = 'Nuki App'): number {
+    const store = this.keypadOrThrow();
+    try {
+      return store.add(Number(code), name, { timeLimited: false, allowedFrom: null, allowedUntil: null, allowedWeekdays: 0, allowedFromTime: { hour: 0, minute: 0 }, allowedUntilTime: { hour: 0, minute: 0 } }, this.lockNow()).codeId;
+    } catch (error) {
+      throw new RangeError(`${this.name} refused the code: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /** The lock's own clock (ms since the epoch, UTC). */
+  lockNow(): number {
+    return this.clock.now() + this.clockOffsetMs;
+  }
+
+  /** Sets the lock's clock `offsetS` seconds off the true time. */
+  setClockOffset(offsetS: number): void {
+    this.clockOffsetMs = offsetS * 1000;
   }
 
   /** The auto-lock timer fires: a motorised lock, trigger auto lock. */
@@ -426,9 +505,20 @@ export class SimulatedNuki implements SimulatedDevice {
     this.markNewState();
   }
 
+  private keypadOrThrow(): NukiKeypadStore {
+    if (this.keypadStore === null) throw new RangeError(`${this.name} has no keypad`);
+    return this.keypadStore;
+  }
+
+  private appendKeypadLog(actor: { id: number; name: string }, action: number, completionStatus: number, codeId: number): void {
+    const data = encodeKeypadActionLogData({ action, source: NukiKeypadSource.code, completionStatus, codeId });
+    this.lockLog.append({ timestamp: this.lockNow(), authorizationId: actor.id, name: actor.name, detail: { kind: 'other', type: NukiLogEntryType.keypadAction, data } });
+    this.markNewState();
+  }
+
   private statusSnapshot(): NukiStatusSnapshot {
     return {
-      now: this.clock.now(),
+      now: this.lockNow(),
       pairingMode: this.inPairingMode(),
       lockState: this.mechanism.lockState,
       trigger: this.mechanism.trigger,

@@ -1,0 +1,364 @@
+/**
+ * The door-code sync engine (docs/design.md §4c): keeps what each keypad lock holds equal to the
+ * door codes of its eKeys. States are true — a code is `set` or `removed` only once the lock
+ * confirmed it; a lock out of reach keeps its codes `setting`/`removing`, retried at every connect
+ * and advertisement until done; the rows are persisted, so this survives restarts. Codes the
+ * service did not make are never changed or removed. Service-enforced codes are enabled and
+ * disabled at each window edge (timers on the injected clock); expiry takes a code off.
+ */
+import type { Clock } from '../domain/clock.js';
+import { generateDoorCode } from '../domain/door-code.js';
+import { doorCodeWindow, nextDoorCodeEdge, type DoorCodeEnforcer, type KeypadWindow } from '../domain/door-code-window.js';
+import { isUsableAt } from '../domain/ekey-validity.js';
+import type { StoredEKey } from '../store/ekey-repository.js';
+import { describeError } from '../domain/errors.js';
+import { KeypadError, type KeypadAccess, type KeypadCode, type KeypadCodeWrite, type KeypadSessionResult } from '../gateway/keypad-access.js';
+import type { Logger } from '../logger.js';
+import type { DoorCodeRecord, DoorCodeRepository } from '../store/door-code-repository.js';
+import type { LockRecord } from '../store/lock-repository.js';
+
+/** The gateway as the engine needs it. */
+export interface DoorCodeGateway {
+  keypadSession<T>(lockId: string, work: (keypad: KeypadAccess) => Promise<T>, timeoutMs?: number): Promise<KeypadSessionResult<T>>;
+  isReachable(lockId: string): boolean;
+  on(event: 'synchronised' | 'advertised', listener: (event: { lockId: string }) => void): unknown;
+  off(event: 'synchronised' | 'advertised', listener: (event: { lockId: string }) => void): unknown;
+}
+
+export interface DoorCodeSyncDependencies {
+  doorCodes: DoorCodeRepository;
+  ekeys: { findById(id: string): StoredEKey | undefined };
+  locks: { findById(id: string): LockRecord | undefined };
+  gateway: DoorCodeGateway;
+  /** The eKey service's change hook (sends, changes, revocations, sign-ups). */
+  changes?: { onChange(listener: (lockId: string) => void): () => void };
+  clock: Clock;
+  logger: Logger;
+  /** Budget of one session with the lock, ms (default 30 000). */
+  sessionTimeoutMs?: number;
+}
+
+/** What the lock should hold for a row: nothing, or this code. */
+type Desired = null | { enabled: boolean; window: KeypadWindow; enforcedBy: DoorCodeEnforcer };
+
+/** Why a sync is asked for; failed codes are retried on connects and changes, not on every advertisement. */
+type Reason = 'change' | 'connect' | 'advertisement' | 'timer' | 'start';
+
+/** The name a code of ours carries on the lock (how it is recognised after a write the lock never confirmed). */
+export function doorCodeName(ekeyId: string): string {
+  return `eKey ${ekeyId.toLowerCase().slice(0, 8)}`;
+}
+
+export class DoorCodeSync {
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly again = new Set<string>();
+  /** Locks with work left that only the lock can finish: retried on its next advertisement or connect. */
+  private readonly pending = new Set<string>();
+  private timer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private started = false;
+  private readonly onSynchronised = (event: { lockId: string }): void => {
+    void this.request(event.lockId, 'connect');
+  };
+  private readonly onAdvertised = (event: { lockId: string }): void => {
+    if (this.pending.has(event.lockId) && !this.running.has(event.lockId)) void this.request(event.lockId, 'advertisement');
+  };
+
+  constructor(private readonly deps: DoorCodeSyncDependencies) {}
+
+  /** Listens for changes, connects and advertisements, and takes up whatever is unfinished (after a restart too). Idempotent. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.unsubscribe =
+      this.deps.changes?.onChange((lockId) => {
+        void this.request(lockId, 'change');
+      }) ?? null;
+    this.deps.gateway.on('synchronised', this.onSynchronised);
+    this.deps.gateway.on('advertised', this.onAdvertised);
+    void this.reevaluate('start');
+  }
+
+  stop(): void {
+    this.started = false;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    this.deps.gateway.off('synchronised', this.onSynchronised);
+    this.deps.gateway.off('advertised', this.onAdvertised);
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /**
+   * Re-reads every lock with unfinished codes at the clock's now: expired keys' codes come off,
+   * service-enforced codes follow their windows. The timer calls it at the next edge; tests with a
+   * manual clock may too. Resolves when the sessions it started are done; never rejects.
+   */
+  async reevaluate(reason: Reason = 'timer'): Promise<void> {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    let locks: string[];
+    try {
+      locks = this.deps.doorCodes.locksWithOpenCodes();
+    } catch (error) {
+      this.deps.logger.error(`Door codes: could not read the unfinished codes: ${describeError(error)}`);
+      return;
+    }
+    await Promise.all(locks.map((lockId) => this.request(lockId, reason)));
+    this.schedule();
+  }
+
+  /** Resolves once no session is running or queued for any lock. */
+  async settled(): Promise<void> {
+    while (this.running.size > 0) await Promise.all([...this.running.values()]);
+  }
+
+  /** Asks for a sync of one lock; resolves when it (and any it queued) is done. Never rejects. */
+  request(lockId: string, reason: Reason): Promise<void> {
+    const id = lockId.toLowerCase();
+    if (!this.started) return Promise.resolve();
+    const current = this.running.get(id);
+    if (current !== undefined) {
+      // A connect during our own session is our session's: it reads everything anyway.
+      if (reason !== 'connect' && reason !== 'advertisement') this.again.add(id);
+      return current;
+    }
+    const run = (async () => {
+      try {
+        do {
+          this.again.delete(id);
+          await this.syncLock(id, reason);
+        } while (this.again.has(id) && this.started);
+      } catch (error) {
+        this.deps.logger.error(`Door codes of lock ${id}: ${describeError(error)}`);
+      } finally {
+        this.running.delete(id);
+      }
+    })();
+    this.running.set(id, run);
+    return run;
+  }
+
+  /** Records what needs no lock, then — when the lock has work and is near — one session with it. */
+  private async syncLock(lockId: string, reason: Reason): Promise<void> {
+    const lock = this.deps.locks.findById(lockId);
+    if (lock === undefined) return;
+    const now = this.deps.clock.now();
+    const work = this.prepare(lock, now);
+    const retryFailed = reason !== 'advertisement';
+    if (!work.some((item) => item.needsLock && (retryFailed || item.row.state !== 'failed'))) {
+      this.pending.delete(lockId);
+      if (reason === 'change') this.schedule();
+      return;
+    }
+    if (!this.deps.gateway.isReachable(lockId)) {
+      this.pending.add(lockId);
+      return;
+    }
+    let result: KeypadSessionResult<void>;
+    try {
+      result = await this.deps.gateway.keypadSession(lockId, (keypad) => this.session(lock, keypad), this.deps.sessionTimeoutMs ?? 30_000);
+    } catch (error) {
+      // The link failed under a write (recorded on the code) or under the read of the codes.
+      this.deps.logger.warn(`Door codes of lock ${lock.name}: the lock could not be updated now (${describeError(error)}); retrying when it is near.`);
+      this.pending.add(lockId);
+      return;
+    }
+    if (result.status !== 'done') {
+      if (result.status === 'no_keypad') this.deps.logger.warn(`Door codes of lock ${lock.name}: its driver has no keypad.`);
+      this.pending.add(lockId);
+      return;
+    }
+    const left = this.prepare(lock, this.deps.clock.now()).some((item) => item.needsLock && item.row.state !== 'failed');
+    if (left) this.pending.add(lockId);
+    else this.pending.delete(lockId);
+    if (reason === 'change' || reason === 'connect') this.schedule();
+  }
+
+  /**
+   * Brings the rows of a lock up to date with their keys, without the lock: a pending key's code
+   * that was accepted starts `setting`; a revoked, purged or expired key's code starts `removing`
+   * (`removed` at once when it never reached the lock). Returns each open row and whether the lock
+   * must be written for it.
+   */
+  private prepare(lock: LockRecord, now: number): { row: DoorCodeRecord; needsLock: boolean }[] {
+    const rows = this.deps.doorCodes.listOpenByLock(lock.id);
+    const items: { row: DoorCodeRecord; needsLock: boolean }[] = [];
+    for (const stale of rows) {
+      let row = stale;
+      const desired = this.desiredOf(row, lock, now);
+      if (desired === null && row.state !== 'removing') {
+        row = { ...row, state: 'removing', failureReason: null, updatedAt: now };
+        this.deps.doorCodes.update(row);
+      }
+      const needsLock = desired === null ? true : row.state !== 'set' || !sameWritten(row.written, desired);
+      items.push({ row, needsLock });
+    }
+    for (const waiting of this.waitingRows(lock.id)) {
+      const key = this.deps.ekeys.findById(waiting.ekeyId);
+      const ended = key === undefined || key.status === 'revoked' || (key.valid_to !== null && key.valid_to <= now);
+      if (ended) {
+        this.deps.doorCodes.update({ ...waiting, state: 'removed', code: null, updatedAt: now });
+      } else if (key.status === 'accepted') {
+        const row: DoorCodeRecord = { ...waiting, state: 'setting', enforcedBy: doorCodeWindow(key).enforcedBy, updatedAt: now };
+        this.deps.doorCodes.update(row);
+        items.push({ row, needsLock: true });
+      }
+    }
+    return items;
+  }
+
+  private waitingRows(lockId: string): DoorCodeRecord[] {
+    return this.deps.doorCodes.listWaitingByLock(lockId);
+  }
+
+  /** One session: read the lock's codes, then remove, add or rewrite ours (removals first: they free room). */
+  private async session(lock: LockRecord, keypad: KeypadAccess): Promise<void> {
+    const onLock = await keypad.listCodes();
+    const now = this.deps.clock.now();
+    const rows = this.deps.doorCodes.listOpenByLock(lock.id);
+    const ordered = [...rows.filter((row) => this.desiredOf(row, lock, now) === null), ...rows.filter((row) => this.desiredOf(row, lock, now) !== null)];
+    for (const row of ordered) await this.apply(lock, row, keypad, onLock);
+  }
+
+  private async apply(lock: LockRecord, row: DoorCodeRecord, keypad: KeypadAccess, onLock: KeypadCode[]): Promise<void> {
+    const now = this.deps.clock.now();
+    const desired = this.desiredOf(row, lock, now);
+    const mine = findOurs(row, onLock);
+    if (desired === null) {
+      if (mine !== undefined) {
+        try {
+          await keypad.removeCode(mine.codeId);
+        } catch (error) {
+          // Not removed as far as we know: it stays `removing` and is tried again.
+          if (error instanceof KeypadError && error.failure !== 'link_lost' && error.failure !== 'timeout') {
+            this.deps.logger.warn(`Door codes of lock ${lock.name}: the lock refused to remove a code (${error.failure}); trying again later.`);
+            return;
+          }
+          throw error;
+        }
+        onLock.splice(onLock.indexOf(mine), 1);
+      }
+      this.deps.doorCodes.update({ ...row, state: 'removed', code: null, lockCodeId: null, written: null, failureReason: null, updatedAt: this.deps.clock.now() });
+      return;
+    }
+    if (row.code === null) return;
+    let code = row.code;
+    const write = (): KeypadCodeWrite => ({ code, name: doorCodeName(row.ekeyId), enabled: desired.enabled, window: desired.window });
+    try {
+      let codeId: number;
+      if (mine !== undefined) {
+        codeId = mine.codeId;
+        if (!sameCode(mine, write())) await keypad.updateCode(codeId, write());
+      } else {
+        // Digits someone else put on the lock meanwhile: this code never worked, so it takes new ones.
+        if (onLock.some((entry) => entry.code === code)) code = this.freshCode(lock.id, onLock);
+        try {
+          codeId = await keypad.addCode(write());
+        } catch (error) {
+          if (!(error instanceof KeypadError) || error.failure !== 'code_exists') throw error;
+          code = this.freshCode(lock.id, onLock);
+          codeId = await keypad.addCode(write());
+        }
+        onLock.push({ codeId, ...write() });
+      }
+      this.deps.doorCodes.update({
+        ...row,
+        code,
+        state: 'set',
+        enforcedBy: desired.enforcedBy,
+        failureReason: null,
+        lockCodeId: codeId,
+        written: { enabled: desired.enabled, window: desired.window },
+        updatedAt: this.deps.clock.now(),
+      });
+    } catch (error) {
+      if (!(error instanceof KeypadError)) throw error;
+      const reason = error.failure === 'code_exists' ? 'refused_by_lock' : error.failure;
+      this.deps.doorCodes.update({ ...row, code, state: 'failed', failureReason: reason, updatedAt: this.deps.clock.now() });
+      this.deps.logger.warn(`Door codes of lock ${lock.name}: the code of eKey ${row.ekeyId} could not be written (${reason}).`);
+      // The link is gone (or silent): nothing more can be written in this session.
+      if (error.failure === 'link_lost' || error.failure === 'timeout') throw error;
+    }
+  }
+
+  /** Null: the lock should not hold the row's code. */
+  private desiredOf(row: DoorCodeRecord, lock: LockRecord, now: number): Desired {
+    if (row.state === 'removing' || row.state === 'removed' || row.state === 'waiting') return null;
+    const key = this.deps.ekeys.findById(row.ekeyId);
+    if (key === undefined || key.status !== 'accepted') return null;
+    if (key.valid_to !== null && key.valid_to <= now) return null;
+    if (this.deps.doorCodes.currentFor(key.id)?.id !== row.id) return null;
+    const mapped = doorCodeWindow(key);
+    return { enabled: mapped.enforcedBy === 'lock' || isUsableAt(key, now, lock.timeZone), window: mapped.window, enforcedBy: mapped.enforcedBy };
+  }
+
+  private freshCode(lockId: string, onLock: readonly KeypadCode[]): string {
+    const taken = this.deps.doorCodes.codesOnLock(lockId);
+    for (const entry of onLock) taken.add(entry.code);
+    return generateDoorCode(taken);
+  }
+
+  /** Sets the timer to the next instant a code must change: a service-enforced window edge, or an expiry. */
+  private schedule(): void {
+    if (!this.started) return;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    const now = this.deps.clock.now();
+    let next = Number.POSITIVE_INFINITY;
+    try {
+      for (const lockId of this.deps.doorCodes.locksWithOpenCodes()) {
+        const lock = this.deps.locks.findById(lockId);
+        if (lock === undefined) continue;
+        for (const row of this.deps.doorCodes.listOpenByLock(lockId)) {
+          const key = this.deps.ekeys.findById(row.ekeyId);
+          if (key === undefined || key.status !== 'accepted' || row.state === 'removing') continue;
+          const edge = row.enforcedBy === 'service' ? nextDoorCodeEdge(key, now, lock.timeZone) : key.valid_to !== null && key.valid_to > now ? key.valid_to : null;
+          if (edge !== null) next = Math.min(next, edge);
+        }
+      }
+    } catch (error) {
+      this.deps.logger.error(`Door codes: could not plan the next window edge: ${describeError(error)}`);
+      return;
+    }
+    if (!Number.isFinite(next)) return;
+    // setTimeout holds at most ~24.8 days; a later edge is planned again then.
+    this.timer = setTimeout(
+      () => {
+        void this.reevaluate('timer');
+      },
+      Math.min(Math.max(1, next - now), 2_000_000_000),
+    );
+    this.timer.unref();
+  }
+}
+
+/** Our code on the lock: by its id when the lock named it, else by its digits under our name. */
+function findOurs(row: DoorCodeRecord, onLock: readonly KeypadCode[]): KeypadCode | undefined {
+  if (row.code === null) return undefined;
+  const sameDigits = onLock.filter((entry) => entry.code === row.code);
+  if (row.lockCodeId !== null) {
+    const byId = sameDigits.find((entry) => entry.codeId === row.lockCodeId);
+    if (byId !== undefined) return byId;
+  }
+  return sameDigits.find((entry) => entry.name === doorCodeName(row.ekeyId));
+}
+
+function sameCode(onLock: KeypadCode, wanted: KeypadCodeWrite): boolean {
+  return onLock.code === wanted.code && onLock.name === wanted.name && onLock.enabled === wanted.enabled && sameWindow(onLock.window, wanted.window);
+}
+
+function sameWritten(written: DoorCodeRecord['written'], desired: NonNullable<Desired>): boolean {
+  return written !== null && written.enabled === desired.enabled && sameWindow(written.window, desired.window);
+}
+
+function sameWindow(a: KeypadWindow, b: KeypadWindow): boolean {
+  return (
+    a.allowedFrom === b.allowedFrom &&
+    a.allowedUntil === b.allowedUntil &&
+    a.fromTime === b.fromTime &&
+    a.untilTime === b.untilTime &&
+    a.weekdays.length === b.weekdays.length &&
+    a.weekdays.every((day, index) => day === b.weekdays[index])
+  );
+}

@@ -1,0 +1,179 @@
+/**
+ * docs/design.md §9b: change your password in the app (every other session ends), the owner's
+ * `ekey-locks user reset-password`, and with SMTP "Forgot your password?" — a single-use link that
+ * lives 30 minutes, the same answer whether or not the address exists, never logged. Real HTTP on
+ * loopback and a real SMTP server (smtp-server) on loopback.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { SMTPServer } from 'smtp-server';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { builtCli, runNode } from '../../support/child-process.js';
+import { OAuthLoginError, loginOverHttp, refreshTokens, type OAuthTokens } from '../../support/oauth-login.js';
+import { startTestService, type TestService } from '../../support/test-service.js';
+import { call } from '../ekeys/household.js';
+import { demoParts } from './demo-parts.js';
+
+const SETUP_TIMEOUT_MS = 180_000;
+
+interface Mail {
+  to: string[];
+  raw: string;
+}
+
+async function startSmtp(): Promise<{ server: SMTPServer; port: number; mails: Mail[] }> {
+  const mails: Mail[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        mails.push({ to: session.envelope.rcptTo.map((address) => address.address), raw: Buffer.concat(chunks).toString('utf8') });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.server.address() as AddressInfo).port, mails };
+}
+
+const linkIn = (raw: string): string => {
+  const match = /(http:\/\/127\.0\.0\.1:\d+\/password\/reset\/[A-Za-z0-9_-]{43})/.exec(raw.replace(/=\r?\n/g, ''));
+  if (!match?.[1]) throw new Error(`no reset link in:\n${raw}`);
+  return match[1];
+};
+
+const postForm = (url: string, fields: Record<string, string>): Promise<Response> =>
+  fetch(url, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+    body: new URLSearchParams(fields).toString(),
+  });
+
+describe('passwords (§9b)', () => {
+  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let test: TestService;
+  let parts: ReturnType<typeof demoParts>;
+
+  const signIn = (email: string, password: string): Promise<OAuthTokens> =>
+    loginOverHttp({ baseUrl: test.baseUrl, client: parts.client, email, password });
+  const signInFails = async (email: string, password: string): Promise<boolean> => {
+    try {
+      await signIn(email, password);
+      return false;
+    } catch (error) {
+      return error instanceof OAuthLoginError && error.status === 401;
+    }
+  };
+
+  beforeAll(async () => {
+    smtp = await startSmtp();
+    test = await startTestService({ config: { smtp: { host: '127.0.0.1', port: smtp.port, secure: false, from: 'locks@example.com' } } });
+    parts = demoParts(test.demo);
+  }, SETUP_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await test.close();
+    await new Promise<void>((resolve) => { smtp.server.close(() => { resolve(); }); });
+  });
+
+  it('changes the password in the app: wrong current refused, every other session ends, this one stays', async () => {
+    const user = parts.others[0];
+    if (!user) throw new Error('demo user missing');
+    const here = await signIn(user.email, user.password);
+    const elsewhere = await signIn(user.email, user.password);
+
+    const wrong = await call(test.baseUrl, here.access_token, 'PUT', '/me/password', { current_password: 'not-it-at-all', new_password: 'a-new-password-1' });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.code).toBe('wrong_password');
+    const short = await call(test.baseUrl, here.access_token, 'PUT', '/me/password', { current_password: user.password, new_password: 'short' });
+    expect(short.status).toBe(400);
+
+    const changed = await call(test.baseUrl, here.access_token, 'PUT', '/me/password', { current_password: user.password, new_password: 'a-new-password-1' });
+    expect(changed.status).toBe(204);
+    expect((await call(test.baseUrl, elsewhere.access_token, 'GET', '/me')).status).toBe(401);
+    await expect(refreshTokens(test.baseUrl, parts.client, elsewhere.refresh_token)).rejects.toThrow(OAuthLoginError);
+    expect((await call(test.baseUrl, here.access_token, 'GET', '/me')).status).toBe(200);
+    expect((await refreshTokens(test.baseUrl, parts.client, here.refresh_token)).access_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await signInFails(user.email, user.password)).toBe(true);
+    await signIn(user.email, 'a-new-password-1');
+  }, SETUP_TIMEOUT_MS);
+
+  it('mails a single-use reset link only for an existing account, with the same answer for any address', async () => {
+    const user = parts.others[1];
+    if (!user) throw new Error('demo user missing');
+    const session = await signIn(user.email, user.password);
+    const sent = smtp.mails.length;
+    const known = await postForm(`${test.baseUrl}/password/forgot`, { email: user.email });
+    const unknown = await postForm(`${test.baseUrl}/password/forgot`, { email: 'nobody-here@example.org' });
+    expect(known.status).toBe(200);
+    expect(unknown.status).toBe(200);
+    expect(await known.text()).toBe(await unknown.text());
+    await test.service.services.passwords.whenIdle();
+    const mails = smtp.mails.slice(sent);
+    expect(mails.map((mail) => mail.to)).toEqual([[user.email]]);
+    const link = linkIn(mails[0]?.raw ?? '');
+    expect(test.logger.text()).not.toContain(link.split('/').at(-1));
+
+    expect((await fetch(link, { headers: { accept: 'text/html' } })).status).toBe(200);
+    const done = await postForm(link, { password: 'reset-password-2' });
+    expect(done.status).toBe(200);
+    expect(await done.text()).toContain('Password changed');
+    expect((await call(test.baseUrl, session.access_token, 'GET', '/me')).status).toBe(401);
+    const again = await postForm(link, { password: 'someone-elses-3' });
+    expect(again.status).toBe(410);
+    await signIn(user.email, 'reset-password-2');
+  }, SETUP_TIMEOUT_MS);
+
+  it('lets a reset link work for 30 minutes only', async () => {
+    const user = parts.others[2];
+    if (!user) throw new Error('demo user missing');
+    const sent = smtp.mails.length;
+    await postForm(`${test.baseUrl}/password/forgot`, { email: user.email });
+    await test.service.services.passwords.whenIdle();
+    const link = linkIn(smtp.mails[sent]?.raw ?? '');
+    test.clock.advance(30 * 60 * 1000);
+    expect((await fetch(link, { headers: { accept: 'text/html' } })).status).toBe(410);
+    expect((await postForm(link, { password: 'too-late-password' })).status).toBe(410);
+    expect(await signInFails(user.email, 'too-late-password')).toBe(true);
+  }, SETUP_TIMEOUT_MS);
+});
+
+describe('without SMTP and from the command line (§9b)', () => {
+  it('says to ask the owner, who resets the password with the CLI; the user’s sessions end', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'ekey-reset-cli-'));
+    const test = await startTestService({ dataDir });
+    const parts = demoParts(test.demo);
+    let session: OAuthTokens;
+    try {
+      const page = await fetch(`${test.baseUrl}/password/forgot`, { headers: { accept: 'text/html' } });
+      const text = await page.text();
+      expect(page.status).toBe(200);
+      expect(text).toContain('Ask the person who runs it');
+      expect(text).not.toContain('<form');
+      session = await loginOverHttp({ baseUrl: test.baseUrl, client: parts.client, email: parts.owner.email, password: parts.owner.password });
+    } finally {
+      await test.close();
+    }
+    const result = await runNode(builtCli(), ['user', 'reset-password', '--email', parts.owner.email, '--password-stdin', '--data', dataDir], {
+      stdin: 'owner-reset-password\n',
+    });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ email: parts.owner.email, sessions_ended: true });
+
+    const again = await startTestService({ dataDir });
+    try {
+      expect((await call(again.baseUrl, session.access_token, 'GET', '/me')).status).toBe(401);
+      await loginOverHttp({ baseUrl: again.baseUrl, client: parts.client, email: parts.owner.email, password: 'owner-reset-password' });
+    } finally {
+      await again.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, SETUP_TIMEOUT_MS);
+});
