@@ -1,6 +1,7 @@
 import type { Clock } from '../domain/clock.js';
 import { normalizeId } from '../domain/ids.js';
 import { eventShapeOfCommand } from '../domain/lock-command-type.js';
+import type { LockEventDetail } from '../domain/lock-event-type.js';
 import type { Logger } from '../logger.js';
 import type { EventRepository, NewEvent, StoredEvent } from '../store/event-repository.js';
 import type { EKeyFinder, UsableKeys, UserNames } from './event-access.js';
@@ -142,7 +143,7 @@ export class EventRecorder implements LockEventSink {
       performerId: holder,
       occurredAt: report.timestamp,
       value: null,
-      detail: report.unlatched === true ? { unlatched: true } : null,
+      detail: tapDetail(report),
       source: 'tap',
       ekeyId: credential,
       commandId: null,
@@ -167,7 +168,7 @@ export class EventRecorder implements LockEventSink {
       performerId: linked,
       occurredAt: report.timestamp,
       value: null,
-      detail: report.unlatched === true ? { unlatched: true } : null,
+      detail: tapDetail(report),
       source: 'tap',
       ekeyId: null,
       commandId: null,
@@ -251,4 +252,10 @@ export class EventRecorder implements LockEventSink {
     const seq = this.deps.events.insert(event);
     return { event: { ...event, seq }, fresh: true };
   }
+}
+
+/** What a tap carries beyond the spec's fields: an unlatch, a door code typed at the keypad. */
+function tapDetail(report: ActivityReport): LockEventDetail | null {
+  if (report.unlatched !== true && report.via === undefined) return null;
+  return { ...(report.unlatched === true ? { unlatched: true as const } : {}), ...(report.via === undefined ? {} : { via: report.via }) };
 }

@@ -18,6 +18,8 @@ export interface LockEventJson {
   opened?: true;
   /** docs/design.md §4d: the Opener mode an unlock switched on or a lock switched off. */
   mode?: 'ring_to_open' | 'continuous_mode';
+  /** docs/design.md §4c: a door code typed at the lock's keypad. */
+  via?: 'keypad';
 }
 
 /**
@@ -38,6 +40,7 @@ export function toLockEventJson(event: EventSummary): LockEventJson {
     if (detail.unlatched === true) json.unlatched = true;
     if (detail.opened === true) json.opened = true;
     if (detail.mode !== undefined) json.mode = detail.mode;
+    if (detail.via !== undefined) json.via = detail.via;
   }
   return json;
 }

@@ -102,6 +102,7 @@ function detailColumn(detail: LockEventDetail | null): string | null {
   if (detail.unlatched === true) kept.unlatched = true;
   if (detail.opened === true) kept.opened = true;
   if (detail.mode !== undefined) kept.mode = detail.mode;
+  if (detail.via !== undefined) kept.via = detail.via;
   return Object.keys(kept).length === 0 ? null : JSON.stringify(kept);
 }
 

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { DEFAULT_EVENT_LIMIT, MAX_EVENT_LIMIT } from '../../domain/event-paging.js';
 
-/** Spec: LockEvent. `performer` only on lock/unlock, `value` only on battery events; docs/design.md §4d adds `ring`, `unlatched`, `opened`, `mode`. */
+/** Spec: LockEvent. `performer` only on lock/unlock, `value` only on battery events; docs/design.md §4d adds `ring`, `unlatched`, `opened`, `mode`; §4c adds `via`. */
 export const LockEventSchema = Type.Object(
   {
     id: Type.String({ format: 'uuid', description: 'Event ID' }),
@@ -19,6 +19,7 @@ export const LockEventSchema = Type.Object(
         description: "The Opener mode a command switched: on (an unlock event) or off (a lock event)",
       }),
     ),
+    via: Type.Optional(Type.Literal('keypad', { description: 'The holder typed their eKey\'s door code on the lock\'s keypad (docs/door-codes.md); absent otherwise' })),
   },
   { $id: 'LockEvent', additionalProperties: false },
 );

@@ -103,7 +103,7 @@ describe('ekey-locks demo: Back Door has a keypad', () => {
     expect(await demo.control({ op: 'keypad', lock_id: backDoor, code, action: 'unlock' })).toMatchObject({ ok: true, result: 'unlocked' });
     const after = await events();
     expect(after.count).toBe(before + 1);
-    expect(after.newest).toMatchObject({ type: 'unlock', lock_id: backDoor, performer: { id: alexId } });
+    expect(after.newest).toMatchObject({ type: 'unlock', lock_id: backDoor, performer: { id: alexId }, via: 'keypad' });
 
     const wrong = code === '999998' ? '999997' : '999998';
     expect(await demo.control({ op: 'keypad', lock_id: backDoor, code: wrong, action: 'lock' })).toMatchObject({ ok: true, result: 'refused' });
