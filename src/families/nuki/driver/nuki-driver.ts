@@ -25,7 +25,6 @@ import { smartLockVariant } from '../smart-lock-variant.js';
 import { KeypadError, type KeypadCapability } from '../../../gateway/keypad-access.js';
 import { NukiKeypadAccess, keypadFailureOfNukiError } from './nuki-keypad-access.js';
 import { encodeUpdateTime } from '../protocol/nuki-keypad-messages.js';
-import { NUKI_KEYTURNER_PROFILE } from './nuki-gatt-profile.js';
 import { NukiKeyturnerChannel, type NukiMessage } from './nuki-keyturner-channel.js';
 
 /** What pairing produced and the driver needs (src/families/nuki/nuki-credential-file.ts keeps it). */
