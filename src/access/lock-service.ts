@@ -8,6 +8,7 @@ import type { Clock } from '../domain/clock.js';
 import { roleOfType } from '../domain/ekey-permissions.js';
 import type { EKeyRole } from '../domain/ekey-permissions.js';
 import { isUsableAt } from '../domain/ekey-validity.js';
+import { commandTypesOfFamily, type LockCommandType } from '../domain/lock-command-type.js';
 import { notFound } from '../domain/errors.js';
 import { normalizeId } from '../domain/ids.js';
 import type { EKeyRepository, StoredEKey } from '../store/ekey-repository.js';
@@ -38,6 +39,11 @@ export interface LockView {
   your_role: EKeyRole;
   /** The caller's usable eKey on the lock. */
   ekey_id: string;
+  /**
+   * The command types this lock runs (docs/design.md §4d): `lock` and `unlock` everywhere, `unlatch`
+   * on a Nuki Smart Lock, the Opener's mode switches on an Opener. The web app offers `Open` by it.
+   */
+  supported_commands: LockCommandType[];
 }
 
 /** A lock the caller may see, with the key that lets them. */
@@ -111,6 +117,7 @@ export class LockService {
       last_seen_at: lock.lastSeenAt === null ? null : new Date(lock.lastSeenAt).toISOString(),
       your_role: role,
       ekey_id: key.id,
+      supported_commands: [...commandTypesOfFamily(lock.family)],
     };
   }
 }

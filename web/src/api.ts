@@ -2,6 +2,8 @@
 import { plainProblemText } from './explain.js';
 import { accessToken, refreshNow } from './session.js';
 
+/** The commands the app sends: lock, unlock, and unlatch (`Open`) where the lock can. */
+export type CommandType = 'lock' | 'unlock' | 'unlatch';
 export type BoltState = 'locked' | 'unlocked' | 'jammed' | 'unknown';
 export type EKeyType = 'owner' | 'admin' | 'anytime' | 'scheduled' | 'guest';
 export type NotUsableReason = 'pending' | 'revoked' | 'not_yet_valid' | 'expired' | 'outside_schedule';
@@ -22,6 +24,8 @@ export interface Lock {
   last_seen_at: string | null;
   your_role: 'owner' | 'admin' | 'guest';
   ekey_id: string;
+  /** The command types the lock runs: `unlatch` where it can open the door (docs/design.md §4d). */
+  supported_commands?: string[];
 }
 
 export interface EKey {
@@ -54,6 +58,8 @@ export interface LockEvent {
   performer?: { id: string; name: string };
   timestamp: string;
   value?: number;
+  /** An unlock that also pulled the latch: the door was opened (docs/design.md §4d). */
+  unlatched?: true;
 }
 
 export interface EventPage {
@@ -64,7 +70,7 @@ export interface EventPage {
 export interface LockCommand {
   id: string;
   lock_id: string;
-  type: 'lock' | 'unlock';
+  type: CommandType;
   status: 'created' | 'processing' | 'completed' | 'failed';
   failure_reason: string | null;
 }

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { LOCK_COMMAND_TYPES } from '../../domain/lock-command-type.js';
 
 /** Spec: Lock as it appears in a user's lock list — the spec's four fields first, then ours. */
 export const LockSchema = Type.Object(
@@ -16,6 +17,10 @@ export const LockSchema = Type.Object(
       description: "The caller's role on the lock (guest = anytime, scheduled or guest key)",
     }),
     ekey_id: Type.String({ format: 'uuid', description: "The caller's usable eKey on the lock" }),
+    supported_commands: Type.Array(Type.Union(LOCK_COMMAND_TYPES.map((type) => Type.Literal(type))), {
+      description:
+        'The command types this lock runs: lock and unlock on every lock; unlatch (open the door) on a Nuki Smart Lock; ring_to_open_on|off and continuous_mode_on|off on a Nuki Opener',
+    }),
   },
   { $id: 'Lock', additionalProperties: false },
 );

@@ -74,6 +74,12 @@ describe('ekey-locks demo: Back Door, the simulated Nuki (docs/design.md ยง4b, ย
     expect(await backDoorEntry()).toMatchObject({ id: backDoor, name: 'Back Door', online_status: 'online', bolt_state: 'locked' });
   });
 
+  it('says in the lock list which commands each lock runs: Back Door can unlatch, Front Door cannot', async () => {
+    expect((await backDoorEntry()).supported_commands).toEqual(['lock', 'unlock', 'unlatch']);
+    const locks = (await api('GET', `/users/${ownerId}/locks`)).body.locks as Record<string, unknown>[];
+    expect(locks.find((lock) => lock.id === frontDoor)?.supported_commands).toEqual(['lock', 'unlock']);
+  });
+
   it('runs API commands through real Nuki frames: completed, and an event with the owner as performer', async () => {
     expect(await command('unlock')).toMatchObject({ status: 'completed', requested_by: ownerId });
     expect((await backDoorEntry()).bolt_state).toBe('unlocked');

@@ -57,6 +57,7 @@ export interface LockBody {
   online_status: string;
   your_role: string;
   ekey_id: string;
+  supported_commands: string[];
 }
 
 /** A fixed Wednesday noon (UTC): the tests do not depend on the day they run. */

@@ -30,7 +30,7 @@ const PAGE = 20;
 
 function describe(event: LockEvent): string {
   if (event.type === 'battery') return `Battery at ${Math.round((event.value ?? 0) * 100)} %`;
-  const what = event.type === 'lock' ? 'Lock' : 'Unlock';
+  const what = event.type === 'lock' ? 'Lock' : event.unlatched === true ? 'Door opened' : 'Unlock';
   return event.performer ? `${what} by ${event.performer.name}` : what;
 }
 

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, api, get, type BoltState, type EKey, type Lock, type LockCommand, type LockEvent, type OwnKey } from '../api.js';
+import { ApiError, api, get, type BoltState, type CommandType, type EKey, type Lock, type LockCommand, type LockEvent, type OwnKey } from '../api.js';
 import { failureText, refusalText, usabilityText, worksText } from '../explain.js';
 import { errorText, type Household } from '../hooks.js';
 import { subscribeLockEvents } from '../live.js';
@@ -7,6 +7,12 @@ import { whenText } from '../time.js';
 
 const BOLT_TEXT: Readonly<Record<BoltState, string>> = { locked: 'Locked', unlocked: 'Unlocked', jammed: 'Jammed', unknown: 'Unknown' };
 const EVENT_WORDS: Readonly<Record<LockEvent['type'], string>> = { lock: 'lock', unlock: 'unlock', battery: 'battery report' };
+/** What each button says, what it shows while running, and its name's first word (docs/design.md §7). */
+const COMMAND_WORDS: Readonly<Record<CommandType, { verb: string; running: string }>> = {
+  lock: { verb: 'Lock', running: 'Locking…' },
+  unlock: { verb: 'Unlock', running: 'Unlocking…' },
+  unlatch: { verb: 'Open', running: 'Opening…' },
+};
 
 const sleep = (ms: number): Promise<void> =>
   new Promise((resolve) => {
@@ -36,6 +42,8 @@ function LockCard({ lock, ownKey, reload }: { lock: Lock | undefined; ownKey: Ow
   const manages = ownKey.type === 'owner' || ownKey.type === 'admin';
   const bolt: BoltState = lock?.bolt_state ?? 'unknown';
   const offline = lock?.online_status === 'offline';
+  // docs/design.md §4d: `Open <lock name>` (unlatch) only on a lock that says it can.
+  const canOpen = lock?.supported_commands?.includes('unlatch') === true;
   const headingId = `lock-${lockId}`;
   const reasonId = `lock-${lockId}-offline`;
 
@@ -48,15 +56,15 @@ function LockCard({ lock, ownKey, reload }: { lock: Lock | undefined; ownKey: Ow
     [lockId, reload],
   );
 
-  const command = async (type: 'lock' | 'unlock'): Promise<void> => {
+  const command = async (type: CommandType): Promise<void> => {
     // The buttons stay enabled (aria-disabled) while a command runs: disabling the pressed button
     // would drop the keyboard focus to the page (docs/design.md §7: focus stays on it).
     if (busyNow.current || offline) return;
     busyNow.current = true;
-    const verb = type === 'lock' ? 'Lock' : 'Unlock';
+    const { verb, running } = COMMAND_WORDS[type];
     setBusy(true);
     setFailure(undefined);
-    setProgress(type === 'lock' ? 'Locking…' : 'Unlocking…');
+    setProgress(running);
     try {
       let sent = await api<LockCommand>('POST', `/locks/${lockId}/commands`, { type });
       while (sent.status === 'created' || sent.status === 'processing') {
@@ -86,17 +94,17 @@ function LockCard({ lock, ownKey, reload }: { lock: Lock | undefined; ownKey: Ow
 
   // The main button follows the state: Unlock when locked (or unknown), Lock when unlocked.
   const main: 'lock' | 'unlock' = bolt === 'unlocked' ? 'lock' : 'unlock';
-  const actionButton = (type: 'lock' | 'unlock') => (
+  const actionButton = (type: CommandType) => (
     <button
       type="button"
       class={type === main ? 'primary' : 'secondary'}
-      aria-label={`${type === 'lock' ? 'Lock' : 'Unlock'} ${name}`}
+      aria-label={`${COMMAND_WORDS[type].verb} ${name}`}
       aria-disabled={busy ? 'true' : undefined}
       disabled={offline}
       aria-describedby={offline ? reasonId : undefined}
       onClick={() => void command(type)}
     >
-      {type === 'lock' ? 'Lock' : 'Unlock'}
+      {COMMAND_WORDS[type].verb}
     </button>
   );
 
@@ -110,7 +118,7 @@ function LockCard({ lock, ownKey, reload }: { lock: Lock | undefined; ownKey: Ow
       </p>
       {last && (
         <p class="activity">
-          Last activity: {EVENT_WORDS[last.type]}
+          Last activity: {last.unlatched === true ? 'door opened' : EVENT_WORDS[last.type]}
           {last.performer ? ` by ${last.performer.name}` : ''}
           {last.value === undefined ? '' : ` ${Math.round(last.value * 100)} %`} on {whenText(last.timestamp, zone)}
         </p>
@@ -123,12 +131,13 @@ function LockCard({ lock, ownKey, reload }: { lock: Lock | undefined; ownKey: Ow
       )}
       {offline && (
         <p class="offline-reason" id={reasonId}>
-          The lock is offline: it cannot be locked or unlocked until it is reachable again.
+          The lock is offline: it cannot be {canOpen ? 'locked, unlocked or opened' : 'locked or unlocked'} until it is reachable again.
         </p>
       )}
       <div class={`actions main-${main}`}>
         {actionButton('lock')}
         {actionButton('unlock')}
+        {canOpen && actionButton('unlatch')}
       </div>
       <p class="progress" role="status" aria-live="polite">
         {progress}
