@@ -16,7 +16,7 @@ class FrameInputError extends Error {}
  */
 export function nukiCommand(args: string[]): Promise<void> {
   const [first, ...others] = args;
-  if (first === 'scan') return nukiScanCommand(others);
+  if (first === 'scan') return nukiScanCommand(others).then(() => undefined);
   if (first === 'pair') return nukiPairCommand(others);
   return new Promise((resolve) => {
     const [subcommand, ...rest] = args;

@@ -23,11 +23,14 @@ Commands:
   client add --name N --redirect-uri URI [--redirect-uri URI …] [--public] [--data DIR]
                                  Register an OAuth client; prints its id and secret once
   nuki scan [--seconds N] [--adapter hciX]
-                                 List the Nuki Smart Locks advertising nearby
+                                 List the Nuki Smart Locks and Openers nearby, with each one's
+                                 model and Bluetooth API level
   nuki pair --address AA:BB:CC:DD:EE:FF [--name N] [--pin PIN] [--as-bridge] [--data DIR]
             [--adapter hciX] [--timeout-s N]
-                                 Pair with a Nuki lock in pairing mode (button held 5 s); stores
-                                 its credentials in the data folder and prints the config block
+                                 Pair with a Nuki Smart Lock or Opener in pairing mode (button
+                                 held 5 s; an Ultra, Go or Pro 5th generation needs its 6-digit
+                                 --pin); stores its credentials in the data folder and prints
+                                 the config block
   nuki decode [--shared-key HEX64] FRAME_HEX
                                  Dissect a Nuki Bluetooth frame (read as encrypted when a shared
                                  key is given); prints one JSON line

@@ -41,7 +41,20 @@ export interface SettingsUiHandlerOptions {
 export const NO_BLUETOOTH = 'This Homebridge host has no Bluetooth that the plugin can use, so it cannot look for Nuki locks: install and start BlueZ, then scan again.';
 
 const ADDRESS = /^([0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}$/;
-const SCANNED_LINE = /^\s+(([0-9A-F]{2}:){5}[0-9A-F]{2})\s+Nuki Smart Lock(?:\s+(-?\d+) dBm)?$/;
+
+/** A Nuki the scan heard, as the page shows it and pairs it. */
+export interface ScannedLock {
+  address: string;
+  rssi: number | null;
+  /** "Nuki Smart Lock 1.0–4.0", "Nuki Smart Lock Ultra / Go / Pro (5th generation)", "Nuki Opener". */
+  model: string;
+  /** "2.2", "2.3", or null when the scan could not tell. */
+  api_level: string | null;
+  /** The config `family` the device is added with. */
+  family: 'nuki' | 'nuki-opener';
+  /** Pairing needs the lock's 6-digit security PIN (API 2.3). */
+  pin_required: boolean;
+}
 
 /**
  * What homebridge-ui/server.js answers. It runs in a process of the Homebridge UI, not in
@@ -92,16 +105,23 @@ export class SettingsUiHandlers {
     };
   }
 
-  /** `/nuki/scan`: `ekey-locks nuki scan` for `seconds` (1–30), with the locks it heard. */
-  async nukiScan(body: unknown): Promise<{ locks: { address: string; rssi: number | null }[]; lines: string[] }> {
+  /**
+   * `/nuki/scan`: `ekey-locks nuki scan` for `seconds` (1–30), with the Smart Locks and Openers it
+   * heard: each one's model, API level, config family and whether pairing needs the 6-digit PIN
+   * (docs/design.md §4d).
+   */
+  async nukiScan(body: unknown): Promise<{ locks: ScannedLock[]; lines: string[] }> {
     const seconds = (body as { seconds?: unknown } | null)?.seconds ?? 10;
     if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 1 || seconds > 30) throw new SettingsUiError('Scan for 1 to 30 seconds.');
-    const lines = await this.runBluetooth((io) => nukiScanCommand(['--seconds', String(seconds)], io));
-    const locks: { address: string; rssi: number | null }[] = [];
-    for (const line of lines) {
-      const match = SCANNED_LINE.exec(line);
-      if (match?.[1] !== undefined) locks.push({ address: match[1], rssi: match[3] === undefined ? null : Number(match[3]) });
-    }
+    const { lines, result } = await this.runBluetooth((io) => nukiScanCommand(['--seconds', String(seconds)], io));
+    const locks = result.map((found) => ({
+      address: found.address,
+      rssi: found.rssi,
+      model: found.model,
+      api_level: found.apiLevel,
+      family: found.family,
+      pin_required: found.pinRequired,
+    }));
     return { locks, lines };
   }
 
@@ -119,7 +139,7 @@ export class SettingsUiHandlers {
     if (typeof input?.name === 'string' && input.name.trim() !== '') args.push('--name', input.name.trim());
     if (typeof input?.pin === 'string' && input.pin.trim() !== '') args.push('--pin', input.pin.trim());
     if (typeof input?.timeout_s === 'number') args.push('--timeout-s', String(input.timeout_s));
-    const lines = await this.runBluetooth((io) => nukiPairCommand(args, io));
+    const { lines } = await this.runBluetooth((io) => nukiPairCommand(args, io));
     const start = lines.indexOf('{');
     let lock: Record<string, unknown> = {};
     if (start !== -1) {
@@ -133,7 +153,7 @@ export class SettingsUiHandlers {
   }
 
   /** Runs one scan or pairing at a time, collecting its lines; its failures become sentences. */
-  private async runBluetooth(run: (io: NukiPairingIo) => Promise<void>): Promise<string[]> {
+  private async runBluetooth<T>(run: (io: NukiPairingIo) => Promise<T>): Promise<{ lines: string[]; result: T }> {
     if (this.bluetoothBusy) throw new SettingsUiError('A scan or pairing is already running; wait until it ends.');
     this.bluetoothBusy = true;
     const lines: string[] = [];
@@ -150,8 +170,8 @@ export class SettingsUiHandlers {
       transport: this.options.transport ?? ((adapter, logger) => new BluezTransport(adapter === undefined ? { logger } : { adapter, logger })),
     };
     try {
-      await run(io);
-      return lines;
+      const result = await run(io);
+      return { lines, result };
     } catch (error) {
       // One plain sentence for the page; the terminal's version (with BlueZ's own words) stays in the CLI.
       if (error instanceof BluetoothUnavailable) throw new SettingsUiError(NO_BLUETOOTH);

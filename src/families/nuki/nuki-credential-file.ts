@@ -1,5 +1,6 @@
 import { closeSync, fchmodSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { MAX_SECURITY_PIN, type NukiApiLevel, type NukiDeviceKind } from './nuki-api-level.js';
 
 /** The file, in the data folder, that holds what pairing with Nuki locks produced (docs/design.md §4b). */
 export const NUKI_CREDENTIALS_FILE = 'nuki-credentials.json';
@@ -24,6 +25,13 @@ export interface StoredNukiCredentials {
   securityPin: number | null;
   /** When pairing succeeded, ms since the epoch. */
   pairedAt: number;
+  /**
+   * What pairing found (docs/design.md §4d): a Smart Lock or an Opener, and its Bluetooth API
+   * level (2.3: Ultra, Go, Pro 5th generation; its PIN is a u32). Absent in files written before
+   * models were told apart: a Smart Lock of API 2.2.
+   */
+  kind?: NukiDeviceKind;
+  apiLevel?: NukiApiLevel;
 }
 
 interface FileShape {
@@ -37,6 +45,8 @@ interface FileShape {
     lock_uuid: string;
     security_pin: number | null;
     paired_at: string;
+    kind?: NukiDeviceKind;
+    api_level?: NukiApiLevel;
   }>;
 }
 
@@ -115,6 +125,8 @@ export class NukiCredentialFile {
         lock_uuid: entry.lockUuid,
         security_pin: entry.securityPin,
         paired_at: new Date(entry.pairedAt).toISOString(),
+        ...(entry.kind === undefined ? {} : { kind: entry.kind }),
+        ...(entry.apiLevel === undefined ? {} : { api_level: entry.apiLevel }),
       };
     }
     mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
@@ -170,7 +182,11 @@ function parseShape(parsed: unknown, path: string): Map<string, StoredNukiCreden
     if (sharedKey === null) throw invalid(`entry ${address} is incomplete: no valid shared_key (64 hex digits)`);
     if (!isUint32(authorizationId)) throw invalid(`entry ${address} is incomplete: no valid authorization_id`);
     if (!isUint32(appId)) throw invalid(`entry ${address} is incomplete: no valid app_id`);
-    if (pin !== null && pin !== undefined && !(Number.isInteger(pin) && (pin as number) >= 0 && (pin as number) <= 0xffff)) throw invalid(`entry ${address} has an invalid security PIN`);
+    const apiLevel = entry.api_level === '2.3' ? '2.3' : entry.api_level === '2.2' ? '2.2' : undefined;
+    const kind = entry.kind === 'opener' ? 'opener' : entry.kind === 'smart_lock' ? 'smart_lock' : undefined;
+    if (pin !== null && pin !== undefined && !(Number.isInteger(pin) && (pin as number) >= 0 && (pin as number) <= MAX_SECURITY_PIN[apiLevel ?? '2.2'])) {
+      throw invalid(`entry ${address} has an invalid security PIN`);
+    }
     const upper = address.toUpperCase();
     result.set(upper, {
       address: upper,
@@ -182,6 +198,8 @@ function parseShape(parsed: unknown, path: string): Map<string, StoredNukiCreden
       lockUuid: typeof entry.lock_uuid === 'string' ? entry.lock_uuid : '',
       securityPin: typeof pin === 'number' ? pin : null,
       pairedAt: typeof entry.paired_at === 'string' && !Number.isNaN(Date.parse(entry.paired_at)) ? Date.parse(entry.paired_at) : 0,
+      ...(kind === undefined ? {} : { kind }),
+      ...(apiLevel === undefined ? {} : { apiLevel }),
     });
   }
   return result;

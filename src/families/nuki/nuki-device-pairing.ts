@@ -28,7 +28,12 @@ export interface NukiDevicePairing {
 export async function pairNukiDevice(
   transport: GattTransport,
   address: string,
-  options: NukiPairingOptions & { connectTimeoutMs?: number; securityPin: number | null },
+  options: NukiPairingOptions & {
+    connectTimeoutMs?: number;
+    securityPin: number | null;
+    /** Called once the device is known, before anything is sent to it; what it throws ends the pairing. */
+    checkTarget?: (target: NukiPairingTarget) => void;
+  },
 ): Promise<NukiDevicePairing> {
   const connection = await transport.connect(address, ANY_NUKI_PAIRING_PROFILE, { timeoutMs: options.connectTimeoutMs ?? 15_000 });
   const index = allPairingTargets().findIndex((_, position) => connection.has(`gdio${position}`));
@@ -36,6 +41,12 @@ export async function pairNukiDevice(
   if (target === undefined) {
     await connection.disconnect();
     throw new TransportError('gatt_unavailable', `${address} offers no Nuki pairing service`);
+  }
+  try {
+    options.checkTarget?.(target);
+  } catch (error) {
+    await connection.disconnect();
+    throw error;
   }
   const characteristic = `gdio${index}`;
   let assembler = new NukiMessageAssembler('unencrypted');
@@ -79,6 +90,20 @@ export async function pairNukiDevice(
     return { credentials: await pairNukiLock(channel, options), target };
   } finally {
     waiter.wake?.();
+    await connection.disconnect();
+  }
+}
+
+/**
+ * Which Nuki the device at `address` is, from the pairing service its GATT database offers (the
+ * model class and API level, docs/design.md §4d); null when it offers none. Connects and
+ * disconnects; sends nothing. @throws TransportError when it cannot be reached.
+ */
+export async function probeNukiDevice(transport: GattTransport, address: string, timeoutMs: number): Promise<NukiPairingTarget | null> {
+  const connection = await transport.connect(address, ANY_NUKI_PAIRING_PROFILE, { timeoutMs });
+  try {
+    return allPairingTargets().find((_, position) => connection.has(`gdio${position}`)) ?? null;
+  } finally {
     await connection.disconnect();
   }
 }

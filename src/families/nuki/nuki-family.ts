@@ -3,6 +3,7 @@ import { describeError } from '../../domain/errors.js';
 import type { LockFamily } from '../lock-family.js';
 import { NukiDriver } from './driver/nuki-driver.js';
 import type { StoredNukiCredentials } from './nuki-credential-file.js';
+import { smartLockVariant } from './smart-lock-variant.js';
 
 /** The Nuki Smart Lock (docs/nuki.md): paired over Bluetooth, its credentials kept in a file of their own. */
 export const nukiFamily = {
@@ -32,9 +33,10 @@ export const nukiFamily = {
         unpairedReason: `this Nuki is not paired yet, so it stays offline. Hold its button for 5 s, run ${pairCommand} and restart Homebridge (docs/nuki.md).`,
       });
     }
+    // An API 2.3 lock (Ultra, Go, Pro 5th generation) reads its PIN as a u32 (docs/design.md §4d).
     return new NukiDriver(
       { sharedKey: stored.sharedKey, authorizationId: stored.authorizationId, appId: stored.appId, securityPin: stored.securityPin },
-      sources.nuki ?? {},
+      { ...sources.nuki, ...(stored.apiLevel === '2.3' ? { variant: smartLockVariant('2.3') } : {}) },
     );
   },
   /** A Nuki shows its Nuki ID, as the Nuki app does (read from the lock's Config, docs/design.md §4b). */

@@ -8,6 +8,8 @@ import { NukiUuids } from '../../../src/families/nuki/protocol/nuki-uuids.js';
 import type { SimulatedAdvertisement, SimulatedDevice, SimulatedGattService, SimulatedLockLink } from '../../../src/gateway/simulator/simulated-device.js';
 import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
 import { SimulatedNuki, type SimulatedNukiOptions } from '../../../src/families/nuki/simulator/simulated-nuki.js';
+import { SimulatedOpener } from '../../../src/families/nuki-opener/simulated-opener.js';
+import { NUKI_MODELS } from '../../../src/families/nuki/nuki-api-level.js';
 import { NUKI_CREDENTIALS_FILE, NukiCredentialFile, type StoredNukiCredentials } from '../../../src/families/nuki/nuki-credential-file.js';
 import { builtCli, runNode, spawnNode } from '../../support/child-process.js';
 import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
@@ -190,7 +192,8 @@ describe('ekey-locks nuki pair', () => {
 
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`Pairing with the Nuki Smart Lock ${nuki.address}:`);
+    expect(result.stdout).toContain(`Pairing with the Nuki at ${nuki.address} (a Smart Lock or an Opener):`);
+    expect(result.stdout).toContain('Found a Nuki Smart Lock 1.0–4.0 (Bluetooth API 2.2).');
     expect(result.stdout).toMatch(/1\. Press and hold the button on the lock for 5 seconds/);
     expect(result.stdout).toMatch(/2\. Waiting for the lock \(up to 5 s\)/);
     expect(result.stdout).toMatch(/3\. Paired: the lock knows us as "ekey-locks \(Homebridge\)" \(authorization 1\)/);
@@ -224,6 +227,59 @@ describe('ekey-locks nuki pair', () => {
     expect(credentials.authorizationName).toBe('Hallway Homebridge');
     expect(nuki.authorizations.map((entry) => entry.name)).toEqual(['Hallway Homebridge']);
     expectNoSecretIn(result, credentials);
+  });
+
+  it('pairs an API 2.3 lock (Go) only with its 6-digit PIN, and remembers its API level', async () => {
+    const go = addNuki({ model: 'smart_lock_go', securityPin: 482_913 });
+    go.startPairingMode();
+    const dataDir = freshDataDir();
+
+    const refused = await pair(go.address, dataDir);
+    expect(refused.code).toBe(1);
+    expectOneErrorLine(refused.stderr, /This is a Nuki Smart Lock Ultra \/ Go \/ Pro \(5th generation\): pairing it needs its 6-digit security PIN.*--pin\. Nothing was sent to the lock\.$/m);
+    expect(go.authorizations).toEqual([]);
+    expect(existsSync(join(dataDir, NUKI_CREDENTIALS_FILE))).toBe(false);
+
+    const result = await pair(go.address, dataDir, '--pin', '482913');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Found a Nuki Smart Lock Ultra / Go / Pro (5th generation) (Bluetooth API 2.3).');
+    expect(configBlock(result.stdout)).toMatchObject({ family: 'nuki', address: go.address });
+    const credentials = stored(dataDir, go.address);
+    expect(credentials).toMatchObject({ kind: 'smart_lock', apiLevel: '2.3', securityPin: 482_913 });
+    expectNoSecretIn(result, credentials);
+    await lockAnswersWith(go, credentials);
+  });
+
+  it('pairs a Nuki Opener and prints its config block with family "nuki-opener"', async () => {
+    const opener = new SimulatedOpener({ address: freshAddress(), name: 'Nuki_Opener_2', clock, securityPin: 1357 });
+    env.bluez.addDevice(opener);
+    opener.startPairingMode();
+    const dataDir = freshDataDir();
+    try {
+      const result = await pair(opener.address, dataDir, '--pin', '1357');
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('Found a Nuki Opener (Bluetooth API 2.2).');
+      expect(result.stdout).toContain('3. Paired: the Opener knows us as "ekey-locks (Homebridge)"');
+      expect(configBlock(result.stdout)).toMatchObject({ name: 'Nuki Opener', family: 'nuki-opener', address: opener.address });
+      const credentials = stored(dataDir, opener.address);
+      expect(credentials).toMatchObject({ kind: 'opener', apiLevel: '2.2', securityPin: 1357 });
+      expect(opener.authorizations.map((entry) => entry.name)).toEqual(['ekey-locks (Homebridge)']);
+      expectNoSecretIn(result, credentials);
+    } finally {
+      opener.goOutOfRange();
+    }
+  });
+
+  it('refuses a six-digit PIN for a lock of API 2.2 before anything is sent', async () => {
+    const nuki = addNuki();
+    nuki.startPairingMode();
+    const dataDir = freshDataDir();
+    const result = await pair(nuki.address, dataDir, '--pin', '123456');
+    expect(result.code).toBe(1);
+    expectOneErrorLine(result.stderr, /This is a Nuki Smart Lock 1\.0–4\.0: its security PIN is a number from 0 to 65535 \(--pin\)\. Nothing was sent to it\./);
+    expect(nuki.authorizations).toEqual([]);
   });
 
   it('pairs as a bridge only with --as-bridge, after a warning on stderr', async () => {
@@ -394,7 +450,7 @@ describe('ekey-locks nuki pair', () => {
       ['no --address', []],
       ['an address that is not one', ['--address', 'C0:FF:EE:4E:00']],
       ['a PIN that is not a number', ['--address', 'C0:FF:EE:4E:00:01', '--pin', '12a4']],
-      ['a PIN above 65535', ['--address', 'C0:FF:EE:4E:00:01', '--pin', '70000']],
+      ['a PIN of more than six digits', ['--address', 'C0:FF:EE:4E:00:01', '--pin', '1234567']],
       ['a timeout out of range', ['--address', 'C0:FF:EE:4E:00:01', '--timeout-s', '1']],
       ['a name longer than 32 bytes', ['--address', 'C0:FF:EE:4E:00:01', '--name', 'x'.repeat(33)]],
       ['an unknown option', ['--address', 'C0:FF:EE:4E:00:01', '--force']],
@@ -421,12 +477,38 @@ describe('ekey-locks nuki scan', () => {
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/^Scanning for Nuki Smart Locks for 2 s/);
-      expect(result.stdout).toMatch(new RegExp(`^  ${nuki.address}  Nuki Smart Lock  -\\d+ dBm$`, 'm'));
+      expect(result.stdout).toMatch(new RegExp(`^  ${nuki.address}  Nuki Smart Lock 1\\.0–4\\.0  API 2\\.2  -\\d+ dBm$`, 'm'));
       expect(result.stdout).not.toContain(ours.address);
       expect(result.stdout).toMatch(/found\. Pair one with: ekey-locks nuki pair --address <address>/);
     } finally {
       nuki.goOutOfRange();
       ours.goOutOfRange();
+    }
+  });
+
+  it('shows each device\'s model and API level: every Smart Lock model, at rest or in pairing mode, and the Opener', async () => {
+    const models = ['smart_lock_1', 'smart_lock_2', 'smart_lock_3', 'smart_lock_4', 'smart_lock_ultra', 'smart_lock_go', 'smart_lock_pro_5'] as const;
+    const locks = models.map((model) => addNuki({ model, securityPin: NUKI_MODELS[model].apiLevel === '2.3' ? 123_456 : 4711 }));
+    // One API 2.3 lock in pairing mode: its beacon alone tells its class.
+    locks[5]?.startPairingMode();
+    const opener = new SimulatedOpener({ address: freshAddress(), name: 'Nuki_Opener_1', clock, securityPin: 1357 });
+    env.bluez.addDevice(opener);
+
+    const result = await ekeyLocks(['nuki', 'scan', '--seconds', '2']);
+
+    try {
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      const line = (address: string): string => result.stdout.split('\n').find((text) => text.startsWith(`  ${address}  `)) ?? '';
+      for (const [index, nuki] of locks.entries()) {
+        const expected = index < 4 ? 'Nuki Smart Lock 1\\.0–4\\.0  API 2\\.2' : 'Nuki Smart Lock Ultra / Go / Pro \\(5th generation\\)  API 2\\.3';
+        expect(line(nuki.address)).toMatch(new RegExp(`^  ${nuki.address}  ${expected}  -\\d+ dBm$`));
+      }
+      expect(line(opener.address)).toMatch(new RegExp(`^  ${opener.address}  Nuki Opener  API 2\\.2  -\\d+ dBm$`));
+      expect(result.stdout).toContain('pairs only with its 6-digit security PIN: --pin');
+    } finally {
+      for (const nuki of locks) nuki.goOutOfRange();
+      opener.goOutOfRange();
     }
   });
 
@@ -440,7 +522,7 @@ describe('ekey-locks nuki scan', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^No Nuki lock heard\. Is Bluetooth on/m);
-    expect(result.stdout).not.toMatch(/Nuki Smart Lock +-\d+ dBm/);
+    expect(result.stdout).not.toMatch(/ dBm$/m);
     ours.goOutOfRange();
   });
 

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { NO_BLUETOOTH, SettingsUiError, SettingsUiHandlers } from '../../../src/settings-ui/settings-ui-handlers.js';
 import { SETTINGS_UI_FILE, type SettingsUiStatus } from '../../../src/store/settings-ui-file.js';
 import { StartReportFile } from '../../../src/store/start-report-file.js';
-import { NUKI_CREDENTIALS_FILE } from '../../../src/families/nuki/nuki-credential-file.js';
+import { NUKI_CREDENTIALS_FILE, NukiCredentialFile } from '../../../src/families/nuki/nuki-credential-file.js';
+import { SimulatedOpener } from '../../../src/families/nuki-opener/simulated-opener.js';
 import { BluezTransport } from '../../../src/gateway/transports/bluez-transport.js';
 import { SimulatedNuki } from '../../../src/families/nuki/simulator/simulated-nuki.js';
 import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
@@ -232,7 +233,9 @@ describe('/nuki/scan and /nuki/pair', () => {
     bluez.bluez.addDevice(nuki);
     progress.length = 0;
     const scanned = await handlers().nukiScan({ seconds: 1 });
-    expect(scanned.locks).toEqual([{ address: nuki.address, rssi: expect.any(Number) }]);
+    expect(scanned.locks).toEqual([
+      { address: nuki.address, rssi: expect.any(Number), model: 'Nuki Smart Lock 1.0–4.0', api_level: '2.2', family: 'nuki', pin_required: false },
+    ]);
     expect(progress[0]).toBe('Scanning for Nuki Smart Locks for 1 s…');
 
     nuki.startPairingMode();
@@ -243,6 +246,43 @@ describe('/nuki/scan and /nuki/pair', () => {
     expect(nuki.authorizations.map((authorization) => authorization.name)).toEqual(['Homebridge']);
     expect(progress.join('\n')).not.toContain('4711');
     nuki.goOutOfRange();
+  });
+
+  it('scans an API 2.3 lock and an Opener with their model; pairs the 2.3 lock only with its 6-digit PIN, and the Opener as nuki-opener', async () => {
+    const ultra = new SimulatedNuki({ address: 'C0:FF:EE:5E:77:03', name: 'Nuki_5E7703', clock, securityPin: 482_913, model: 'smart_lock_ultra' });
+    const opener = new SimulatedOpener({ address: 'C0:FF:EE:5E:77:04', name: 'Nuki_Opener_5E7704', clock, securityPin: 1357 });
+    bluez.bluez.addDevice(ultra);
+    bluez.bluez.addDevice(opener);
+    try {
+      // The Ultra at rest: only its GATT database tells its API level (the scan looks).
+      const scanned = await handlers().nukiScan({ seconds: 1 });
+      expect(scanned.locks).toEqual([
+        { address: ultra.address, rssi: expect.any(Number), model: 'Nuki Smart Lock Ultra / Go / Pro (5th generation)', api_level: '2.3', family: 'nuki', pin_required: true },
+        { address: opener.address, rssi: expect.any(Number), model: 'Nuki Opener', api_level: '2.2', family: 'nuki-opener', pin_required: false },
+      ]);
+      expect(scanned.lines).toContain(`  ${ultra.address}  Nuki Smart Lock Ultra / Go / Pro (5th generation)  API 2.3  ${String(scanned.locks[0]?.rssi)} dBm`);
+
+      ultra.startPairingMode();
+      // No PIN: refused before anything is sent, with what to do.
+      expect(await failure(handlers().nukiPair({ address: ultra.address, timeout_s: 5 }))).toMatch(/Ultra.*needs its 6-digit security PIN.*--pin\. Nothing was sent/);
+      expect(ultra.authorizations).toEqual([]);
+      const paired = await handlers().nukiPair({ address: ultra.address, name: 'Homebridge', pin: '482913', timeout_s: 5 });
+      expect(paired.lines.join('\n')).toContain('Found a Nuki Smart Lock Ultra / Go / Pro (5th generation) (Bluetooth API 2.3).');
+      expect(paired.lock).toMatchObject({ family: 'nuki', address: ultra.address });
+      expect(ultra.authorizations.map((authorization) => authorization.name)).toEqual(['Homebridge']);
+      expect(new NukiCredentialFile(dataDir).read(ultra.address)).toMatchObject({ kind: 'smart_lock', apiLevel: '2.3', securityPin: 482_913 });
+      expect(progress.join('\n')).not.toContain('482913');
+
+      opener.startPairingMode();
+      const openerPaired = await handlers().nukiPair({ address: opener.address, name: 'Homebridge', timeout_s: 5 });
+      expect(openerPaired.lines.join('\n')).toContain('3. Paired: the Opener knows us as "Homebridge"');
+      expect(openerPaired.lock).toMatchObject({ name: 'Nuki Opener', family: 'nuki-opener', address: opener.address });
+      expect(opener.authorizations.map((authorization) => authorization.name)).toEqual(['Homebridge']);
+      expect(new NukiCredentialFile(dataDir).read(opener.address)).toMatchObject({ kind: 'opener', apiLevel: '2.2' });
+    } finally {
+      ultra.goOutOfRange();
+      opener.goOutOfRange();
+    }
   });
 
   it('explains a pairing that fails (the lock is not in pairing mode)', async () => {
