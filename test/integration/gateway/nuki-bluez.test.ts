@@ -14,6 +14,7 @@ import { testLogger } from '../../support/fake-bluez/test-logger.js';
 import { ManualClock } from '../../support/manual-clock.js';
 import { NukiWireRecorder } from '../../support/nuki-wire-recorder.js';
 import { RecordingLogger } from '../../support/recording-logger.js';
+import { failOnUnhandledRejections } from '../../support/unhandled-rejections.js';
 
 /**
  * The Nuki driver and the gateway core over the production transport: node-ble → dbus-next →
@@ -32,27 +33,20 @@ const LATER = 5_000;
 let environment: FakeBluezEnvironment;
 let nextAddress = 1;
 const cleanups: (() => Promise<void>)[] = [];
-const unhandledRejections: unknown[] = [];
-const recordUnhandled = (reason: unknown): void => {
-  unhandledRejections.push(reason);
-};
 
 beforeAll(async () => {
-  process.on('unhandledRejection', recordUnhandled);
   environment = await startFakeBluezEnvironment({ advertisementIntervalMs: 100 });
 });
 
 afterAll(async () => {
-  process.off('unhandledRejection', recordUnhandled);
   await environment.stop();
 });
 
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
-  // Late answers of abandoned D-Bus calls must never surface as unhandled rejections.
-  await new Promise((resolve) => setTimeout(resolve, 20));
-  expect(unhandledRejections).toEqual([]);
 });
+// Late answers of abandoned D-Bus calls must never surface as unhandled rejections.
+failOnUnhandledRejections({ settleMs: 20 });
 
 interface Rig {
   clock: ManualClock;

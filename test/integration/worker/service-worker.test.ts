@@ -11,6 +11,7 @@ import { openServiceInWorker, type WorkerEmbeddedService } from '../../../src/wo
 import { ensureBuild } from '../../support/child-process.js';
 import { createHomebridgeHarness, recordingLogging } from '../../support/homebridge-api.js';
 import { RecordingLogger } from '../../support/recording-logger.js';
+import { failOnUnhandledRejections } from '../../support/unhandled-rejections.js';
 
 /*
  * The embedded service on a real worker thread. ts-jest cannot start a `.ts` worker, so the
@@ -51,26 +52,20 @@ describe('the embedded service on a worker thread', () => {
   let entry: URL;
   let crashing: URL;
   const opened: WorkerEmbeddedService[] = [];
-  const unhandled: unknown[] = [];
-  const onUnhandled = (reason: unknown): void => {
-    unhandled.push(reason);
-  };
 
   beforeAll(() => {
     entry = pathToFileURL(join(ensureBuild(), 'worker', 'service-worker.js'));
     const crashFile = join(work, 'crashing-worker.mjs');
     writeFileSync(crashFile, CRASHING_WORKER);
     crashing = pathToFileURL(crashFile);
-    process.on('unhandledRejection', onUnhandled);
   });
 
   afterEach(async () => {
     for (const service of opened.splice(0)) await service.close();
-    expect(unhandled).toEqual([]);
   });
+  failOnUnhandledRejections();
 
   afterAll(() => {
-    process.off('unhandledRejection', onUnhandled);
     rmSync(work, { recursive: true, force: true });
   });
 

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { API, MatterAccessory, PlatformConfig } from 'homebridge';
+import { DoorLock } from '@matter/main/clusters/door-lock';
+import { PowerSource } from '@matter/main/clusters/power-source';
 import { EKeyLocksPlatform } from '../../../src/homebridge/ekey-locks-platform.js';
 import type { PortLock } from '../../../src/lock-port/lock-port.js';
 import { PLATFORM_NAME } from '../../../src/homebridge/platform-name.js';
@@ -103,12 +105,12 @@ describe('Matter door locks', () => {
       model: 'SIM-1',
       context: { lockId: FRONT.id },
       clusters: {
-        doorLock: { lockState: 1, lockType: 0, actuatorEnabled: true, operatingMode: 0 },
-        powerSource: { status: 1, order: 0, description: 'Battery', batPresent: true, batPercentRemaining: 84, batChargeLevel: 0, batReplacementNeeded: false },
+        doorLock: { lockState: DoorLock.LockState.Locked, lockType: DoorLock.LockType.DeadBolt, actuatorEnabled: true, operatingMode: DoorLock.OperatingMode.Normal },
+        powerSource: { status: PowerSource.PowerSourceStatus.Active, order: 0, description: 'Battery', batPresent: true, batPercentRemaining: 84, batChargeLevel: PowerSource.BatChargeLevel.Ok, batReplacementNeeded: false },
       },
     });
     expect(run.accessory(GATE).clusters?.doorLock).toMatchObject({ lockState: null });
-    expect(run.accessory(GATE).clusters?.powerSource).toMatchObject({ batPercentRemaining: null, batChargeLevel: 0 });
+    expect(run.accessory(GATE).clusters?.powerSource).toMatchObject({ batPercentRemaining: null, batChargeLevel: PowerSource.BatChargeLevel.Ok });
     expect(run.accessory(GATE)).toMatchObject({ manufacturer: 'eKey Locks', model: 'Bluetooth LE lock' });
     // The Matter UUID is not the HAP accessory's.
     expect(run.uuid(FRONT)).not.toBe(run.harness.api.hap.uuid.generate(FRONT.id));
@@ -122,20 +124,20 @@ describe('Matter door locks', () => {
     const pushed = (): unknown => run.bridge.last(run.uuid(FRONT), 'doorLock', 'lockState');
     run.port.moveBolt(FRONT.id, 'unlocked', 'manual');
     await settle();
-    expect(pushed()).toBe(2);
+    expect(pushed()).toBe(DoorLock.LockState.Unlocked);
     run.port.tap(FRONT.id, 'olivia', 'lock');
     await settle();
-    expect(pushed()).toBe(1);
+    expect(pushed()).toBe(DoorLock.LockState.Locked);
     run.port.moveBolt(FRONT.id, 'jammed', null);
     await settle();
-    expect(pushed()).toBe(0);
+    expect(pushed()).toBe(DoorLock.LockState.NotFullyLocked);
     run.port.moveBolt(FRONT.id, 'unknown', null);
     await settle();
     expect(pushed()).toBeNull();
     run.port.setBattery(FRONT.id, 0.12);
     await settle();
     expect(run.bridge.last(run.uuid(FRONT), 'powerSource', 'batPercentRemaining')).toBe(24);
-    expect(run.bridge.last(run.uuid(FRONT), 'powerSource', 'batChargeLevel')).toBe(1);
+    expect(run.bridge.last(run.uuid(FRONT), 'powerSource', 'batChargeLevel')).toBe(PowerSource.BatChargeLevel.Warning);
     // Moving and connectivity are no Matter state; nothing else was pushed for the gate.
     expect(run.bridge.updates.filter((update) => update.uuid === run.uuid(GATE) && update.cluster === 'doorLock').map((update) => update.attributes)).toEqual([{ lockState: null }]);
   });
@@ -147,7 +149,7 @@ describe('Matter door locks', () => {
     run.port.setOnline(FRONT.id, false);
     await settle();
     expect(run.bridge.last(run.uuid(FRONT), 'bridgedDeviceBasicInformation', 'reachable')).toBe(false);
-    expect(run.bridge.last(run.uuid(FRONT), 'doorLock', 'lockState')).toBe(1);
+    expect(run.bridge.last(run.uuid(FRONT), 'doorLock', 'lockState')).toBe(DoorLock.LockState.Locked);
     run.port.setOnline(FRONT.id, true);
     await settle();
     expect(run.bridge.last(run.uuid(FRONT), 'bridgedDeviceBasicInformation', 'reachable')).toBe(true);
@@ -158,7 +160,7 @@ describe('Matter door locks', () => {
     await expect(run.handler(FRONT, 'unlockDoor')()).resolves.toBeUndefined();
     expect(run.port.requests).toEqual([{ lockId: FRONT.id, target: 'unlocked', asUserId: 'alex' }]);
     await settle();
-    expect(run.bridge.last(run.uuid(FRONT), 'doorLock', 'lockState')).toBe(2);
+    expect(run.bridge.last(run.uuid(FRONT), 'doorLock', 'lockState')).toBe(DoorLock.LockState.Unlocked);
   });
 
   it('waits for the lock: the handler resolves only when the command completes', async () => {
@@ -186,7 +188,7 @@ describe('Matter door locks', () => {
     expect(error).toBeInstanceOf(run.bridge.matter.status.Busy);
     expect((error as { code?: number }).code).toBe(0x9c);
     await settle();
-    expect(run.bridge.updates.slice(before).find((update) => update.cluster === 'doorLock')?.attributes).toEqual({ lockState: 1 });
+    expect(run.bridge.updates.slice(before).find((update) => update.cluster === 'doorLock')?.attributes).toEqual({ lockState: DoorLock.LockState.Locked });
   });
 
   it.each([
