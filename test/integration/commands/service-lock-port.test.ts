@@ -39,6 +39,8 @@ describe('ServiceRoot.lockPort() on the real runtime', () => {
   });
 
   it('reports a jam as a failed command and a jammed bolt', async () => {
+    // The bolt has to move to jam: start from unlocked.
+    expect(await fx.control({ op: 'manual', lock_id: fx.frontDoor, bolt: 'unlocked' })).toEqual({ ok: true });
     await fx.control({ op: 'jam', lock_id: fx.frontDoor });
     expect(await port.requestBolt(fx.frontDoor, 'locked', fx.owner.id)).toMatchObject({ status: 'failed', reason: 'jammed' });
     expect(port.getLock(fx.frontDoor)?.bolt).toBe('jammed');
