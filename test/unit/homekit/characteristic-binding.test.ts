@@ -10,7 +10,7 @@ describe('bindCharacteristic', () => {
 
   it('answers reads from memory and events only changed values', async () => {
     const logger = new RecordingLogger();
-    const binding = bindCharacteristic(service(), Characteristic.LockCurrentState, { initial: Characteristic.LockCurrentState.UNKNOWN, label: 'Front Door LockCurrentState', logger });
+    const binding = bindCharacteristic<number>(service(), Characteristic.LockCurrentState, { initial: Characteristic.LockCurrentState.UNKNOWN, label: 'Front Door LockCurrentState', logger });
     await expect(binding.characteristic.handleGetRequest()).resolves.toBe(Characteristic.LockCurrentState.UNKNOWN);
     const events: unknown[] = [];
     binding.characteristic.on('change', (change: { newValue: unknown }) => events.push(change.newValue));
@@ -23,7 +23,7 @@ describe('bindCharacteristic', () => {
   it('keeps a throwing write handler from the controller and from Homebridge: the write succeeds, the error is logged', async () => {
     const logger = new RecordingLogger();
     const seen: [unknown, unknown][] = [];
-    const binding = bindCharacteristic(service(), Characteristic.LockTargetState, {
+    const binding = bindCharacteristic<number>(service(), Characteristic.LockTargetState, {
       initial: Characteristic.LockTargetState.SECURED,
       label: 'Front Door LockTargetState',
       logger,

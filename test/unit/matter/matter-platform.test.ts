@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { API, MatterAccessory, PlatformConfig } from 'homebridge';
 import { DoorLock } from '@matter/main/clusters/door-lock';
 import { PowerSource } from '@matter/main/clusters/power-source';
@@ -7,9 +7,10 @@ import type { PortLock } from '../../../src/lock-port/lock-port.js';
 import { PLATFORM_NAME } from '../../../src/homebridge/platform-name.js';
 import { matterLockUuid } from '../../../src/matter/matter-door-lock.js';
 import { openMatterLocks } from '../../../src/matter/open-matter-locks.js';
-import { createHomebridgeHarness, recordingLogging, type HomebridgeHarness } from '../../support/homebridge-api.js';
+import { recordingLogging, type HomebridgeHarness } from '../../support/homebridge-api.js';
 import { enableMatter, type MatterBridgeRecorder } from '../../support/homebridge-matter-api.js';
 import { InMemoryLockPort, InMemoryService, openInMemory, testLock } from '../../support/in-memory-lock-port.js';
+import { FRONT_DOOR, GARDEN_GATE, HOUSEHOLD_USERS, harnessPerTest, settle as settleTurns } from '../../support/platform-household.js';
 
 /*
  * The platform's Matter side inside Homebridge's real API object with its real Matter API
@@ -17,21 +18,9 @@ import { InMemoryLockPort, InMemoryService, openInMemory, testLock } from '../..
  * recorder of what the API emits. End to end with matter.js: test/e2e/matter.
  */
 
-const FRONT = testLock({ id: '6f1d2c3b-0000-4000-8000-000000000001', name: 'Front Door', bleAddress: 'D0:E1:00:00:00:01', ownerId: 'olivia', batteryLevel: 0.42 });
-const GATE = testLock({
-  id: '6f1d2c3b-0000-4000-8000-000000000002',
-  name: 'Garden Gate',
-  bleAddress: 'D0:E1:00:00:00:02',
-  ownerId: 'olivia',
-  bolt: 'unknown',
-  online: false,
-  batteryLevel: null,
-  deviceInformation: null,
-});
-const USERS = [
-  { id: 'olivia', name: 'Olivia Owner', email: 'olivia@example.com' },
-  { id: 'alex', name: 'Alex Adams', email: 'alex@example.com' },
-];
+const FRONT = { ...FRONT_DOOR, batteryLevel: 0.42 };
+const GATE = GARDEN_GATE;
+const USERS = HOUSEHOLD_USERS;
 
 interface Running {
   harness: HomebridgeHarness;
@@ -43,14 +32,8 @@ interface Running {
   handler(lock: PortLock, command: 'lockDoor' | 'unlockDoor'): () => Promise<void>;
 }
 
-const running: HomebridgeHarness[] = [];
-afterEach(() => {
-  for (const harness of running.splice(0)) harness.api.signalShutdown();
-});
-
-async function settle(): Promise<void> {
-  for (let round = 0; round < 5; round += 1) await new Promise<void>((resolve) => setImmediate(resolve));
-}
+const newHarness = harnessPerTest();
+const settle = (): Promise<void> => settleTurns(5);
 
 async function startPlatform(
   options: {
@@ -62,8 +45,7 @@ async function startPlatform(
     prepare?: (harness: HomebridgeHarness) => void;
   } = {},
 ): Promise<Running> {
-  const harness = await createHomebridgeHarness();
-  running.push(harness);
+  const harness = await newHarness();
   const bridge = await enableMatter(harness.api);
   options.prepare?.(harness);
   const port = options.port ?? new InMemoryLockPort(options.locks ?? [FRONT, GATE], USERS);
@@ -285,8 +267,7 @@ describe('Matter faults', () => {
 
 describe('Without Matter', () => {
   it('does nothing about Matter, and errs nowhere, on Homebridge 2 with Matter off for the bridge', async () => {
-    const harness = await createHomebridgeHarness();
-    running.push(harness);
+    const harness = await newHarness();
     const log = recordingLogging();
     const platform = new EKeyLocksPlatform(log, { platform: PLATFORM_NAME, demo: true }, harness.api, {
       openService: openInMemory(new InMemoryService(new InMemoryLockPort([FRONT], USERS))),
@@ -300,8 +281,7 @@ describe('Without Matter', () => {
   });
 
   it('runs unchanged on Homebridge 1, whose API has no Matter methods at all', async () => {
-    const harness = await createHomebridgeHarness();
-    running.push(harness);
+    const harness = await newHarness();
     // Homebridge 1's API object: the same, minus everything Matter.
     const hidden = new Set<PropertyKey>(['isMatterAvailable', 'isMatterEnabled', 'matter']);
     const homebridge1 = new Proxy(harness.api, {
