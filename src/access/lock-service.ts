@@ -39,6 +39,8 @@ export interface LockView {
   your_role: EKeyRole;
   /** The caller's usable eKey on the lock. */
   ekey_id: string;
+  /** A keypad is paired with the lock: its eKeys can carry door codes (docs/design.md §4c). */
+  keypad: boolean;
   /**
    * The command types this lock runs (docs/design.md §4d): `lock` and `unlock` everywhere, `unlatch`
    * on a Nuki Smart Lock, the Opener's mode switches on an Opener. The web app offers `Open` by it.
@@ -117,6 +119,7 @@ export class LockService {
       last_seen_at: lock.lastSeenAt === null ? null : new Date(lock.lastSeenAt).toISOString(),
       your_role: role,
       ekey_id: key.id,
+      keypad: lock.keypad,
       supported_commands: [...commandTypesOfFamily(lock.family)],
     };
   }

@@ -24,6 +24,21 @@ export interface Lock {
   last_seen_at: string | null;
   your_role: 'owner' | 'admin' | 'guest';
   ekey_id: string;
+  /** A keypad is paired with the lock: its eKeys can carry door codes. */
+  keypad: boolean;
+  /** The command types the lock runs: `unlatch` where it can open the door (docs/design.md §4d). */
+  supported_commands?: string[];
+}
+
+export type DoorCodeState = 'waiting' | 'setting' | 'set' | 'failed' | 'removing' | 'removed';
+
+/** An eKey's door code (docs/design.md §4c): six digits the lock's keypad takes, with the key's window. */
+export interface DoorCode {
+  code: string | null;
+  state: DoorCodeState;
+  enforced_by: 'lock' | 'service';
+  failure_reason: string | null;
+  updated_at: string;
   /** The command types the lock runs: `unlatch` where it can open the door (docs/design.md §4d). */
   supported_commands?: string[];
 }
@@ -40,6 +55,7 @@ export interface EKey {
   message: string | null;
   user_id: string;
   lock_id: string;
+  door_code: DoorCode | null;
 }
 
 export interface OwnKey extends EKey {

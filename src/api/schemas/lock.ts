@@ -17,6 +17,7 @@ export const LockSchema = Type.Object(
       description: "The caller's role on the lock (guest = anytime, scheduled or guest key)",
     }),
     ekey_id: Type.String({ format: 'uuid', description: "The caller's usable eKey on the lock" }),
+    keypad: Type.Boolean({ description: 'A keypad is paired with the lock: its eKeys can carry door codes (docs/door-codes.md)' }),
     supported_commands: Type.Array(Type.Union(LOCK_COMMAND_TYPES.map((type) => Type.Literal(type))), {
       description:
         'The command types this lock runs: lock and unlock on every lock; unlatch (open the door) on a Nuki Smart Lock; ring_to_open_on|off and continuous_mode_on|off on a Nuki Opener',
