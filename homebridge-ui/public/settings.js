@@ -11,6 +11,8 @@
   const OWNER_TIMEOUT_MS = 20000;
   const SCAN_SECONDS = 10;
   const PAIR_TIMEOUT_S = 30;
+  const PIN_OPTIONAL_LABEL = 'Security PIN (optional; needed to read who opened the door)';
+  const PIN_NEEDED_LABEL = 'Security PIN (6 digits; this lock needs it to pair)';
   const BOLT_TEXT = { locked: 'Locked', unlocked: 'Unlocked', jammed: 'Jammed', unknown: 'Unknown' };
 
   const $ = (id) => document.getElementById(id);
@@ -213,13 +215,18 @@
         input.value = lock.address;
         input.className = 'form-check-input';
         input.checked = index === 0;
+        // docs/design.md §4d: an API 2.3 lock (Ultra, Go, Pro 5th generation) pairs only with its PIN.
+        input.dataset.pinRequired = lock.pin_required ? 'true' : 'false';
+        input.addEventListener('change', showPinNeed);
         const label = document.createElement('label');
         label.htmlFor = id;
         label.className = 'form-check-label';
-        label.textContent = `Nuki Smart Lock ${lock.address}${lock.rssi === null ? '' : ` (${lock.rssi} dBm)`}`;
+        const level = lock.api_level ? `, Bluetooth API ${lock.api_level}` : '';
+        label.textContent = `${lock.model} ${lock.address}${level}${lock.rssi === null ? '' : ` (${lock.rssi} dBm)`}`;
         wrapper.append(input, label);
         choices.append(wrapper);
       });
+      showPinNeed();
       $('ekl-nuki-found').hidden = answer.locks.length === 0;
       setText(
         result,
@@ -236,10 +243,24 @@
     }
   }
 
+  /** The PIN field says whether the chosen lock needs it to pair, and how long it is. */
+  function showPinNeed() {
+    const chosen = document.querySelector('input[name="ekl-nuki-address"]:checked');
+    const needed = chosen !== null && chosen.dataset.pinRequired === 'true';
+    const field = $('ekl-nuki-pin');
+    $('ekl-nuki-pin-label').textContent = needed ? PIN_NEEDED_LABEL : PIN_OPTIONAL_LABEL;
+    field.required = needed;
+    $('ekl-nuki-pin-hint').hidden = !needed;
+  }
+
   async function pair() {
     const result = $('ekl-nuki-result');
     const chosen = document.querySelector('input[name="ekl-nuki-address"]:checked');
     if (!chosen) return setText(result, 'Choose a lock first.', 'error');
+    if (chosen.dataset.pinRequired === 'true' && !/^\d{6}$/.test($('ekl-nuki-pin').value.trim())) {
+      $('ekl-nuki-pin').focus();
+      return setText(result, 'This lock pairs only with its 6-digit security PIN: enter it first (the Nuki app shows it under the lock\'s settings).', 'error');
+    }
     $('ekl-nuki-log').textContent = '';
     $('ekl-nuki-add').hidden = true;
     setBluetoothBusy(true);
@@ -270,7 +291,8 @@
       const locks = Array.isArray(block.locks) ? block.locks : [];
       const address = String(pairedLock.address || '').toUpperCase();
       const owners = locks.map((lock) => lock.owner_email).filter(Boolean);
-      const entry = { name: 'Nuki Smart Lock', family: 'nuki', address, owner_email: owners[0] || '' };
+      // The pairing says what it paired: a Smart Lock (family nuki) or an Opener (nuki-opener).
+      const entry = { name: pairedLock.name || 'Nuki Smart Lock', family: pairedLock.family || 'nuki', address, owner_email: owners[0] || '' };
       block.locks = [...locks.filter((lock) => String(lock.address || '').toUpperCase() !== address), entry];
       await withDeadline(homebridge.updatePluginConfig([block, ...config.slice(1)]), 10000, 'The Homebridge UI did not take the config.');
       setText(result, `Added ${address} to the locks in the configuration below: check its name and owner, then save and restart Homebridge.`, 'done');

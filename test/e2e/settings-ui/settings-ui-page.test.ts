@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
 import { SimulatedNuki } from '../../../src/families/nuki/simulator/simulated-nuki.js';
+import { SimulatedOpener } from '../../../src/families/nuki-opener/simulated-opener.js';
 import { NUKI_CREDENTIALS_FILE } from '../../../src/families/nuki/nuki-credential-file.js';
-import { builtCli, spawnNode, type RunningChild } from '../../support/child-process.js';
+import { builtCli, PROJECT_ROOT, spawnNode, type RunningChild } from '../../support/child-process.js';
 import { startDemo, type DemoProcess } from '../../support/demo-process.js';
 import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
 import { ManualClock } from '../../support/manual-clock.js';
@@ -14,8 +15,6 @@ import { describeFindings, seriousViolations } from '../../support/axe-audit.js'
 import { boxOf, computedStyle, hasClass } from '../../support/browser.js';
 import { NO_BLUETOOTH } from '../../../src/settings-ui/settings-ui-handlers.js';
 import { StartReportFile } from '../../../src/store/start-report-file.js';
-import { eventually } from '../../support/polling.js';
-import { screenshotFolder } from '../../support/screenshots.js';
 
 /**
  * The settings page in Debian's Chromium, inside a host page that plays the Homebridge UI (its
@@ -24,8 +23,9 @@ import { screenshotFolder } from '../../support/screenshots.js';
  */
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const IMAGES = join(PROJECT_ROOT, 'docs', 'images');
 /** Screenshots of this run: docs/images only when asked to rewrite them. */
-const SHOTS = screenshotFolder('ekey-settings-shots-');
+const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? IMAGES : mkdtempSync(join(tmpdir(), 'ekey-settings-shots-'));
 /** Pictures for a person to look at, never the README's (EKEY_SHOTS names the folder). */
 const LOOK = process.env.EKEY_SHOTS ?? mkdtempSync(join(tmpdir(), 'ekey-settings-look-'));
 const NEW_OWNER = 'nora@example.com';
@@ -57,6 +57,17 @@ async function open(target: SettingsUiHost, viewport = { width: 900, height: 900
   page.on('pageerror', (error) => pageErrors.push(error.message));
   await page.goto(target.url);
   return { page, frame: page.frameLocator('iframe[title="eKey Locks settings"]') };
+}
+
+/** Polls `read` until it returns `expected` (or the last value, for the failure message). */
+async function eventually<T>(read: () => Promise<T>, expected: T, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T = await read();
+  while (JSON.stringify(last) !== JSON.stringify(expected) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    last = await read();
+  }
+  expect(last).toEqual(expected);
 }
 
 const statusText = (frame: FrameLocator): Promise<string> => frame.getByRole('status').first().innerText();
@@ -260,7 +271,7 @@ describe('the Nuki pairing wizard', () => {
     const { page, frame } = await open(target);
     await eventually(async () => (await statusText(frame)).startsWith('The eKey Locks service is not running'), true);
     await frame.getByRole('button', { name: 'Scan for Nuki locks' }).click();
-    const choice = frame.getByRole('radio', { name: new RegExp(`^Nuki Smart Lock ${nuki.address}`) });
+    const choice = frame.getByRole('radio', { name: new RegExp(`^Nuki Smart Lock 1\\.0–4\\.0 ${nuki.address}, Bluetooth API 2\\.2`) });
     await choice.waitFor({ timeout: 25_000 });
     expect(await choice.isChecked()).toBe(true);
     expect(await frame.locator('#ekl-nuki-result').innerText()).toBe("One Nuki lock found. Hold the lock's button for 5 s, then press “Pair the chosen lock”.");
@@ -285,6 +296,66 @@ describe('the Nuki pairing wizard', () => {
     nuki.goOutOfRange();
     await page.close();
   }, 45_000);
+
+  it('names each model; asks an API 2.3 lock for its 6-digit PIN before pairing it; pairs an Opener and adds it as nuki-opener', async () => {
+    const storage = storageFolder();
+    const pro = new SimulatedNuki({ address: 'C0:FF:EE:5E:88:02', name: 'Nuki_5E8802', clock, securityPin: 246_810, model: 'smart_lock_pro_5' });
+    const opener = new SimulatedOpener({ address: 'C0:FF:EE:5E:88:03', name: 'Nuki_Opener_5E8803', clock, securityPin: 1357 });
+    bluez.bluez.addDevice(pro);
+    bluez.bluez.addDevice(opener);
+    const target = await host({
+      storagePath: storage,
+      env: { DBUS_SYSTEM_BUS_ADDRESS: bluez.busAddress },
+      config: [{ platform: 'EKeyLocks', name: 'eKey Locks', locks: [{ name: 'Front Door', owner_email: 'olivia@example.com', address: 'D0:E1:00:00:00:01' }] }],
+    });
+    const { page, frame } = await open(target);
+    try {
+      await eventually(async () => (await statusText(frame)).startsWith('The eKey Locks service is not running'), true);
+      await frame.getByRole('button', { name: 'Scan for Nuki locks' }).click();
+      const proChoice = frame.getByRole('radio', { name: new RegExp(`^Nuki Smart Lock Ultra / Go / Pro \\(5th generation\\) ${pro.address}, Bluetooth API 2\\.3`) });
+      const openerChoice = frame.getByRole('radio', { name: new RegExp(`^Nuki Opener ${opener.address}, Bluetooth API 2\\.2`) });
+      await proChoice.waitFor({ timeout: 25_000 });
+      await openerChoice.waitFor({ timeout: 5_000 });
+
+      // The 2.3 lock: the PIN field says it is needed, and pairing without it is refused on the page.
+      await proChoice.check();
+      const pinNeeded = frame.getByLabel('Security PIN (6 digits; this lock needs it to pair)');
+      await pinNeeded.waitFor({ timeout: 5_000 });
+      expect(await pinNeeded.evaluate((element) => (element as unknown as { required: boolean }).required)).toBe(true);
+      pro.startPairingMode();
+      await frame.getByRole('button', { name: 'Pair the chosen lock' }).click();
+      await eventually(async () => (await frame.locator('#ekl-nuki-result').innerText()).startsWith('This lock pairs only with its 6-digit security PIN'), true);
+      expect(pro.authorizations).toEqual([]);
+      await pinNeeded.fill('246810');
+      await frame.getByRole('button', { name: 'Pair the chosen lock' }).click();
+      await eventually(() => frame.locator('#ekl-nuki-result').innerText(), `Paired with ${pro.address}. Add it to the config, set its owner's e-mail, save and restart Homebridge.`, 20_000);
+      expect(await frame.getByLabel('Pairing progress').innerText()).toContain('Found a Nuki Smart Lock Ultra / Go / Pro (5th generation) (Bluetooth API 2.3).');
+      expect(await frame.getByLabel('Pairing progress').innerText()).not.toContain('246810');
+      expect(pro.authorizations.map((authorization) => authorization.name)).toEqual(['ekey-locks (Homebridge)']);
+      await frame.getByRole('button', { name: 'Add the paired lock to the config' }).click();
+      await eventually(async () => (await frame.locator('#ekl-nuki-result').innerText()).startsWith(`Added ${pro.address} to the locks`), true);
+
+      // The Opener: the PIN is optional again; it is added with its own family.
+      await openerChoice.check();
+      await frame.getByLabel('Security PIN (optional; needed to read who opened the door)').waitFor({ timeout: 5_000 });
+      opener.startPairingMode();
+      await frame.getByRole('button', { name: 'Pair the chosen lock' }).click();
+      await eventually(() => frame.locator('#ekl-nuki-result').innerText(), `Paired with ${opener.address}. Add it to the config, set its owner's e-mail, save and restart Homebridge.`, 20_000);
+      expect(await frame.getByLabel('Pairing progress').innerText()).toContain('3. Paired: the Opener knows us as "ekey-locks (Homebridge)"');
+      await frame.getByRole('button', { name: 'Add the paired lock to the config' }).click();
+      await eventually(async () => (await frame.locator('#ekl-nuki-result').innerText()).startsWith(`Added ${opener.address} to the locks`), true);
+      const config = await page.evaluate<{ locks: unknown[] }[]>('window.hostState.config');
+      expect(config[0]?.locks).toEqual([
+        { name: 'Front Door', owner_email: 'olivia@example.com', address: 'D0:E1:00:00:00:01' },
+        { name: 'Nuki Smart Lock', family: 'nuki', address: pro.address, owner_email: 'olivia@example.com' },
+        { name: 'Nuki Opener', family: 'nuki-opener', address: opener.address, owner_email: 'olivia@example.com' },
+      ]);
+    } finally {
+      pro.goOutOfRange();
+      opener.goOutOfRange();
+      await page.close();
+    }
+  }, 90_000);
 
   it('ends with a message when Bluetooth is not available, and when the settings server never answers', async () => {
     const noBluetooth = async (): Promise<void> => {
