@@ -197,6 +197,6 @@ export function lockEntryProblems(entry: unknown): FieldError[] {
   if (!isValidTimeZone(zone)) problems.push({ field: '/time_zone', message: `"${zone}" is not an IANA time zone (e.g. "Europe/Berlin")` });
   const family = lockFamily(lock.family ?? DEFAULT_LOCK_FAMILY);
   problems.push(...family.configProblems(lock));
-  if (lock.keypad === true && (lock.family ?? DEFAULT_LOCK_FAMILY) !== 'nuki') problems.push({ field: '/keypad', message: 'is only for a Nuki lock (a Nuki Keypad pairs with a Nuki)' });
+  if (lock.keypad === true && !family.takesKeypad) problems.push({ field: '/keypad', message: 'is only for a Nuki Smart Lock (a Nuki Keypad pairs with a Nuki Smart Lock)' });
   return problems;
 }
