@@ -106,6 +106,11 @@ export const PluginConfigSchema = Type.Object(
           user_email: Type.Optional(Type.String({ format: 'email' })),
           low_battery_threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
           arrival_triggers: Type.Optional(Type.Array(Type.String({ format: 'email' }))),
+          /**
+           * docs/design.md §4d: on locks that can unlatch, `off` (default), `separate` (a second lock
+           * service "Open <lock>" whose unlock unlatches) or `on_unlock` (every HomeKit unlock unlatches).
+           */
+          unlatch: Type.Optional(Type.Union([Type.Literal('off'), Type.Literal('separate'), Type.Literal('on_unlock')])),
         },
         { additionalProperties: false },
       ),
