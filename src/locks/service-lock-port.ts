@@ -90,7 +90,11 @@ export class ServiceLockPort implements LockPort {
         supersedeQueued: eventShapeOfCommand(type).mode === undefined,
       });
       const finished = await this.deps.engine.whenFinished(command.id);
-      if (finished.status === 'completed') return { status: 'completed', bolt: boltAfterCommand(type), commandId: finished.id };
+      if (finished.status === 'completed') {
+        // Where the lock says the bolt is now: an Opener's strike opens once and is locked again.
+        const live = this.deps.runtime.liveState(lockId)?.boltState;
+        return { status: 'completed', bolt: live === 'locked' || live === 'unlocked' ? live : boltAfterCommand(type), commandId: finished.id };
+      }
       return { status: 'failed', reason: finished.failureReason ?? 'delivery_failed', commandId: finished.id };
     } catch (error) {
       if (error instanceof CommandRefused) return { status: 'rejected', reason: error.refusal };
