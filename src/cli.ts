@@ -2,17 +2,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ServiceRoot } from './service-root.js';
-import { silentLogger } from './logger.js';
-import { clientCommand } from './cli/client-command.js';
-import { demoCommand } from './cli/demo-command.js';
-import { nukiCommand } from './cli/nuki-command.js';
-import { serveCommand } from './cli/serve-command.js';
-import { userCommand } from './cli/user-command.js';
 import { USAGE, UsageError } from './cli/usage-error.js';
 import { describeError } from './domain/errors.js';
 
+// Each command loads its own modules when it runs: `nuki decode` does not pay for the service,
+// Fastify and BlueZ at every start.
+
 async function openapiCommand(): Promise<void> {
+  const [{ ServiceRoot }, { silentLogger }] = await Promise.all([import('./service-root.js'), import('./logger.js')]);
   const dataDir = mkdtempSync(join(tmpdir(), 'ekey-openapi-'));
   const service = await ServiceRoot.open({ config: {}, applyConfig: false, dataDir, logger: silentLogger, demo: false });
   try {
@@ -28,15 +25,15 @@ async function main(argv: string[]): Promise<void> {
   const [command, ...args] = argv;
   switch (command) {
     case 'serve':
-      return serveCommand(args);
+      return (await import('./cli/serve-command.js')).serveCommand(args);
     case 'demo':
-      return demoCommand(args);
+      return (await import('./cli/demo-command.js')).demoCommand(args);
     case 'user':
-      return userCommand(args);
+      return (await import('./cli/user-command.js')).userCommand(args);
     case 'client':
-      return clientCommand(args);
+      return (await import('./cli/client-command.js')).clientCommand(args);
     case 'nuki':
-      return nukiCommand(args);
+      return (await import('./cli/nuki-command.js')).nukiCommand(args);
     case 'openapi':
       return openapiCommand();
     case 'help':

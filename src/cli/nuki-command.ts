@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
 import { NukiFrameError } from '../families/nuki/protocol/nuki-frame.js';
 import { buildNukiFrame, dissectNukiFrame, parseNukiHex } from '../families/nuki/protocol/nuki-frame-dissector.js';
-import { nukiPairCommand, nukiScanCommand } from '../families/nuki/nuki-pairing-commands.js';
 import { UsageError } from './usage-error.js';
 import { describeError } from '../domain/errors.js';
 
@@ -16,8 +15,9 @@ class FrameInputError extends Error {}
  */
 export function nukiCommand(args: string[]): Promise<void> {
   const [first, ...others] = args;
-  if (first === 'scan') return nukiScanCommand(others);
-  if (first === 'pair') return nukiPairCommand(others);
+  // Scanning and pairing load BlueZ and the store; decode and encode need neither.
+  if (first === 'scan') return import('../families/nuki/nuki-pairing-commands.js').then((commands) => commands.nukiScanCommand(others));
+  if (first === 'pair') return import('../families/nuki/nuki-pairing-commands.js').then((commands) => commands.nukiPairCommand(others));
   return new Promise((resolve) => {
     const [subcommand, ...rest] = args;
     switch (subcommand) {

@@ -61,6 +61,13 @@ async function tokenRequest(fields: Record<string, string>): Promise<Tokens> {
   return { access_token: body.access_token, refresh_token: body.refresh_token, expires_at: Date.now() + (body.expires_in ?? 3600) * 1000 };
 }
 
+/** The service's issuer identifier, from its authorization server metadata (RFC 8414). */
+async function issuer(): Promise<string | undefined> {
+  const response = await fetch(endpoint('/.well-known/oauth-authorization-server'), { headers: { accept: 'application/json' } });
+  const body = (await response.json().catch(() => ({}))) as { issuer?: unknown };
+  return response.ok && typeof body.issuer === 'string' ? body.issuer : undefined;
+}
+
 /** Goes to the sign-in page. */
 export async function startSignIn(): Promise<void> {
   const params = await newAuthorizationRequest(CLIENT_ID, redirectUri());
@@ -77,6 +84,9 @@ export async function completeSignIn(): Promise<string | undefined> {
   const code = query.get('code');
   if (verifier === undefined || code === null) return 'This sign-in link has expired or was already used; please sign in again.';
   try {
+    // RFC 9207 (the mix-up defence RFC 9700 recommends): the answer must name the service this app
+    // sent the user to; a code from anyone else is never redeemed.
+    if (query.get('iss') !== (await issuer())) return 'This sign-in answer did not come from this service, so it was not used; please sign in again.';
     save(await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: redirectUri(), code_verifier: verifier }));
     return undefined;
   } catch (failure) {
