@@ -7,7 +7,7 @@ import type { PlatformConfig } from 'homebridge';
 import { EKeyLocksPlatform } from '../../../src/homebridge/ekey-locks-platform.js';
 import type { LockChange } from '../../../src/lock-port/lock-port.js';
 import { PLATFORM_NAME } from '../../../src/homebridge/platform-name.js';
-import { openServiceInWorker, type WorkerEmbeddedService } from '../../../src/worker/open-service-worker.js';
+import { SERVICE_YOUNG_GENERATION_MB, openServiceInWorker, type WorkerEmbeddedService } from '../../../src/worker/open-service-worker.js';
 import { ensureBuild } from '../../support/child-process.js';
 import { createHomebridgeHarness, recordingLogging } from '../../support/homebridge-api.js';
 import { RecordingLogger } from '../../support/recording-logger.js';
@@ -46,12 +46,37 @@ parentPort.on('message', (message) => {
 });
 `;
 
+/**
+ * A worker that allocates a busy start's worth of short-lived objects, then reports its limits and
+ * how large V8 let its new space grow.
+ */
+const YOUNG_GENERATION_WORKER = `
+import { parentPort, resourceLimits } from 'node:worker_threads';
+import { getHeapSpaceStatistics } from 'node:v8';
+let kept = [];
+for (let round = 0; round < 200; round += 1) {
+  kept = [];
+  for (let index = 0; index < 20000; index += 1) kept.push({ index, text: 'x'.repeat(16) + index });
+}
+const newSpace = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
+parentPort.postMessage({ type: 'opened', demoControl: false });
+parentPort.on('message', (message) => {
+  if (message.method === 'close') {
+    parentPort.postMessage({ type: 'reply', id: message.id, ok: true, value: undefined });
+    setImmediate(() => process.exit(0));
+  }
+  if (message.method !== 'listen') return;
+  parentPort.postMessage({ type: 'reply', id: message.id, ok: false, error: JSON.stringify({ limit: resourceLimits.maxYoungGenerationSizeMb, newSpace: newSpace.space_size, kept: kept.length }) });
+});
+`;
+
 const tick = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('the embedded service on a worker thread', () => {
   const work = mkdtempSync(join(tmpdir(), 'ekey-worker-'));
   let entry: URL;
   let crashing: URL;
+  let youngGeneration: URL;
   const opened: WorkerEmbeddedService[] = [];
   const unhandled: unknown[] = [];
   const onUnhandled = (reason: unknown): void => {
@@ -63,6 +88,9 @@ describe('the embedded service on a worker thread', () => {
     const crashFile = join(work, 'crashing-worker.mjs');
     writeFileSync(crashFile, CRASHING_WORKER);
     crashing = pathToFileURL(crashFile);
+    const youngFile = join(work, 'young-generation-worker.mjs');
+    writeFileSync(youngFile, YOUNG_GENERATION_WORKER);
+    youngGeneration = pathToFileURL(youngFile);
     process.on('unhandledRejection', onUnhandled);
   });
 
@@ -114,6 +142,18 @@ describe('the embedded service on a worker thread', () => {
     await expect(port.requestBolt(front.id, 'locked', owner.id)).resolves.toEqual({ status: 'rejected', reason: 'unavailable' });
     expect(logger.lines.filter((line) => line.level === 'error')).toEqual([]);
   }, 30_000);
+
+  it('caps the young generation of the thread, so a busy start does not leave it holding a 32 MiB new space', async () => {
+    const service = await openServiceInWorker({ config: {}, dataDir: mkdtempSync(join(work, 'data-')), logger: new RecordingLogger() }, { entry: youngGeneration });
+    opened.push(service);
+    const report = await service.listen(0, '127.0.0.1').then(
+      () => undefined,
+      (error: unknown) => JSON.parse(error instanceof Error ? error.message : String(error)) as { limit: number; newSpace: number; kept: number },
+    );
+    expect(report).toMatchObject({ limit: SERVICE_YOUNG_GENERATION_MB, kept: 20000 });
+    // Two semi-spaces of a third of the young generation each, at most.
+    expect(report?.newSpace).toBeLessThanOrEqual(((2 * SERVICE_YOUNG_GENERATION_MB) / 3) * 1024 * 1024);
+  });
 
   it('rejects with a clear message and ends the thread when the service cannot open', async () => {
     const notAFolder = join(work, 'a-file');
