@@ -25,6 +25,24 @@ export default tseslint.config(
     },
   },
   {
+    // The typed client (src/client/) is the API seen from outside: it imports no server layer,
+    // only its own files and the domain's pure types (docs/architecture.md "Layers").
+    files: ['src/client/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['../*', '!../domain', '!../domain/*'],
+              message: 'The typed client imports no server code: declare the bodies it needs in src/client/api-types.ts (type tests in test/unit/client keep them in step).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The settings page (plain JavaScript shipped as is): the browser script and server.js.
     files: ['homebridge-ui/**/*.js', 'test/support/settings-ui-host/*.js'],
     ...tseslint.configs.disableTypeChecked,

@@ -4,13 +4,12 @@
  * (docs/design.md §3 eKeys). Knows nothing about HTTP; errors are ServiceErrors.
  */
 import type { Clock } from '../domain/clock.js';
-import { formatEKeyDateTime } from '../domain/ekey-datetime.js';
 import { checkPermission, roleOfType, roleOnLock, actionsForUpdate } from '../domain/ekey-permissions.js';
 import type { EKeyAction, EKeyRole, PermissionDenial } from '../domain/ekey-permissions.js';
 import { fieldsOrThrow, mergeEKeyUpdate, normalizeEKeyCreation } from '../domain/ekey-rules.js';
 import type { EKeyCreateInput, EKeyPatch } from '../domain/ekey-rules.js';
 import { isEKeyType } from '../domain/ekey-types.js';
-import type { EKey, EKeyStatus, EKeyType } from '../domain/ekey-types.js';
+import type { EKey, EKeyType } from '../domain/ekey-types.js';
 import { isUsableAt } from '../domain/ekey-validity.js';
 import {
   conflict,
@@ -27,30 +26,10 @@ import type { EKeyRepository, StoredEKey } from '../store/ekey-repository.js';
 import type { LockRecord, LockRepository } from '../store/lock-repository.js';
 import type { UserRecord, UserRepository } from '../store/user-repository.js';
 import { EKeyChangeNotifier } from './ekey-change-notifier.js';
+import { toEKeyView, type EKeyView } from './ekey-view.js';
 import { ownEKeyView, type OwnEKeyView } from './own-ekey-view.js';
 import type { DoorCodeService, DoorCodeView } from './door-code-service.js';
 import type { InvitationService, IssuedInvitation } from './invitation-service.js';
-
-/**
- * An eKey as the API returns it (spec: Resources › eKey), in the spec's field order with the
- * foreign keys last. DateTimes are `M/D/YYYY h:mm:ss AM|PM` in the lock's zone; keys without a
- * schedule carry `null` in both schedule fields.
- */
-export interface EKeyView {
-  id: string;
-  name: string | null;
-  type: EKeyType;
-  status: EKeyStatus;
-  valid_from: string | null;
-  valid_to: string | null;
-  schedule_start: string | null;
-  schedule_end: string | null;
-  message: string | null;
-  user_id: string;
-  lock_id: string;
-  /** docs/design.md §4c: the key's door code, null when it never had one. */
-  door_code: DoorCodeView | null;
-}
 
 /** Body of `POST /ekey`: the recipient, the lock, and the key's own fields. */
 export interface SendEKeyRequest extends EKeyCreateInput {
@@ -449,24 +428,6 @@ export class EKeyService {
       throw conflict('last_owner_key', 'This is the last owner eKey of the lock; give another user an owner eKey first.');
     }
   }
-}
-
-/** The wire form of a stored key, DateTimes in the lock's zone (spec: DateTime format). */
-export function toEKeyView(key: EKey, zone: string, doorCode: DoorCodeView | null = null): EKeyView {
-  return {
-    id: key.id,
-    name: key.name,
-    type: key.type,
-    status: key.status,
-    valid_from: key.valid_from === null ? null : formatEKeyDateTime(key.valid_from, zone),
-    valid_to: key.valid_to === null ? null : formatEKeyDateTime(key.valid_to, zone),
-    schedule_start: key.schedule_start,
-    schedule_end: key.schedule_end,
-    message: key.message,
-    user_id: key.user_id,
-    lock_id: key.lock_id,
-    door_code: doorCode,
-  };
 }
 
 /** The actions a patch attempts, judged by the properties it carries (used when it is invalid). */

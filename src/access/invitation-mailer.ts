@@ -3,12 +3,8 @@
  * log with the acceptance link, so an operator without mail can still pass the link on
  * (docs/design.md §3 eKeys). The link is the only secret ever logged — logging it is the point.
  */
-import type { Transporter } from 'nodemailer';
-import type { PluginConfig } from '../config/plugin-config.js';
 import type { Logger } from '../logger.js';
-
-/** SMTP settings of the plugin config. */
-export type SmtpSettings = NonNullable<PluginConfig['smtp']>;
+import { SmtpSender, type SmtpSettings } from './smtp-sender.js';
 
 /** Everything an invitation e-mail says. */
 export interface InvitationMessage {
@@ -47,40 +43,16 @@ export function composeInvitation(message: InvitationMessage): { subject: string
   return { subject: `${message.senderName} sent you an eKey for ${message.lockName}`, text: `${lines.join('\n')}\n` };
 }
 
-/**
- * Sends invitations through an SMTP server. nodemailer is loaded at the first invitation, not at
- * start-up (docs/architecture.md "Start-up"): most homes send a few a year.
- */
+/** Sends invitations through the configured SMTP server. */
 export class SmtpInvitationMailer implements InvitationMailer {
-  private transport: Promise<Transporter> | undefined;
+  private readonly sender: SmtpSender;
 
-  constructor(private readonly settings: SmtpSettings) {}
-
-  async send(message: InvitationMessage): Promise<void> {
-    const { subject, text } = composeInvitation(message);
-    const transport = await this.transporter();
-    await transport.sendMail({ from: this.settings.from, to: message.to, subject, text });
+  constructor(settings: SmtpSettings) {
+    this.sender = new SmtpSender(settings);
   }
 
-  private transporter(): Promise<Transporter> {
-    const settings = this.settings;
-    this.transport ??= import('nodemailer').then(({ default: nodemailer }) =>
-      nodemailer.createTransport({
-        host: settings.host,
-        port: settings.port ?? (settings.secure ? 465 : 587),
-        secure: settings.secure ?? false,
-        ...(settings.user === undefined ? {} : { auth: { user: settings.user, pass: settings.password ?? '' } }),
-        // A slow or dead mail server must not hold invitations (or shutdown) for minutes.
-        connectionTimeout: 10_000,
-        greetingTimeout: 10_000,
-        socketTimeout: 20_000,
-      }),
-    );
-    // A failed load is tried again at the next invitation.
-    this.transport.catch(() => {
-      this.transport = undefined;
-    });
-    return this.transport;
+  send(message: InvitationMessage): Promise<void> {
+    return this.sender.send({ to: message.to, ...composeInvitation(message) });
   }
 }
 

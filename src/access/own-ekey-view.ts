@@ -4,7 +4,7 @@
  */
 import { usabilityReport, type NotUsableReason, type UsabilityReport } from '../domain/ekey-usability-report.js';
 import type { EKey } from '../domain/ekey-types.js';
-import { toEKeyView, type EKeyView } from './ekey-service.js';
+import { toEKeyView, type EKeyView } from './ekey-view.js';
 import type { DoorCodeView } from './door-code-service.js';
 
 /** An eKey object plus the lock it opens and when it works. Instants are ISO 8601 UTC. */

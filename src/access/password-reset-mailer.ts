@@ -3,8 +3,7 @@
  * no logging fallback: a reset link is a key to an account and is never written to the log; without
  * SMTP the owner resets passwords with `ekey-locks user reset-password` (docs/security.md).
  */
-import type { Transporter } from 'nodemailer';
-import type { SmtpSettings } from './invitation-mailer.js';
+import { SmtpSender, type SmtpSettings } from './smtp-sender.js';
 
 export interface PasswordResetMessage {
   to: string;
@@ -31,33 +30,15 @@ export function composePasswordReset(message: PasswordResetMessage): { subject: 
   return { subject: 'Choose a new password for eKey Locks', text: `${text.join('\n')}\n` };
 }
 
+/** Sends reset links through the configured SMTP server. */
 export class SmtpPasswordResetMailer implements PasswordResetMailer {
-  private transport: Promise<Transporter> | undefined;
+  private readonly sender: SmtpSender;
 
-  constructor(private readonly settings: SmtpSettings) {}
-
-  async send(message: PasswordResetMessage): Promise<void> {
-    const { subject, text } = composePasswordReset(message);
-    const transport = await this.transporter();
-    await transport.sendMail({ from: this.settings.from, to: message.to, subject, text });
+  constructor(settings: SmtpSettings) {
+    this.sender = new SmtpSender(settings);
   }
 
-  private transporter(): Promise<Transporter> {
-    const settings = this.settings;
-    this.transport ??= import('nodemailer').then(({ default: nodemailer }) =>
-      nodemailer.createTransport({
-        host: settings.host,
-        port: settings.port ?? (settings.secure ? 465 : 587),
-        secure: settings.secure ?? false,
-        ...(settings.user === undefined ? {} : { auth: { user: settings.user, pass: settings.password ?? '' } }),
-        connectionTimeout: 10_000,
-        greetingTimeout: 10_000,
-        socketTimeout: 20_000,
-      }),
-    );
-    this.transport.catch(() => {
-      this.transport = undefined;
-    });
-    return this.transport;
+  send(message: PasswordResetMessage): Promise<void> {
+    return this.sender.send({ to: message.to, ...composePasswordReset(message) });
   }
 }

@@ -1,8 +1,8 @@
 /**
- * The REST API's bodies as TypeScript types, for clients of the service (spec: Resources). The eKey
- * types come from the server's own definitions (type-only imports, nothing at run time); the rest
- * are kept by hand next to the server's TypeBox schemas, and the integration tests use both, so
- * drift fails.
+ * The REST API's bodies as TypeScript types, for clients of the service (spec: Resources). The
+ * client imports no server code (an ESLint rule holds it): the bodies are declared here, from the
+ * domain's pure types where they are the same; test/unit/client/api-types.test.ts fails the
+ * typecheck when the server's own definitions drift from these, and the integration tests use both.
  */
 
 /** Spec: User. */
@@ -12,19 +12,57 @@ export interface User {
 }
 
 /** eKey types (highest privilege first) and statuses: the domain's own definitions. */
-import type { EKeyType } from '../domain/ekey-types.js';
-import type { SendEKeyRequest as ServiceSendEKeyRequest } from '../access/ekey-service.js';
+import type { EKeyStatus, EKeyType } from '../domain/ekey-types.js';
+import type { FieldError } from '../domain/errors.js';
 export type { EKeyStatus, EKeyType } from '../domain/ekey-types.js';
 
-/**
- * Spec: eKey, exactly the body the service builds (EKeyService's view). DateTimes are
- * `M/D/YYYY h:mm:ss AM|PM` in the lock's time zone; keys without a schedule carry `null` in both
- * schedule fields.
- */
-export type { EKeyView as EKey } from '../access/ekey-service.js';
+/** `door_code` of an eKey (docs/design.md §4c); instants are ISO 8601 UTC. */
+export interface DoorCode {
+  /** Six digits; null once removed. */
+  code: string | null;
+  state: 'waiting' | 'setting' | 'set' | 'failed' | 'removing' | 'removed';
+  enforced_by: 'lock' | 'service';
+  /** Why it failed (`keypad_full`, `refused_by_lock`, …); null in every other state. */
+  failure_reason: string | null;
+  updated_at: string;
+}
 
-/** Body of `POST /ekey` (the service's own definition, with the type narrowed to the eKey types). DateTimes may also be ISO 8601 with an offset. */
-export type SendEKeyRequest = Omit<ServiceSendEKeyRequest, 'type'> & { type: EKeyType };
+/**
+ * Spec: eKey, exactly the body the service builds. DateTimes are `M/D/YYYY h:mm:ss AM|PM` in the
+ * lock's time zone; keys without a schedule carry `null` in both schedule fields.
+ */
+export interface EKey {
+  id: string;
+  name: string | null;
+  type: EKeyType;
+  status: EKeyStatus;
+  valid_from: string | null;
+  valid_to: string | null;
+  schedule_start: string | null;
+  schedule_end: string | null;
+  message: string | null;
+  user_id: string;
+  lock_id: string;
+  /** The key's door code, null when it never had one. */
+  door_code: DoorCode | null;
+}
+
+/** Body of `POST /ekey`. DateTimes may also be ISO 8601 with an offset. */
+export interface SendEKeyRequest {
+  /** Recipient's e-mail address; an unknown one is invited. */
+  email: string;
+  lock_id: string;
+  type: EKeyType;
+  name?: string | null;
+  message?: string | null;
+  valid_from?: string | null;
+  valid_to?: string | null;
+  /** Six-field schedule expression. */
+  schedule_start?: string | null;
+  schedule_end?: string | null;
+  /** `true` gives the key a door code (a lock with a keypad only). */
+  door_code?: boolean;
+}
 
 /** Body of `PUT /ekey/{id}`: `null` resets a property to its default, an absent one is unchanged. */
 export type UpdateEKeyRequest = Partial<Omit<SendEKeyRequest, 'email' | 'lock_id' | 'type'>> & { type?: EKeyType };
@@ -42,5 +80,14 @@ export interface Lock {
   ekey_id: string;
 }
 
-/** RFC 9457 problem details as the API sends them, with a stable `code` (the server's own definition). */
-export type { Problem } from '../api/problem.js';
+/** RFC 9457 problem details as the API sends them, with a stable `code` and per-field `errors`. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  instance?: string;
+  errors?: FieldError[];
+  request_id?: string;
+}

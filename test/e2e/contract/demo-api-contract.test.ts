@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call, startDemo, type DemoProcess, type HttpAnswer } from '../../support/demo-process.js';
 import { authorize, type OAuthTokens } from '../../support/oauth-login.js';
+import { untilCommandFinished } from '../../support/polling.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO_MS_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -36,11 +37,6 @@ function expectProblem(answer: HttpAnswer, status: number, code?: string): void 
   expect(answer.json).toMatchObject({ status, type: expect.any(String), title: expect.any(String), code: expect.any(String) });
   if (code !== undefined) expect(answer.json.code).toBe(code);
 }
-
-const sleep = (ms: number): Promise<void> =>
-  new Promise((resolve) => {
-    setTimeout(resolve, ms);
-  });
 
 let dataDir: string;
 let demo: DemoProcess;
@@ -77,14 +73,13 @@ async function lockRow(lockId = gatewayLock): Promise<Record<string, unknown>> {
   return row;
 }
 
-async function pollCommand(commandId: string, path = `/locks/${gatewayLock}/commands/${commandId}`): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + 8_000;
-  for (;;) {
+function pollCommand(commandId: string, path = `/locks/${gatewayLock}/commands/${commandId}`): Promise<Record<string, unknown>> {
+  const read = async (): Promise<Record<string, unknown>> => {
     const answer = await asOwner('GET', path);
     expect(answer.status).toBe(200);
-    if (answer.json.status === 'completed' || answer.json.status === 'failed' || Date.now() > deadline) return answer.json;
-    await sleep(50);
-  }
+    return answer.json;
+  };
+  return untilCommandFinished(read, { timeoutMs: 8_000, everyMs: 50 });
 }
 
 async function eventCount(): Promise<number> {

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call, startDemo, type DemoProcess } from '../../support/demo-process.js';
+import { untilCommandFinished } from '../../support/polling.js';
 
 let dataDir: string;
 const running: DemoProcess[] = [];
@@ -34,12 +35,8 @@ describe('demo restart on the same --data', () => {
     expect((await first.control({ op: 'battery', lock_id: lockId, level: 0.5 })).ok).toBe(true);
     const command = await call(first.demo.base_url, 'POST', `/locks/${lockId}/commands`, { token, body: { type: 'unlock' } });
     expect(command.status).toBe(201);
-    let status = command.json.status;
-    for (let i = 0; i < 100 && status !== 'completed' && status !== 'failed'; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      status = (await call(first.demo.base_url, 'GET', `/locks/${lockId}/commands/${String(command.json.id)}`, { token })).json.status;
-    }
-    expect(status).toBe('completed');
+    const done = await untilCommandFinished(async () => (await call(first.demo.base_url, 'GET', `/locks/${lockId}/commands/${String(command.json.id)}`, { token })).json, { everyMs: 50 });
+    expect(done.status).toBe('completed');
     expect(await first.stop()).toEqual({ code: 0, signal: null });
 
     const second = await startDemo({ dataDir });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
 import { SimulatedNuki } from '../../../src/families/nuki/simulator/simulated-nuki.js';
 import { NUKI_CREDENTIALS_FILE } from '../../../src/families/nuki/nuki-credential-file.js';
-import { builtCli, PROJECT_ROOT, spawnNode, type RunningChild } from '../../support/child-process.js';
+import { builtCli, spawnNode, type RunningChild } from '../../support/child-process.js';
 import { startDemo, type DemoProcess } from '../../support/demo-process.js';
 import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
 import { ManualClock } from '../../support/manual-clock.js';
@@ -14,6 +14,8 @@ import { describeFindings, seriousViolations } from '../../support/axe-audit.js'
 import { boxOf, computedStyle, hasClass } from '../../support/browser.js';
 import { NO_BLUETOOTH } from '../../../src/settings-ui/settings-ui-handlers.js';
 import { StartReportFile } from '../../../src/store/start-report-file.js';
+import { eventually } from '../../support/polling.js';
+import { screenshotFolder } from '../../support/screenshots.js';
 
 /**
  * The settings page in Debian's Chromium, inside a host page that plays the Homebridge UI (its
@@ -22,9 +24,8 @@ import { StartReportFile } from '../../../src/store/start-report-file.js';
  */
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const IMAGES = join(PROJECT_ROOT, 'docs', 'images');
 /** Screenshots of this run: docs/images only when asked to rewrite them. */
-const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? IMAGES : mkdtempSync(join(tmpdir(), 'ekey-settings-shots-'));
+const SHOTS = screenshotFolder('ekey-settings-shots-');
 /** Pictures for a person to look at, never the README's (EKEY_SHOTS names the folder). */
 const LOOK = process.env.EKEY_SHOTS ?? mkdtempSync(join(tmpdir(), 'ekey-settings-look-'));
 const NEW_OWNER = 'nora@example.com';
@@ -56,17 +57,6 @@ async function open(target: SettingsUiHost, viewport = { width: 900, height: 900
   page.on('pageerror', (error) => pageErrors.push(error.message));
   await page.goto(target.url);
   return { page, frame: page.frameLocator('iframe[title="eKey Locks settings"]') };
-}
-
-/** Polls `read` until it returns `expected` (or the last value, for the failure message). */
-async function eventually<T>(read: () => Promise<T>, expected: T, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T = await read();
-  while (JSON.stringify(last) !== JSON.stringify(expected) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    last = await read();
-  }
-  expect(last).toEqual(expected);
 }
 
 const statusText = (frame: FrameLocator): Promise<string> => frame.getByRole('status').first().innerText();

@@ -4,7 +4,7 @@
  * chart, and sends a scheduled key; the invited guest signs up in a second browser context, ends
  * signed in, unlocks inside the window, is refused outside it with the explanation, and loses
  * access the moment the owner revokes. Sign-in also works on a plain-HTTP non-loopback address.
- * Roles and accessible names are the contract's. Screenshots go to docs/images/.
+ * Roles and accessible names are the contract's. Screenshots go to docs/images/ with UPDATE_SCREENSHOTS=1.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { join } from 'node:path';
@@ -12,14 +12,15 @@ import { hostname } from 'node:os';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { WEB_APP_CLIENT_ID } from '../../../src/auth/web-app-client.js';
 import { launchChromium, openPage, type PageProblems } from '../../support/browser.js';
-import { PROJECT_ROOT } from '../../support/child-process.js';
 import { call, startDemo, type DemoProcess } from '../../support/demo-process.js';
+import { screenshotFolder } from '../../support/screenshots.js';
 
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 860 };
 /** This host's .local name (an allowed host, docs/design.md §9b), mapped to loopback in the browser. */
 const LAN_HOST = `${hostname().split('.')[0] ?? 'homebridge'}.local`;
-const IMAGES = join(PROJECT_ROOT, 'docs', 'images');
+/** Screenshots of this run: docs/images only when asked to rewrite them. */
+const IMAGES = screenshotFolder('ekey-web-app-shots-');
 const WAIT = { timeout: 15_000 };
 
 /** What the test reads of a canvas (this file is compiled without the DOM's types). */

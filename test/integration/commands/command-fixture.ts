@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { loginOverHttp } from '../../support/oauth-login.js';
+import { untilCommandFinished } from '../../support/polling.js';
 import { startTestService, type TestService, type TestServiceOptions } from '../../support/test-service.js';
 
 export interface ApiAnswer {
@@ -83,15 +84,13 @@ export async function startCommandFixture(options: TestServiceOptions & { signIn
       if (!control) throw new Error('demo control missing');
       return JSON.parse(await control.handleLine(JSON.stringify(line))) as Record<string, unknown>;
     },
-    async untilFinished(token, lockId, commandId, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
+    untilFinished(token, lockId, commandId, timeoutMs = 10_000) {
+      const read = async (): Promise<Record<string, unknown>> => {
         const answer = await call(token, 'GET', `/locks/${lockId}/commands/${commandId}`);
         if (answer.status !== 200) throw new Error(`GET command answered ${answer.status}: ${JSON.stringify(answer.body)}`);
-        if (answer.body.status === 'completed' || answer.body.status === 'failed') return answer.body;
-        if (Date.now() > deadline) throw new Error(`command still ${String(answer.body.status)} after ${timeoutMs} ms`);
-        await test.service.lockSubsystem.engine.idle();
-      }
+        return answer.body;
+      };
+      return untilCommandFinished(read, { timeoutMs, between: () => test.service.lockSubsystem.engine.idle() });
     },
     async ownerLock(lockId) {
       const answer = await call(owner.token, 'GET', `/users/${owner.id}/locks`);
@@ -130,13 +129,4 @@ export async function untilOnline(fixture: CommandFixture, lockId: string, timeo
     };
     runtime.on('change', listener);
   });
-}
-
-/** Resolves once `predicate` holds, checking after each turn of the event loop (bounded). */
-export async function until(predicate: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
 }

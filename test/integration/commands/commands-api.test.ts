@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startCommandFixture, until, untilOnline, type CommandFixture } from './command-fixture.js';
+import { until } from '../../support/polling.js';
+import { startCommandFixture, untilOnline, type CommandFixture } from './command-fixture.js';
 
 const ISO_MS_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -165,10 +166,15 @@ describe('remote commands over HTTP (demo household, simulated Front Door)', () 
       const answer = fx.control({ op: 'offline', lock_id: fx.frontDoor });
       // Offline shows after offline_after_s without a sign of life: let the service's clock run until it does.
       const runtime = fx.test.service.lockSubsystem.runtime;
-      await until(() => {
-        fx.test.clock.advance(500);
-        return !runtime.isReachable(fx.frontDoor);
-      });
+      await until(
+        () => {
+          fx.test.clock.advance(500);
+          return !runtime.isReachable(fx.frontDoor);
+        },
+        'the lock to go offline',
+        10_000,
+        0,
+      );
       expect(await answer).toEqual({ ok: true });
       expect((await fx.ownerLock(fx.frontDoor))?.online_status).toBe('offline');
       const refused = await fx.call(fx.owner.token, 'POST', `/locks/${fx.frontDoor}/commands`, { type: 'unlock' });

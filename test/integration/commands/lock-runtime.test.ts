@@ -12,6 +12,7 @@ import { CommandRepository } from '../../../src/store/command-repository.js';
 import { LockStateRepository } from '../../../src/store/lock-state-repository.js';
 import { createWorld, type World } from '../../unit/commands/command-world.js';
 import { commandAccessOver } from '../../support/command-access.js';
+import { until } from '../../support/polling.js';
 
 /** Records what the runtime reports, as the event recorder would receive it. */
 class RecordingSink implements LockEventSink {
@@ -34,14 +35,6 @@ class RecordingSink implements LockEventSink {
 }
 
 /** Resolves once `predicate` holds, checking after each turn of the event loop (bounded). */
-async function until(predicate: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
-}
-
 describe('lock runtime: gateway observations become stored lock state and recorder calls', () => {
   const key = randomBytes(32).toString('hex');
   let w: World;

@@ -1,20 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { LockChange, LockPort } from '../../../src/lock-port/lock-port.js';
 import { startCommandFixture, untilOnline, type CommandFixture } from './command-fixture.js';
 
+/** Each test has its own service (the demo household, Front Door online and locked): none depends on another's turn. */
 describe('ServiceRoot.lockPort() on the real runtime', () => {
   let fx: CommandFixture;
   let port: LockPort;
-  const changes: LockChange[] = [];
+  let changes: LockChange[];
 
-  beforeAll(async () => {
+  beforeEach(async () => {
     fx = await startCommandFixture({ signInOthers: false });
     await untilOnline(fx, fx.frontDoor);
     port = fx.test.service.lockPort();
+    changes = [];
     port.subscribe((change) => changes.push(change));
   });
 
-  afterAll(async () => {
+  afterEach(async () => {
     await fx.test.close();
   });
 
@@ -27,7 +29,6 @@ describe('ServiceRoot.lockPort() on the real runtime', () => {
   });
 
   it('moves the bolt through the command engine as the given user; the command is in the history', async () => {
-    changes.length = 0;
     const result = await port.requestBolt(fx.frontDoor, 'unlocked', fx.owner.id);
     expect(result).toMatchObject({ status: 'completed', bolt: 'unlocked' });
     if (result.status !== 'completed') throw new Error('not completed');
@@ -38,6 +39,8 @@ describe('ServiceRoot.lockPort() on the real runtime', () => {
   });
 
   it('reports a jam as a failed command and a jammed bolt', async () => {
+    // The bolt has to move to jam: start from unlocked.
+    expect(await fx.control({ op: 'manual', lock_id: fx.frontDoor, bolt: 'unlocked' })).toEqual({ ok: true });
     await fx.control({ op: 'jam', lock_id: fx.frontDoor });
     expect(await port.requestBolt(fx.frontDoor, 'locked', fx.owner.id)).toMatchObject({ status: 'failed', reason: 'jammed' });
     expect(port.getLock(fx.frontDoor)?.bolt).toBe('jammed');
@@ -54,7 +57,6 @@ describe('ServiceRoot.lockPort() on the real runtime', () => {
   });
 
   it('announces a live tap by a usable key with the tapping user', async () => {
-    changes.length = 0;
     const entry = await fx.ownerLock(fx.frontDoor);
     expect(await fx.control({ op: 'tap', lock_id: fx.frontDoor, ekey_id: String(entry?.ekey_id), action: 'unlock' })).toEqual({ ok: true });
     expect(changes).toContainEqual({ kind: 'tap', lockId: fx.frontDoor, userId: fx.owner.id, action: 'unlock' });

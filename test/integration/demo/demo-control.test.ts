@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { builtCli, spawnNode, type RunningChild } from '../../support/child-process.js';
 import { loginOverHttp } from '../../support/oauth-login.js';
+import { untilCommandFinished } from '../../support/polling.js';
 
 interface DemoLine {
   base_url: string;
@@ -47,14 +48,8 @@ describe('ekey-locks demo: the stdin control protocol (docs/design.md §6), end 
     return entry;
   };
 
-  const finished = async (commandId: string): Promise<Record<string, unknown>> => {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const answer = await api('GET', `/locks/${frontDoor}/commands/${commandId}`);
-      if (answer.body.status === 'completed' || answer.body.status === 'failed') return answer.body;
-      if (Date.now() > deadline) throw new Error(`command still ${String(answer.body.status)}`);
-    }
-  };
+  const finished = (commandId: string): Promise<Record<string, unknown>> =>
+    untilCommandFinished(async () => (await api('GET', `/locks/${frontDoor}/commands/${commandId}`)).body);
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'ekey-demo-control-'));

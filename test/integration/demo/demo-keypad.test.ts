@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call, startDemo, type DemoProcess } from '../../support/demo-process.js';
+import { readUntil, untilCommandFinished } from '../../support/polling.js';
 
 interface KeypadCodeLine {
   code: string;
@@ -35,13 +36,10 @@ describe('ekey-locks demo: Back Door has a keypad', () => {
 
   /** Polls the key until its door code reaches `state` (the lock confirmed), within 10 s. */
   const doorCodeOnceIn = async (keyId: string, state: string): Promise<Record<string, unknown>> => {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const doorCode = (await api('GET', `/ekey/${keyId}`)).body.door_code as Record<string, unknown> | null;
-      if (doorCode?.state === state) return doorCode;
-      if (Date.now() > deadline) throw new Error(`door code still ${String(doorCode?.state)}`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    const readDoorCode = async (): Promise<Record<string, unknown> | null> => (await api('GET', `/ekey/${keyId}`)).body.door_code as Record<string, unknown> | null;
+    const doorCode = await readUntil(readDoorCode, (code) => code?.state === state, { everyMs: 25 });
+    if (doorCode?.state !== state) throw new Error(`door code still ${String(doorCode?.state)}`);
+    return doorCode;
   };
 
   const keypadCodes = async (): Promise<KeypadCodeLine[]> => {
@@ -134,13 +132,8 @@ describe('ekey-locks demo: Back Door has a keypad', () => {
     // Any connect sets the clock: a command's.
     const created = await api('POST', `/locks/${backDoor}/commands`, { type: 'lock' });
     expect(created.status).toBe(201);
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const state = (await api('GET', `/locks/${backDoor}/commands/${String(created.body.id)}`)).body.status;
-      if (state === 'completed') break;
-      if (Date.now() > deadline) throw new Error(`command ${String(state)}`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    const done = await untilCommandFinished(async () => (await api('GET', `/locks/${backDoor}/commands/${String(created.body.id)}`)).body);
+    expect(done.status).toBe('completed');
     expect(await demo.control({ op: 'keypad', lock_id: backDoor, code, action: 'unlock' })).toMatchObject({ ok: true, result: 'unlocked' });
   });
 });

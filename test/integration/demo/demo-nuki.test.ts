@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call, startDemo, type DemoProcess } from '../../support/demo-process.js';
 import { openSse, type SseClient } from '../events/sse-client.js';
+import { untilCommandFinished } from '../../support/polling.js';
 
 /** The demo's Nuki authorization linked to the owner (docs/design.md §4b "Demo"). */
 const LINKED = "Olivia's iPhone";
@@ -32,15 +33,8 @@ describe('ekey-locks demo: Back Door, the simulated Nuki (docs/design.md §4b, �
   /** The lock's event count: the demo starts with a week of history, so a page's length says nothing. */
   const eventCount = async (): Promise<number> => ((await api('GET', `/locks/${backDoor}/events?limit=1`)).body.metadata as { count: number }).count;
 
-  const finished = async (commandId: string): Promise<Record<string, unknown>> => {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const answer = await api('GET', `/locks/${backDoor}/commands/${commandId}`);
-      if (answer.body.status === 'completed' || answer.body.status === 'failed') return answer.body;
-      if (Date.now() > deadline) throw new Error(`command still ${String(answer.body.status)}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  };
+  const finished = (commandId: string): Promise<Record<string, unknown>> =>
+    untilCommandFinished(async () => (await api('GET', `/locks/${backDoor}/commands/${commandId}`)).body);
 
   const command = async (type: 'lock' | 'unlock'): Promise<Record<string, unknown>> => {
     const created = await api('POST', `/locks/${backDoor}/commands`, { type });

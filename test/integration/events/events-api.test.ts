@@ -4,6 +4,7 @@ import { startTestService, type TestService } from '../../support/test-service.j
 import { openSse } from './sse-client.js';
 import { LockStateRepository } from '../../../src/store/lock-state-repository.js';
 import { DEMO_LINK_TIMINGS } from '../../../src/demo/demo-locks.js';
+import { until } from '../../support/polling.js';
 
 interface LockEventBody {
   id: string;
@@ -56,7 +57,7 @@ async function tapMoving(keyId: string | undefined): Promise<'lock' | 'unlock'> 
 async function goOutOfReach(): Promise<void> {
   const gateway = test.service.lockSubsystem.runtime.gateway;
   const answer = drive({ op: 'offline', lock_id: frontDoor });
-  await waitFor(() => gateway.getSnapshot(frontDoor)?.connected === false);
+  await until(() => gateway.getSnapshot(frontDoor)?.connected === false, 'the link to drop');
   expect(gateway.getSnapshot(frontDoor)?.online).toBe(true); // still within the window
   test.clock.advance(DEMO_LINK_TIMINGS.offlineAfterS * 1000);
   gateway.checkPresence();
@@ -342,7 +343,7 @@ describe('GET /locks/{lock_id}/events/stream', () => {
     expect(resumed.messages().map((entry) => entry.id)).toEqual([...history].reverse());
 
     resumed.close();
-    await waitFor(() => test.service.events.hub.listenerCount() === baseline);
+    await until(() => test.service.events.hub.listenerCount() === baseline, 'the listeners to be released');
     expect(test.service.events.streams.openCount).toBe(0);
   });
 
@@ -366,18 +367,11 @@ describe('GET /locks/{lock_id}/events/stream', () => {
     const any = await openSse(streamUrl(), { authorization: `Bearer ${people.owner.token}`, accept: '*/*' });
     expect(any.status).toBe(200);
     any.close();
-    await waitFor(() => test.service.events.streams.openCount === 0);
+    await until(() => test.service.events.streams.openCount === 0, 'the streams to close');
   });
 });
 
 /** Waits for the server to observe something the client did (a closed socket): polls, bounded at ~5 s. */
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let turn = 0; turn < 1000 && !condition(); turn += 1) {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  expect(condition()).toBe(true);
-}
-
 describe('service shutdown', () => {
   it('ends every open event stream and releases its listeners', async () => {
     const stream = await openSse(`${test.baseUrl}/locks/${frontDoor}/events/stream`, { authorization: `Bearer ${people.owner.token}` });

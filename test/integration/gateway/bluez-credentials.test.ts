@@ -7,6 +7,7 @@ import { FakeBluez } from '../../support/fake-bluez/fake-bluez.js';
 import { startPrivateDbusDaemon, type PrivateDbusDaemon } from '../../support/fake-bluez/private-dbus-daemon.js';
 import { testLogger } from '../../support/fake-bluez/test-logger.js';
 import { ManualClock } from '../../support/manual-clock.js';
+import { until } from '../../support/polling.js';
 
 const KEY_HEX = 'b2'.repeat(32);
 const LOCK_ID = '7d0e1f2a-3b4c-4d5e-8f60-718293a4b5c6';
@@ -26,14 +27,6 @@ afterAll(async () => {
   bluez.stop();
   await daemon.stop();
 });
-
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 describe('Credentials characteristic over BlueZ (real dbus-daemon, fake BlueZ, node-ble)', () => {
   it('the gateway writes the allow-list on connect and revokes through the characteristic; the lock enforces it', async () => {

@@ -10,6 +10,8 @@ import { FakeBluez, type FakeDeviceFaults } from '../../support/fake-bluez/fake-
 import { testLogger } from '../../support/fake-bluez/test-logger.js';
 import { startPrivateDbusDaemon, type PrivateDbusDaemon } from '../../support/fake-bluez/private-dbus-daemon.js';
 import { ManualClock } from '../../support/manual-clock.js';
+import { failOnUnhandledRejections } from '../../support/unhandled-rejections.js';
+import { until } from '../../support/polling.js';
 
 const KEY_HEX = 'a1'.repeat(32);
 const EKEY = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
@@ -24,29 +26,22 @@ let daemon: PrivateDbusDaemon;
 let bluez: FakeBluez;
 let nextAddress = 1;
 const cleanups: (() => Promise<void>)[] = [];
-const unhandledRejections: unknown[] = [];
-const recordUnhandled = (reason: unknown): void => {
-  unhandledRejections.push(reason);
-};
 
 beforeAll(async () => {
-  process.on('unhandledRejection', recordUnhandled);
   daemon = await startPrivateDbusDaemon();
   bluez = await FakeBluez.start(daemon.address);
 });
 
 afterAll(async () => {
-  process.off('unhandledRejection', recordUnhandled);
   bluez.stop();
   await daemon.stop();
 });
 
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
-  // Late answers of abandoned D-Bus calls must never surface as unhandled rejections.
-  await new Promise((resolve) => setTimeout(resolve, 20));
-  expect(unhandledRejections).toEqual([]);
 });
+// Late answers of abandoned D-Bus calls must never surface as unhandled rejections.
+failOnUnhandledRejections({ settleMs: 20 });
 
 function newLock(faults: FakeDeviceFaults = {}, motorTimeMs = 0): { lock: SimulatedLock; address: string; clock: ManualClock } {
   const clock = new ManualClock();
@@ -87,14 +82,6 @@ function recordConnectFailures(transport: BluezTransport): string[] {
       throw error;
     });
   return failures;
-}
-
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 describe('BlueZ transport over a real dbus-daemon (fake BlueZ)', () => {

@@ -11,6 +11,7 @@ import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../supp
 import type { FakeDevice } from '../../support/fake-bluez/fake-bluez.js';
 import { linkFaultPlan, type PlannedCommand } from '../../support/fake-bluez/link-fault-plan.js';
 import { testLogger } from '../../support/fake-bluez/test-logger.js';
+import { until } from '../../support/polling.js';
 
 /**
  * Issue #12 item 8: fifty locks behind one gateway on the real BlueZ transport (private
@@ -157,14 +158,6 @@ async function runCommand(gateway: LockGateway, lock: SoakLock, step: PlannedCom
   const explained = recovering || step.fault !== null || lock.faultEpoch !== epoch;
   if (!explained || outcome.reason === 'jammed') tally.unexplainedFailures.push(`${label}: ${step.action} → ${outcome.reason} with no fault near it`);
   return true;
-}
-
-async function until(condition: () => boolean, what: () => string, timeoutMs: number): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what()}`);
-    await sleep(10);
-  }
 }
 
 describe('Many locks at once over the fake BlueZ', () => {

@@ -18,6 +18,8 @@ import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../supp
 import { startPrivateDbusDaemon } from '../../support/fake-bluez/private-dbus-daemon.js';
 import { testLogger } from '../../support/fake-bluez/test-logger.js';
 import { ManualClock } from '../../support/manual-clock.js';
+import { failOnUnhandledRejections } from '../../support/unhandled-rejections.js';
+import { readUntil, until } from '../../support/polling.js';
 
 /** The GATT transport alone (no gateway) against the fake BlueZ on a private dbus-daemon. */
 
@@ -147,27 +149,20 @@ const TINY_PAIRING_PROFILE: GattProfile = {
 let environment: FakeBluezEnvironment;
 let nextAddress = 1;
 const cleanups: (() => Promise<void> | void)[] = [];
-const unhandledRejections: unknown[] = [];
-const recordUnhandled = (reason: unknown): void => {
-  unhandledRejections.push(reason);
-};
 
 beforeAll(async () => {
-  process.on('unhandledRejection', recordUnhandled);
   environment = await startFakeBluezEnvironment({ advertisementIntervalMs: 50 });
 });
 
 afterAll(async () => {
-  process.off('unhandledRejection', recordUnhandled);
   await environment.stop();
 });
 
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  // Late answers of abandoned D-Bus calls must never surface as unhandled rejections.
-  await new Promise((resolve) => setTimeout(resolve, 20));
-  expect(unhandledRejections).toEqual([]);
 });
+// Late answers of abandoned D-Bus calls must never surface as unhandled rejections.
+failOnUnhandledRejections({ settleMs: 20 });
 
 function address(prefix: string): string {
   return `${prefix}:00:00:00:00:${(nextAddress++).toString(16).padStart(2, '0').toUpperCase()}`;
@@ -197,22 +192,9 @@ function collect(connection: GattConnection): [string, Buffer][] {
   return notifications;
 }
 
-async function until(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 /** Diagnostics once the advertisement watch has its rules (it starts in the background). */
-async function settledDiagnostics(transport: BluezTransport): Promise<BluezDiagnostics> {
-  const started = Date.now();
-  for (;;) {
-    const diagnostics = await transport.diagnostics();
-    if (diagnostics.advertisementWatchRules > 0 || Date.now() - started > 5000) return diagnostics;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+function settledDiagnostics(transport: BluezTransport): Promise<BluezDiagnostics> {
+  return readUntil(() => transport.diagnostics(), (diagnostics) => diagnostics.advertisementWatchRules > 0, { timeoutMs: 5000 });
 }
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

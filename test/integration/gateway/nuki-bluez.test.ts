@@ -1,19 +1,20 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import type { EventEmitter } from 'node:events';
 import { NukiDriver, type NukiDriverCredentials, type NukiDriverOptions } from '../../../src/families/nuki/driver/nuki-driver.js';
 import { pairNukiOverGatt } from '../../../src/families/nuki/driver/nuki-pairing-link.js';
-import type { ActivityEvent, LockGatewayEvents } from '../../../src/gateway/gateway-events.js';
+import type { ActivityEvent } from '../../../src/gateway/gateway-events.js';
 import { LockGateway, type LockGatewayOptions } from '../../../src/gateway/lock-gateway.js';
 import { NukiCommand } from '../../../src/families/nuki/protocol/nuki-commands.js';
 import { NukiPairingError } from '../../../src/families/nuki/protocol/nuki-pairing.js';
 import { NUKI_APPLE_COMPANY_ID, parseNukiBeacon } from '../../../src/families/nuki/protocol/nuki-uuids.js';
-import { SimulatedNuki, type SimulatedNukiOptions } from '../../../src/families/nuki/simulator/simulated-nuki.js';
+import type { SimulatedNuki, SimulatedNukiOptions } from '../../../src/families/nuki/simulator/simulated-nuki.js';
 import { BluezTransport } from '../../../src/gateway/transports/bluez-transport.js';
 import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
 import { testLogger } from '../../support/fake-bluez/test-logger.js';
 import { ManualClock } from '../../support/manual-clock.js';
 import { NukiWireRecorder } from '../../support/nuki-wire-recorder.js';
-import { RecordingLogger } from '../../support/recording-logger.js';
+import { gatewayRecordingLogger, nextGatewayEvent, pairedSimulatedNuki, startUntilReleased } from '../../support/nuki-gateway-rig.js';
+import type { RecordingLogger } from '../../support/recording-logger.js';
+import { failOnUnhandledRejections } from '../../support/unhandled-rejections.js';
 
 /**
  * The Nuki driver and the gateway core over the production transport: node-ble → dbus-next →
@@ -32,27 +33,20 @@ const LATER = 5_000;
 let environment: FakeBluezEnvironment;
 let nextAddress = 1;
 const cleanups: (() => Promise<void>)[] = [];
-const unhandledRejections: unknown[] = [];
-const recordUnhandled = (reason: unknown): void => {
-  unhandledRejections.push(reason);
-};
 
 beforeAll(async () => {
-  process.on('unhandledRejection', recordUnhandled);
   environment = await startFakeBluezEnvironment({ advertisementIntervalMs: 100 });
 });
 
 afterAll(async () => {
-  process.off('unhandledRejection', recordUnhandled);
   await environment.stop();
 });
 
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
-  // Late answers of abandoned D-Bus calls must never surface as unhandled rejections.
-  await new Promise((resolve) => setTimeout(resolve, 20));
-  expect(unhandledRejections).toEqual([]);
 });
+// Late answers of abandoned D-Bus calls must never surface as unhandled rejections.
+failOnUnhandledRejections({ settleMs: 20 });
 
 interface Rig {
   clock: ManualClock;
@@ -67,18 +61,15 @@ interface Rig {
 function newNuki(options: Partial<SimulatedNukiOptions> = {}): { nuki: SimulatedNuki; address: string; clock: ManualClock } {
   const clock = new ManualClock();
   const address = `C0:FF:EE:4E:00:${(nextAddress++).toString(16).padStart(2, '0').toUpperCase()}`;
-  const nuki = new SimulatedNuki({
+  const nuki = pairedSimulatedNuki({
     address,
     name: `Nuki ${address}`,
     clock,
+    gateway: { id: GATEWAY_AUTHORIZATION, sharedKey: KEY },
+    linkedPhone: LINKED,
     securityPin: PIN,
     batteryPercent: 72,
-    hasDoorSensor: true,
-    authorizations: [
-      { id: GATEWAY_AUTHORIZATION, name: 'Gateway', type: 'app', sharedKey: KEY },
-      { id: GATEWAY_AUTHORIZATION + 1, name: LINKED, type: 'app' },
-    ],
-    ...options,
+    overrides: options,
   });
   environment.bluez.addDevice(nuki);
   return { nuki, address, clock };
@@ -95,14 +86,7 @@ function newGateway(
   options: { driver?: NukiDriverOptions; gateway?: LockGatewayOptions } = {},
 ): Rig {
   const wire = new NukiWireRecorder(newTransport(), credentials.sharedKey);
-  const logger = new RecordingLogger();
-  if (process.env.GATEWAY_DEBUG !== undefined) {
-    const push = logger.lines.push.bind(logger.lines);
-    logger.lines.push = (...lines) => {
-      for (const line of lines) console.log(`${line.level} ${line.message}`);
-      return push(...lines);
-    };
-  }
+  const logger = gatewayRecordingLogger();
   const gateway = new LockGateway(wire, lock.clock, logger, {
     connectTimeoutMs: 5_000,
     operationTimeoutMs: 3_000,
@@ -119,34 +103,9 @@ function newGateway(
 
 const PRE_PAIRED: NukiDriverCredentials = { sharedKey: KEY, authorizationId: GATEWAY_AUTHORIZATION, appId: 77, securityPin: PIN };
 
-async function start(r: Rig): Promise<void> {
-  const released = r.wire.nextRelease(10_000);
-  r.gateway.start();
-  await released;
-}
+const start = (r: Rig): Promise<void> => startUntilReleased(r, 10_000);
 
-function nextEvent<K extends keyof LockGatewayEvents>(
-  gateway: LockGateway,
-  event: K,
-  matches: (payload: LockGatewayEvents[K][0]) => boolean = () => true,
-  timeoutMs = 10_000,
-): Promise<LockGatewayEvents[K][0]> {
-  // Node's typed emitter cannot relate a generic key to its listener; the signature above does.
-  const emitter = gateway as unknown as EventEmitter;
-  return new Promise((resolve, reject) => {
-    const listener = (payload: LockGatewayEvents[K][0]): void => {
-      if (!matches(payload)) return;
-      clearTimeout(timer);
-      emitter.off(event, listener);
-      resolve(payload);
-    };
-    const timer = setTimeout(() => {
-      emitter.off(event, listener);
-      reject(new Error(`no matching '${event}' event within ${timeoutMs} ms`));
-    }, timeoutMs);
-    emitter.on(event, listener);
-  });
-}
+const nextEvent = nextGatewayEvent;
 
 function activityCount(r: Rig, count: number): Promise<void> {
   if (r.activity.length >= count) return Promise.resolve();

@@ -14,6 +14,7 @@ import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../supp
 import { testLogger } from '../../support/fake-bluez/test-logger.js';
 import { ManualClock } from '../../support/manual-clock.js';
 import { RecordingLogger } from '../../support/recording-logger.js';
+import { until } from '../../support/polling.js';
 
 /**
  * docs/design.md §4d over the production transport (node-ble → a private dbus-daemon → the fake
@@ -47,14 +48,6 @@ function newTransport(): BluezTransport {
   const transport = new BluezTransport({ busAddress: environment.busAddress, discoveryIntervalMs: 20, operationTimeoutMs: 3_000, logger: testLogger() });
   cleanups.push(() => transport.close());
   return transport;
-}
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 function gatewayFor(clock: ManualClock, lockAddress: string, driver: NukiDriver): { gateway: LockGateway; activity: ActivityEvent[] } {

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { DateTime } from 'luxon';
 import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
+import { until } from '../../support/polling.js';
 
 /**
  * The credential allow-list end to end in one process: eKey service → change hook → lock
@@ -19,13 +20,6 @@ describe('credential allow-list: the lock refuses keys that are not usable now',
   const settled = (): Promise<void> => t.service.lockSubsystem.runtime.gateway.credentialsSettled(lockId);
   const allowed = (): ReadonlyMap<string, number> => lock.allowedCredentials;
   const connected = (): boolean => t.service.lockSubsystem.runtime.gateway.getSnapshot(lockId)?.connected === true;
-  const until = async (condition: () => boolean, what: string): Promise<void> => {
-    const started = Date.now();
-    while (!condition()) {
-      if (Date.now() - started > 10_000) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  };
   const tapEvents = (ekeyId: string): { lock_sequence: number; flagged: number }[] =>
     t.service.db
       .prepare<[string, string], { lock_sequence: number; flagged: number }>('SELECT lock_sequence, flagged FROM lock_events WHERE lock_id = ? AND ekey_id = ? ORDER BY lock_sequence')

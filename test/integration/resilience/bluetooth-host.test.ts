@@ -7,6 +7,8 @@ import { BluezTransport } from '../../../src/gateway/transports/bluez-transport.
 import { FakeBluez } from '../../support/fake-bluez/fake-bluez.js';
 import { startPrivateDbusDaemon, type PrivateDbusDaemon } from '../../support/fake-bluez/private-dbus-daemon.js';
 import { ManualClock } from '../../support/manual-clock.js';
+import { failOnUnhandledRejections } from '../../support/unhandled-rejections.js';
+import { until } from '../../support/polling.js';
 
 /**
  * The host's Bluetooth fails under the gateway (docs/architecture.md "Limits and resilience"):
@@ -35,22 +37,11 @@ class Lines implements GatewayLogger {
 }
 
 const cleanups: (() => Promise<void> | void)[] = [];
-const faults: unknown[] = [];
-const record = (error: unknown): void => {
-  faults.push(error);
-};
-
-beforeEach(() => {
-  process.on('uncaughtException', record);
-  process.on('unhandledRejection', record);
-});
 
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  process.off('uncaughtException', record);
-  process.off('unhandledRejection', record);
-  expect(faults.splice(0)).toEqual([]);
 });
+failOnUnhandledRejections({ uncaughtExceptions: true });
 
 function gatewayOn(busAddress: string, logger: Lines): LockGateway {
   const transport = new BluezTransport({ busAddress, discoveryIntervalMs: 20, operationTimeoutMs: 2000, scanRetryMs: 50, logger });
@@ -66,21 +57,13 @@ function gatewayOn(busAddress: string, logger: Lines): LockGateway {
 }
 
 /** Polls `condition` once per turn of the event loop until it holds (bounded). */
-async function until(condition: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 describe('Bluetooth missing on the host', () => {
   it('no system bus: one actionable error line (what is missing, where the README says how to fix it), then quiet retries', async () => {
     const logger = new Lines();
     const gateway = gatewayOn('unix:path=/nonexistent/ekey-test/bus', logger);
     gateway.start();
     // Each failed connect writes one debug line: wait for several attempts.
-    await until(() => logger.debugLines >= 6, 'several reconnect attempts');
+    await until(() => logger.debugLines >= 6, 'several reconnect attempts', 15_000);
     expect(logger.lines).toEqual([expect.stringMatching(/^error D-Bus connection failed: .*connect ENOENT .*No D-Bus system bus here.*README, "Bluetooth on the host"/)]);
     expect(gateway.isReachable('front')).toBe(false);
   });
@@ -91,7 +74,7 @@ describe('Bluetooth missing on the host', () => {
     const logger = new Lines();
     const gateway = gatewayOn(daemon.address, logger);
     gateway.start();
-    await until(() => logger.lines.length > 0 && logger.debugLines >= 6, 'the error line and several retries');
+    await until(() => logger.lines.length > 0 && logger.debugLines >= 6, 'the error line and several retries', 15_000);
     expect(logger.lines).toEqual([expect.stringMatching(/^error Bluetooth is unavailable \(.*org\.bluez.*\): BlueZ is not running on the system bus.*README, "Bluetooth on the host"/)]);
 
     const bluez = await FakeBluez.start(daemon.address);
@@ -99,7 +82,7 @@ describe('Bluetooth missing on the host', () => {
       bluez.stop();
     });
     bluez.addLock(new SimulatedLock({ address: ADDRESS, key: Buffer.from(KEY_HEX, 'hex'), name: 'Front', clock: new ManualClock(), batteryPercent: 80 }));
-    await until(() => gateway.isReachable('front'), 'the lock to be reached');
+    await until(() => gateway.isReachable('front'), 'the lock to be reached', 15_000);
     expect(logger.lines.slice(1)).toContain('info Bluetooth works again.');
     expect(logger.lines.filter((line) => line.startsWith('error '))).toHaveLength(1);
   });
@@ -124,15 +107,15 @@ describe('the D-Bus daemon killed in the middle of a command', () => {
     const logger = new Lines();
     const gateway = gatewayOn(daemon.address, logger);
     gateway.start();
-    await until(() => gateway.isReachable('front'), 'the connection');
+    await until(() => gateway.isReachable('front'), 'the connection', 15_000);
 
     const outcome = gateway.sendCommand('front', 'unlock');
     // The lock accepted the command and its motor runs (for two seconds): the daemon dies now.
-    await until(() => lock.isMoving, 'the motor to start');
+    await until(() => lock.isMoving, 'the motor to start', 15_000);
     await daemon.stop();
 
     expect(await outcome).toEqual({ status: 'failed', reason: expect.stringMatching(/^(delivery_failed|timeout|lock_offline)$/) });
-    await until(() => gateway.getSnapshot('front')?.connected === false, 'the link to be down');
+    await until(() => gateway.getSnapshot('front')?.connected === false, 'the link to be down', 15_000);
     expect(await gateway.sendCommand('front', 'lock', { timeoutMs: 3000 })).toEqual({ status: 'failed', reason: 'lock_offline' });
     expect(logger.lines.filter((line) => line.startsWith('error '))).toHaveLength(1);
   });

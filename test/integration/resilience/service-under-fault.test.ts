@@ -4,6 +4,7 @@ import { request, type IncomingMessage } from 'node:http';
 import { newToken, sha256Hex } from '../../../src/auth/secrets.js';
 import { authorize, OAuthLoginError } from '../../support/oauth-login.js';
 import { startCommandFixture, type CommandFixture } from '../commands/command-fixture.js';
+import { failOnUnhandledRejections } from '../../support/unhandled-rejections.js';
 
 /**
  * The real service (SQLite file, HTTP on loopback) under faults and load it must survive without
@@ -12,23 +13,15 @@ import { startCommandFixture, type CommandFixture } from '../commands/command-fi
  * resilience").
  */
 let fx: CommandFixture;
-const uncaught: unknown[] = [];
-const record = (error: unknown): void => {
-  uncaught.push(error);
-};
 
 beforeAll(async () => {
-  process.on('uncaughtException', record);
-  process.on('unhandledRejection', record);
   fx = await startCommandFixture({ signInOthers: false });
 });
 
 afterAll(async () => {
   await fx.test.close();
-  process.off('uncaughtException', record);
-  process.off('unhandledRejection', record);
-  expect(uncaught).toEqual([]);
 });
+failOnUnhandledRejections({ uncaughtExceptions: true });
 
 const ekeyCount = (): number => (fx.test.service.db.prepare('SELECT COUNT(*) AS n FROM ekeys').get() as { n: number }).n;
 

@@ -11,6 +11,7 @@ import { SERVICE_YOUNG_GENERATION_MB, openServiceInWorker, type WorkerEmbeddedSe
 import { ensureBuild } from '../../support/child-process.js';
 import { createHomebridgeHarness, recordingLogging } from '../../support/homebridge-api.js';
 import { RecordingLogger } from '../../support/recording-logger.js';
+import { failOnUnhandledRejections } from '../../support/unhandled-rejections.js';
 
 /*
  * The embedded service on a real worker thread. ts-jest cannot start a `.ts` worker, so the
@@ -78,10 +79,6 @@ describe('the embedded service on a worker thread', () => {
   let crashing: URL;
   let youngGeneration: URL;
   const opened: WorkerEmbeddedService[] = [];
-  const unhandled: unknown[] = [];
-  const onUnhandled = (reason: unknown): void => {
-    unhandled.push(reason);
-  };
 
   beforeAll(() => {
     entry = pathToFileURL(join(ensureBuild(), 'worker', 'service-worker.js'));
@@ -91,16 +88,14 @@ describe('the embedded service on a worker thread', () => {
     const youngFile = join(work, 'young-generation-worker.mjs');
     writeFileSync(youngFile, YOUNG_GENERATION_WORKER);
     youngGeneration = pathToFileURL(youngFile);
-    process.on('unhandledRejection', onUnhandled);
   });
 
   afterEach(async () => {
     for (const service of opened.splice(0)) await service.close();
-    expect(unhandled).toEqual([]);
   });
+  failOnUnhandledRejections();
 
   afterAll(() => {
-    process.off('unhandledRejection', onUnhandled);
     rmSync(work, { recursive: true, force: true });
   });
 

@@ -6,6 +6,7 @@ import { LockGateway, type LockGatewayOptions } from '../../../src/gateway/lock-
 import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
 import { SimulatorTransport } from '../../../src/gateway/transports/simulator-transport.js';
 import { ManualClock } from '../../support/manual-clock.js';
+import { until } from '../../support/polling.js';
 
 const KEY_HEX = '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff';
 const OTHER_KEY_HEX = 'ff'.repeat(32);
@@ -42,14 +43,6 @@ function rig(options: LockGatewayOptions = {}, lockKeyHex = KEY_HEX): Rig {
   gateway.addLock({ id: LOCK_ID, address: ADDRESS.toLowerCase(), name: 'Front door', driver: new EKeyDriver(KEY_HEX) });
   rigs.push(r);
   return r;
-}
-
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
 }
 
 afterEach(async () => {

@@ -7,6 +7,7 @@ import { GattOperationError } from '../../../src/gateway/simulator/simulated-dev
 import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
 import { SimulatorTransport } from '../../../src/gateway/transports/simulator-transport.js';
 import { ManualClock } from '../../support/manual-clock.js';
+import { until } from '../../support/polling.js';
 
 const TIMEOUT = { timeoutMs: 1000 };
 
@@ -247,14 +248,6 @@ describe('SimulatorTransport.connect', () => {
 });
 
 describe('SimulatorTransport.watchAdvertisements', () => {
-  async function until(condition: () => boolean, what: string): Promise<void> {
-    const deadline = Date.now() + 10_000; // a budget for it to happen at all, not a speed claim
-    while (!condition()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 1));
-    }
-  }
-
   function watch(transport: SimulatorTransport): { seen: Advertisement[]; unwatch: () => void } {
     const seen: Advertisement[] = [];
     const unwatch = transport.watchAdvertisements((advertisement) => seen.push(advertisement));

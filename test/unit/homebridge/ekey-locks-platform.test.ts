@@ -1,5 +1,5 @@
 import type { Bolt } from '../../../src/domain/lock-vocabulary.js';
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { Characteristic, CharacteristicChange, PlatformAccessory, PlatformConfig, Service, WithUUID } from 'homebridge';
 import { EKeyLocksPlatform } from '../../../src/homebridge/ekey-locks-platform.js';
 import type { PortLock } from '../../../src/lock-port/lock-port.js';
@@ -8,23 +8,11 @@ import { StartReportFile } from '../../../src/store/start-report-file.js';
 import { join } from 'node:path';
 import { createHomebridgeHarness, recordingLogging, type HomebridgeHarness } from '../../support/homebridge-api.js';
 import { InMemoryLockPort, InMemoryService, openInMemory, testLock } from '../../support/in-memory-lock-port.js';
+import { FRONT_DOOR, GARDEN_GATE, HOUSEHOLD_USERS, harnessPerTest, settle as settleTurns } from '../../support/platform-household.js';
 
-const FRONT = testLock({ id: '6f1d2c3b-0000-4000-8000-000000000001', name: 'Front Door', bleAddress: 'D0:E1:00:00:00:01', ownerId: 'olivia' });
-const GATE = testLock({
-  id: '6f1d2c3b-0000-4000-8000-000000000002',
-  name: 'Garden Gate',
-  bleAddress: 'D0:E1:00:00:00:02',
-  ownerId: 'olivia',
-  bolt: 'unknown',
-  online: false,
-  batteryLevel: null,
-  deviceInformation: null,
-});
-const USERS = [
-  { id: 'olivia', name: 'Olivia Owner', email: 'olivia@example.com' },
-  { id: 'alex', name: 'Alex Adams', email: 'alex@example.com' },
-  { id: 'blake', name: 'Blake Brown', email: 'blake@example.com' },
-];
+const FRONT = FRONT_DOOR;
+const GATE = GARDEN_GATE;
+const USERS = HOUSEHOLD_USERS;
 
 type ServiceType = WithUUID<typeof Service>;
 type CharacteristicType = WithUUID<new () => Characteristic>;
@@ -41,17 +29,13 @@ interface Running {
   pushes(lock: PortLock, service: ServiceType, characteristic: CharacteristicType): unknown[];
 }
 
-const running: Running[] = [];
-
-afterEach(() => {
-  for (const run of running.splice(0)) run.harness.api.signalShutdown();
-});
+const newHarness = harnessPerTest();
 
 /** Runs the platform inside Homebridge's API object on an in-memory port. */
 async function startPlatform(
   options: { locks?: PortLock[]; homekit?: Record<string, unknown>; port?: InMemoryLockPort; cache?: unknown[]; config?: Record<string, unknown> } = {},
 ): Promise<Running> {
-  const harness = await createHomebridgeHarness();
+  const harness = await newHarness();
   const port = options.port ?? new InMemoryLockPort(options.locks ?? [FRONT, GATE], USERS);
   const service = new InMemoryService(port);
   const log = recordingLogging();
@@ -88,16 +72,13 @@ async function startPlatform(
     characteristic,
     pushes: (lock, serviceType, type) => pushed.get(characteristic(lock, serviceType, type)) ?? [],
   };
-  running.push(run);
   harness.api.signalFinished();
   await platform.whenStarted();
   return run;
 }
 
 /** Lets deferred work (command outcomes are applied after HAP stores a write) run. */
-async function settle(): Promise<void> {
-  for (let round = 0; round < 3; round += 1) await new Promise<void>((resolve) => setImmediate(resolve));
-}
+const settle = (): Promise<void> => settleTurns(3);
 
 function hap(run: Running) {
   return run.harness.api.hap;

@@ -31,10 +31,11 @@ describe('Matter value tables', () => {
 });
 
 describe('toMatterLockState (docs/design.md §5b)', () => {
+  // Expected values from matter.js's DoorLock cluster, not from our own table.
   it.each<[Bolt, number | null]>([
-    ['locked', 1],
-    ['unlocked', 2],
-    ['jammed', 0],
+    ['locked', DoorLock.LockState.Locked],
+    ['unlocked', DoorLock.LockState.Unlocked],
+    ['jammed', DoorLock.LockState.NotFullyLocked],
     ['unknown', null],
   ])('%s → %p', (bolt, lockState) => {
     expect(toMatterLockState(bolt)).toBe(lockState);

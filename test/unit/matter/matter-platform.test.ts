@@ -1,13 +1,16 @@
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { API, MatterAccessory, PlatformConfig } from 'homebridge';
+import { DoorLock } from '@matter/main/clusters/door-lock';
+import { PowerSource } from '@matter/main/clusters/power-source';
 import { EKeyLocksPlatform } from '../../../src/homebridge/ekey-locks-platform.js';
 import type { PortLock } from '../../../src/lock-port/lock-port.js';
 import { PLATFORM_NAME } from '../../../src/homebridge/platform-name.js';
 import { matterLockUuid } from '../../../src/matter/matter-door-lock.js';
 import { openMatterLocks } from '../../../src/matter/open-matter-locks.js';
-import { createHomebridgeHarness, recordingLogging, type HomebridgeHarness } from '../../support/homebridge-api.js';
+import { recordingLogging, type HomebridgeHarness } from '../../support/homebridge-api.js';
 import { enableMatter, type MatterBridgeRecorder } from '../../support/homebridge-matter-api.js';
 import { InMemoryLockPort, InMemoryService, openInMemory, testLock } from '../../support/in-memory-lock-port.js';
+import { FRONT_DOOR, GARDEN_GATE, HOUSEHOLD_USERS, harnessPerTest, settle as settleTurns } from '../../support/platform-household.js';
 
 /*
  * The platform's Matter side inside Homebridge's real API object with its real Matter API
@@ -15,21 +18,9 @@ import { InMemoryLockPort, InMemoryService, openInMemory, testLock } from '../..
  * recorder of what the API emits. End to end with matter.js: test/e2e/matter.
  */
 
-const FRONT = testLock({ id: '6f1d2c3b-0000-4000-8000-000000000001', name: 'Front Door', bleAddress: 'D0:E1:00:00:00:01', ownerId: 'olivia', batteryLevel: 0.42 });
-const GATE = testLock({
-  id: '6f1d2c3b-0000-4000-8000-000000000002',
-  name: 'Garden Gate',
-  bleAddress: 'D0:E1:00:00:00:02',
-  ownerId: 'olivia',
-  bolt: 'unknown',
-  online: false,
-  batteryLevel: null,
-  deviceInformation: null,
-});
-const USERS = [
-  { id: 'olivia', name: 'Olivia Owner', email: 'olivia@example.com' },
-  { id: 'alex', name: 'Alex Adams', email: 'alex@example.com' },
-];
+const FRONT = { ...FRONT_DOOR, batteryLevel: 0.42 };
+const GATE = GARDEN_GATE;
+const USERS = HOUSEHOLD_USERS;
 
 interface Running {
   harness: HomebridgeHarness;
@@ -41,14 +32,8 @@ interface Running {
   handler(lock: PortLock, command: 'lockDoor' | 'unlockDoor'): () => Promise<void>;
 }
 
-const running: HomebridgeHarness[] = [];
-afterEach(() => {
-  for (const harness of running.splice(0)) harness.api.signalShutdown();
-});
-
-async function settle(): Promise<void> {
-  for (let round = 0; round < 5; round += 1) await new Promise<void>((resolve) => setImmediate(resolve));
-}
+const newHarness = harnessPerTest();
+const settle = (): Promise<void> => settleTurns(5);
 
 async function startPlatform(
   options: {
@@ -60,8 +45,7 @@ async function startPlatform(
     prepare?: (harness: HomebridgeHarness) => void;
   } = {},
 ): Promise<Running> {
-  const harness = await createHomebridgeHarness();
-  running.push(harness);
+  const harness = await newHarness();
   const bridge = await enableMatter(harness.api);
   options.prepare?.(harness);
   const port = options.port ?? new InMemoryLockPort(options.locks ?? [FRONT, GATE], USERS);
@@ -103,12 +87,12 @@ describe('Matter door locks', () => {
       model: 'SIM-1',
       context: { lockId: FRONT.id },
       clusters: {
-        doorLock: { lockState: 1, lockType: 0, actuatorEnabled: true, operatingMode: 0 },
-        powerSource: { status: 1, order: 0, description: 'Battery', batPresent: true, batPercentRemaining: 84, batChargeLevel: 0, batReplacementNeeded: false },
+        doorLock: { lockState: DoorLock.LockState.Locked, lockType: DoorLock.LockType.DeadBolt, actuatorEnabled: true, operatingMode: DoorLock.OperatingMode.Normal },
+        powerSource: { status: PowerSource.PowerSourceStatus.Active, order: 0, description: 'Battery', batPresent: true, batPercentRemaining: 84, batChargeLevel: PowerSource.BatChargeLevel.Ok, batReplacementNeeded: false },
       },
     });
     expect(run.accessory(GATE).clusters?.doorLock).toMatchObject({ lockState: null });
-    expect(run.accessory(GATE).clusters?.powerSource).toMatchObject({ batPercentRemaining: null, batChargeLevel: 0 });
+    expect(run.accessory(GATE).clusters?.powerSource).toMatchObject({ batPercentRemaining: null, batChargeLevel: PowerSource.BatChargeLevel.Ok });
     expect(run.accessory(GATE)).toMatchObject({ manufacturer: 'eKey Locks', model: 'Bluetooth LE lock' });
     // The Matter UUID is not the HAP accessory's.
     expect(run.uuid(FRONT)).not.toBe(run.harness.api.hap.uuid.generate(FRONT.id));
@@ -122,20 +106,20 @@ describe('Matter door locks', () => {
     const pushed = (): unknown => run.bridge.last(run.uuid(FRONT), 'doorLock', 'lockState');
     run.port.moveBolt(FRONT.id, 'unlocked', 'manual');
     await settle();
-    expect(pushed()).toBe(2);
+    expect(pushed()).toBe(DoorLock.LockState.Unlocked);
     run.port.tap(FRONT.id, 'olivia', 'lock');
     await settle();
-    expect(pushed()).toBe(1);
+    expect(pushed()).toBe(DoorLock.LockState.Locked);
     run.port.moveBolt(FRONT.id, 'jammed', null);
     await settle();
-    expect(pushed()).toBe(0);
+    expect(pushed()).toBe(DoorLock.LockState.NotFullyLocked);
     run.port.moveBolt(FRONT.id, 'unknown', null);
     await settle();
     expect(pushed()).toBeNull();
     run.port.setBattery(FRONT.id, 0.12);
     await settle();
     expect(run.bridge.last(run.uuid(FRONT), 'powerSource', 'batPercentRemaining')).toBe(24);
-    expect(run.bridge.last(run.uuid(FRONT), 'powerSource', 'batChargeLevel')).toBe(1);
+    expect(run.bridge.last(run.uuid(FRONT), 'powerSource', 'batChargeLevel')).toBe(PowerSource.BatChargeLevel.Warning);
     // Moving and connectivity are no Matter state; nothing else was pushed for the gate.
     expect(run.bridge.updates.filter((update) => update.uuid === run.uuid(GATE) && update.cluster === 'doorLock').map((update) => update.attributes)).toEqual([{ lockState: null }]);
   });
@@ -147,7 +131,7 @@ describe('Matter door locks', () => {
     run.port.setOnline(FRONT.id, false);
     await settle();
     expect(run.bridge.last(run.uuid(FRONT), 'bridgedDeviceBasicInformation', 'reachable')).toBe(false);
-    expect(run.bridge.last(run.uuid(FRONT), 'doorLock', 'lockState')).toBe(1);
+    expect(run.bridge.last(run.uuid(FRONT), 'doorLock', 'lockState')).toBe(DoorLock.LockState.Locked);
     run.port.setOnline(FRONT.id, true);
     await settle();
     expect(run.bridge.last(run.uuid(FRONT), 'bridgedDeviceBasicInformation', 'reachable')).toBe(true);
@@ -158,7 +142,7 @@ describe('Matter door locks', () => {
     await expect(run.handler(FRONT, 'unlockDoor')()).resolves.toBeUndefined();
     expect(run.port.requests).toEqual([{ lockId: FRONT.id, target: 'unlocked', asUserId: 'alex', type: 'unlock' }]);
     await settle();
-    expect(run.bridge.last(run.uuid(FRONT), 'doorLock', 'lockState')).toBe(2);
+    expect(run.bridge.last(run.uuid(FRONT), 'doorLock', 'lockState')).toBe(DoorLock.LockState.Unlocked);
   });
 
   it('waits for the lock: the handler resolves only when the command completes', async () => {
@@ -186,7 +170,7 @@ describe('Matter door locks', () => {
     expect(error).toBeInstanceOf(run.bridge.matter.status.Busy);
     expect((error as { code?: number }).code).toBe(0x9c);
     await settle();
-    expect(run.bridge.updates.slice(before).find((update) => update.cluster === 'doorLock')?.attributes).toEqual({ lockState: 1 });
+    expect(run.bridge.updates.slice(before).find((update) => update.cluster === 'doorLock')?.attributes).toEqual({ lockState: DoorLock.LockState.Locked });
   });
 
   it.each([
@@ -283,8 +267,7 @@ describe('Matter faults', () => {
 
 describe('Without Matter', () => {
   it('does nothing about Matter, and errs nowhere, on Homebridge 2 with Matter off for the bridge', async () => {
-    const harness = await createHomebridgeHarness();
-    running.push(harness);
+    const harness = await newHarness();
     const log = recordingLogging();
     const platform = new EKeyLocksPlatform(log, { platform: PLATFORM_NAME, demo: true }, harness.api, {
       openService: openInMemory(new InMemoryService(new InMemoryLockPort([FRONT], USERS))),
@@ -298,8 +281,7 @@ describe('Without Matter', () => {
   });
 
   it('runs unchanged on Homebridge 1, whose API has no Matter methods at all', async () => {
-    const harness = await createHomebridgeHarness();
-    running.push(harness);
+    const harness = await newHarness();
     // Homebridge 1's API object: the same, minus everything Matter.
     const hidden = new Set<PropertyKey>(['isMatterAvailable', 'isMatterEnabled', 'matter']);
     const homebridge1 = new Proxy(harness.api, {

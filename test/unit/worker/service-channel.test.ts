@@ -7,6 +7,8 @@ import { hostService, WATCHED_USERS_REFRESH_MS } from '../../../src/worker/servi
 import type { WorkerServiceOptions } from '../../../src/worker/service-protocol.js';
 import { InMemoryLockPort, InMemoryService, testLock } from '../../support/in-memory-lock-port.js';
 import { RecordingLogger } from '../../support/recording-logger.js';
+import { failOnUnhandledRejections } from '../../support/unhandled-rejections.js';
+import { until } from '../../support/polling.js';
 
 /*
  * The thread protocol in one process: the worker's side (hostService) on one end of a
@@ -35,27 +37,14 @@ const OPTIONS: WorkerServiceOptions = { config: { demo: true, homekit: { user_em
 const tick = (ms = 0): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits for something to happen; the budget is for it to happen at all, not a speed claim. */
-async function until(condition: () => boolean, what: string, budgetMs = 10_000): Promise<void> {
-  const deadline = Date.now() + budgetMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await tick(1);
-  }
-}
-
 describe('the service thread protocol (host ↔ client over a MessageChannel)', () => {
   let channel: MessageChannel;
   let lockPort: InMemoryLockPort;
   let service: ServiceWithControl;
   let logger: RecordingLogger;
   let client: ServiceClient;
-  const unhandled: unknown[] = [];
-  const onUnhandled = (reason: unknown): void => {
-    unhandled.push(reason);
-  };
 
   beforeEach(() => {
-    process.on('unhandledRejection', onUnhandled);
     channel = new MessageChannel();
     lockPort = new InMemoryLockPort([FRONT, GATE], [OLIVIA]);
     service = new ServiceWithControl(lockPort);
@@ -67,10 +56,8 @@ describe('the service thread protocol (host ↔ client over a MessageChannel)', 
     channel.port1.close();
     channel.port2.close();
     await tick(10);
-    process.off('unhandledRejection', onUnhandled);
-    expect(unhandled).toEqual([]);
-    unhandled.length = 0;
   });
+  failOnUnhandledRejections();
 
   /** A demo control line to the worker and its answer back (messages on a port keep their order). */
   async function roundTrip(): Promise<void> {

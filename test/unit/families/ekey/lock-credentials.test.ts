@@ -16,6 +16,7 @@ import { SimulatedLock, type SimulatedLockLink } from '../../../../src/families/
 import { SimulatorTransport } from '../../../../src/gateway/transports/simulator-transport.js';
 import { testLogger } from '../../../support/fake-bluez/test-logger.js';
 import { ManualClock } from '../../../support/manual-clock.js';
+import { until } from '../../../support/polling.js';
 
 const KEY_HEX = '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff';
 const KEY = Buffer.from(KEY_HEX, 'hex');
@@ -234,8 +235,7 @@ describe('LockGateway.setCredentials', () => {
     transport.writes.length = 0;
     transport.requests.length = 0;
     lock.comeBackInRange();
-    const deadline = Date.now() + 5000;
-    while (gateway.getSnapshot(LOCK_ID)?.connected !== true && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    await until(() => gateway.getSnapshot(LOCK_ID)?.connected === true, 'the reconnect');
     await gateway.credentialsSettled(LOCK_ID);
     expect(ops(transport.requests)).toEqual(['clear']);
     expect(transport.writes).toEqual(['credentials', 'activity']);

@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import type { EventEmitter } from 'node:events';
 import { NukiDriver, type NukiDriverCredentials, type NukiDriverOptions } from '../../../../src/families/nuki/driver/nuki-driver.js';
 import type { ActivityEvent, LockGatewayEvents } from '../../../../src/gateway/gateway-events.js';
 import { LockGateway, type LockGatewayOptions } from '../../../../src/gateway/lock-gateway.js';
@@ -7,11 +6,12 @@ import { NukiCommand, NukiLogSortOrder } from '../../../../src/families/nuki/pro
 import { randomNukiNonce } from '../../../../src/families/nuki/protocol/nuki-crypto.js';
 import { encodeEncryptedFrame } from '../../../../src/families/nuki/protocol/nuki-frame.js';
 import { decodeRequestLogEntries, encodeRequestData } from '../../../../src/families/nuki/protocol/nuki-messages.js';
-import { SimulatedNuki, type SimulatedNukiOptions } from '../../../../src/families/nuki/simulator/simulated-nuki.js';
+import type { SimulatedNuki, SimulatedNukiOptions } from '../../../../src/families/nuki/simulator/simulated-nuki.js';
 import { SimulatorTransport } from '../../../../src/gateway/transports/simulator-transport.js';
 import { ManualClock } from '../../../support/manual-clock.js';
 import { NukiWireRecorder } from '../../../support/nuki-wire-recorder.js';
-import { RecordingLogger } from '../../../support/recording-logger.js';
+import { gatewayRecordingLogger, nextGatewayEvent, pairedSimulatedNuki, startUntilReleased } from '../../../support/nuki-gateway-rig.js';
+import type { RecordingLogger } from '../../../support/recording-logger.js';
 
 const LOCK_ID = '7b0c3f4e-0000-4000-8000-00000000000b';
 const ADDRESS = 'AA:BB:CC:00:00:0B';
@@ -63,30 +63,20 @@ afterEach(async () => {
  */
 function rig(options: RigOptions = {}): Rig {
   const clock = new ManualClock();
-  const nuki = new SimulatedNuki({
+  const nuki = pairedSimulatedNuki({
     address: ADDRESS,
     name: 'Back Door',
     clock,
+    gateway: { id: GATEWAY_AUTHORIZATION, sharedKey: KEY },
+    linkedPhone: LINKED,
     securityPin: PIN,
     batteryPercent: 64,
-    hasDoorSensor: true,
-    authorizations: [
-      { id: GATEWAY_AUTHORIZATION, name: 'Gateway', type: 'app', sharedKey: KEY },
-      { id: GATEWAY_AUTHORIZATION + 1, name: LINKED, type: 'app' },
-    ],
-    ...options.nuki,
+    ...(options.nuki === undefined ? {} : { overrides: options.nuki }),
   });
   // Re-advertising only when a test says so (advertiseNow), and on every change of the beacon.
   const simulator = new SimulatorTransport([nuki], { advertisementIntervalMs: 3_600_000 });
   const wire = new NukiWireRecorder(simulator, KEY);
-  const logger = new RecordingLogger();
-  if (process.env.GATEWAY_DEBUG !== undefined) {
-    const push = logger.lines.push.bind(logger.lines);
-    logger.lines.push = (...lines) => {
-      for (const line of lines) console.log(`${line.level} ${line.message}`);
-      return push(...lines);
-    };
-  }
+  const logger = gatewayRecordingLogger();
   const gateway = new LockGateway(wire, clock, logger, {
     connectTimeoutMs: 2_000,
     operationTimeoutMs: 2_000,
@@ -108,34 +98,11 @@ function rig(options: RigOptions = {}): Rig {
 }
 
 /** Starts the gateway and waits until the read at start is done and the link released. */
-async function start(r: Rig): Promise<void> {
-  const released = r.wire.nextRelease();
-  r.gateway.start();
-  await released;
-}
+const start = (r: Rig): Promise<void> => startUntilReleased(r);
 
-/** Resolves with the next `event` whose payload matches. */
-function nextEvent<K extends keyof LockGatewayEvents>(
-  gateway: LockGateway,
-  event: K,
-  matches: (payload: LockGatewayEvents[K][0]) => boolean = () => true,
-  timeoutMs = 5_000,
-): Promise<LockGatewayEvents[K][0]> {
-  // Node's typed emitter cannot relate a generic key to its listener; the signature above does.
-  const emitter = gateway as unknown as EventEmitter;
-  return new Promise((resolve, reject) => {
-    const listener = (payload: LockGatewayEvents[K][0]): void => {
-      if (!matches(payload)) return;
-      clearTimeout(timer);
-      emitter.off(event, listener);
-      resolve(payload);
-    };
-    const timer = setTimeout(() => {
-      emitter.off(event, listener);
-      reject(new Error(`no matching '${event}' event within ${timeoutMs} ms`));
-    }, timeoutMs);
-    emitter.on(event, listener);
-  });
+/** Resolves with the next `event` whose payload matches (within 5 s). */
+function nextEvent<K extends keyof LockGatewayEvents>(gateway: LockGateway, event: K, matches?: (payload: LockGatewayEvents[K][0]) => boolean, timeoutMs = 5_000): Promise<LockGatewayEvents[K][0]> {
+  return nextGatewayEvent(gateway, event, matches, timeoutMs);
 }
 
 /** Resolves once `count` activity events have arrived in total. */
