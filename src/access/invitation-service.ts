@@ -10,6 +10,7 @@ import { newId } from '../domain/ids.js';
 import { hashPassword } from '../auth/password.js';
 import { newToken, sha256Hex } from '../auth/secrets.js';
 import type { Logger } from '../logger.js';
+import type { DoorCodeRepository } from '../store/door-code-repository.js';
 import type { EKeyRepository } from '../store/ekey-repository.js';
 import type { EKeyChangeNotifier } from './ekey-change-notifier.js';
 import type { InvitationRecord, InvitationRepository } from '../store/invitation-repository.js';
@@ -46,6 +47,8 @@ export interface InvitedKey {
   valid_to: string | null;
   schedule_start: string | null;
   schedule_end: string | null;
+  /** The key carries a door code (docs/design.md §4c): the page says one waits in the app, never the code. */
+  door_code: boolean;
 }
 
 /**
@@ -72,6 +75,8 @@ export interface InvitationServiceDependencies {
   users: UserRepository;
   ekeys: EKeyRepository;
   locks: LockRepository;
+  /** Door codes (docs/design.md §4c): the page says when a key comes with one. */
+  doorCodes?: DoorCodeRepository;
   mailer: InvitationMailer;
   logger: Logger;
   clock: Clock;
@@ -183,11 +188,18 @@ export class InvitationService {
         valid_to: wire(key.valid_to),
         schedule_start: key.schedule_start,
         schedule_end: key.schedule_end,
+        door_code: this.hasDoorCode(key.id),
       });
     }
     if (keys.length === 0) return { state: 'withdrawn', email: user.email };
     const inviter = invitation.invitedBy === null ? null : (this.deps.users.findById(invitation.invitedBy)?.name ?? null);
     return { state: 'open', email: user.email, name: user.name, locks: keys.map((key) => key.lock), inviter, keys };
+  }
+
+  /** Whether the key has a door code that is not being taken away. */
+  private hasDoorCode(ekeyId: string): boolean {
+    const state = this.deps.doorCodes?.currentFor(ekeyId)?.state;
+    return state !== undefined && state !== 'removing' && state !== 'removed';
   }
 
   /**

@@ -38,6 +38,8 @@ export interface LockView {
   your_role: EKeyRole;
   /** The caller's usable eKey on the lock. */
   ekey_id: string;
+  /** A keypad is paired with the lock: its eKeys can carry door codes (docs/design.md §4c). */
+  keypad: boolean;
 }
 
 /** A lock the caller may see, with the key that lets them. */
@@ -111,6 +113,7 @@ export class LockService {
       last_seen_at: lock.lastSeenAt === null ? null : new Date(lock.lastSeenAt).toISOString(),
       your_role: role,
       ekey_id: key.id,
+      keypad: lock.keypad,
     };
   }
 }

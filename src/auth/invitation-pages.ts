@@ -39,7 +39,10 @@ function keyItem(key: InvitedKey): string {
   const message = key.message === null || key.message.trim() === '' ? '' : `<blockquote>${escapeHtml(key.message)}</blockquote>`;
   return (
     `<li><strong>${escapeHtml(key.lock)}</strong>: ${escapeHtml(TYPE_WORDS[key.type])}` +
-    `<br>It works ${escapeHtml(keyWindowText(key, key.zone))}.${message}</li>`
+    `<br>It works ${escapeHtml(keyWindowText(key, key.zone))}.` +
+    // docs/design.md §4c: the page says a door code waits in the app, never the code.
+    (key.door_code ? '<br>It comes with a door code for the keypad at the door: you will find it in the app once you have signed up.' : '') +
+    `${message}</li>`
   );
 }
 

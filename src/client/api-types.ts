@@ -78,6 +78,8 @@ export interface Lock {
   last_seen_at: string | null;
   your_role: 'owner' | 'admin' | 'guest';
   ekey_id: string;
+  /** A keypad is paired with the lock: its eKeys can carry door codes. */
+  keypad: boolean;
 }
 
 /** RFC 9457 problem details as the API sends them, with a stable `code` and per-field `errors`. */

@@ -41,8 +41,20 @@ export interface DoorCodeSyncDependencies {
 /** What the lock should hold for a row: nothing, or this code. */
 type Desired = null | { enabled: boolean; window: KeypadWindow; enforcedBy: DoorCodeEnforcer };
 
-/** Why a sync is asked for; failed codes are retried on connects and changes, not on every advertisement. */
+/**
+ * Why a sync is asked for. Failed codes are retried on connects and changes; on an advertisement
+ * only those whose link failed (the lock dropped mid-write or went silent: it is near again now),
+ * not those the lock refused (a full keypad answers the same on every advertisement).
+ */
 type Reason = 'change' | 'connect' | 'advertisement' | 'timer' | 'start';
+
+/** Failures of the link, not of the lock's judgement: worth another try as soon as the lock is heard again. */
+const LINK_FAILURES: ReadonlySet<string | null> = new Set(['link_lost', 'timeout']);
+
+/** Whether a sync for `reason` should (re)write this row. */
+function worthTrying(row: DoorCodeRecord, reason: Reason): boolean {
+  return row.state !== 'failed' || reason !== 'advertisement' || LINK_FAILURES.has(row.failureReason);
+}
 
 /** The name a code of ours carries on the lock (how it is recognised after a write the lock never confirmed). */
 export function doorCodeName(ekeyId: string): string {
@@ -145,8 +157,7 @@ export class DoorCodeSync {
     if (lock === undefined) return;
     const now = this.deps.clock.now();
     const work = this.prepare(lock, now);
-    const retryFailed = reason !== 'advertisement';
-    if (!work.some((item) => item.needsLock && (retryFailed || item.row.state !== 'failed'))) {
+    if (!work.some((item) => item.needsLock && worthTrying(item.row, reason))) {
       this.pending.delete(lockId);
       if (reason === 'change') this.schedule();
       return;
@@ -169,7 +180,7 @@ export class DoorCodeSync {
       this.pending.add(lockId);
       return;
     }
-    const left = this.prepare(lock, this.deps.clock.now()).some((item) => item.needsLock && item.row.state !== 'failed');
+    const left = this.prepare(lock, this.deps.clock.now()).some((item) => item.needsLock && worthTrying(item.row, 'advertisement'));
     if (left) this.pending.add(lockId);
     else this.pending.delete(lockId);
     if (reason === 'change' || reason === 'connect') this.schedule();

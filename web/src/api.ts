@@ -22,6 +22,19 @@ export interface Lock {
   last_seen_at: string | null;
   your_role: 'owner' | 'admin' | 'guest';
   ekey_id: string;
+  /** A keypad is paired with the lock: its eKeys can carry door codes. */
+  keypad: boolean;
+}
+
+export type DoorCodeState = 'waiting' | 'setting' | 'set' | 'failed' | 'removing' | 'removed';
+
+/** An eKey's door code (docs/design.md §4c): six digits the lock's keypad takes, with the key's window. */
+export interface DoorCode {
+  code: string | null;
+  state: DoorCodeState;
+  enforced_by: 'lock' | 'service';
+  failure_reason: string | null;
+  updated_at: string;
 }
 
 export interface EKey {
@@ -36,6 +49,7 @@ export interface EKey {
   message: string | null;
   user_id: string;
   lock_id: string;
+  door_code: DoorCode | null;
 }
 
 export interface OwnKey extends EKey {

@@ -16,6 +16,7 @@ export const LockSchema = Type.Object(
       description: "The caller's role on the lock (guest = anytime, scheduled or guest key)",
     }),
     ekey_id: Type.String({ format: 'uuid', description: "The caller's usable eKey on the lock" }),
+    keypad: Type.Boolean({ description: 'A keypad is paired with the lock: its eKeys can carry door codes (docs/door-codes.md)' }),
   },
   { $id: 'Lock', additionalProperties: false },
 );

@@ -1,11 +1,10 @@
 import type { LockFamilyId } from '../../families/registry.js';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import type { DemoHousehold } from '../../demo/demo-household.js';
 import { startBenchProcess, type BenchProcess } from '../bench-process.js';
+import { keepAliveClient as client, repeatFor } from '../keep-alive-client.js';
 import { processCpuMs } from '../measure.js';
 import { loginDemoUser } from '../oauth-login.js';
 import type { SelfMeasuringOptions, SelfMeasuringScenario } from '../scenario.js';
@@ -45,54 +44,6 @@ interface RoundtripVariant {
   scenario: string;
   /** The demo lock of this family with a gateway connection. */
   family: LockFamilyId;
-}
-
-interface Answer {
-  status: number;
-  body: string;
-}
-
-/** One keep-alive connection, like a client app's. */
-function client(baseUrl: string, token: string | undefined) {
-  const url = new URL(baseUrl);
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const send = (method: 'GET' | 'POST', path: string, body?: string): Promise<Answer> =>
-    new Promise((resolve, reject) => {
-      const headers: Record<string, string> = { accept: 'application/json' };
-      if (token !== undefined) headers.authorization = `Bearer ${token}`;
-      if (body !== undefined) {
-        headers['content-type'] = 'application/json';
-        headers['content-length'] = String(Buffer.byteLength(body));
-      }
-      const outgoing = request({ host: url.hostname, port: url.port, method, path, headers, agent }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
-        });
-        response.on('error', reject);
-      });
-      outgoing.on('error', reject);
-      outgoing.end(body);
-    });
-  return {
-    send,
-    close: () => {
-      agent.destroy();
-    },
-  };
-}
-
-/** Runs `once` back to back for `seconds`; returns the duration of each run, ms. */
-async function repeatFor(seconds: number, once: (index: number) => Promise<void>): Promise<number[]> {
-  const durations: number[] = [];
-  const end = performance.now() + seconds * 1000;
-  for (let index = 0; performance.now() < end; index++) {
-    const started = performance.now();
-    await once(index);
-    durations.push(performance.now() - started);
-  }
-  return durations;
 }
 
 interface PhaseResult {

@@ -7,6 +7,7 @@ import { homekitSet } from './homekit-set.js';
 import { loopDelay } from './loop-delay.js';
 import { footprint } from './footprint.js';
 import { piBudget } from './pi-budget.js';
+import { doorCodeSync } from './door-code-sync.js';
 
 /** Every benchmark scenario of docs/design.md §8, in the order `npm run bench` runs them. */
 export const scenarios: readonly (BenchScenario | SelfMeasuringScenario)[] = [
@@ -19,4 +20,5 @@ export const scenarios: readonly (BenchScenario | SelfMeasuringScenario)[] = [
   loopDelay,
   footprint,
   piBudget,
+  doorCodeSync,
 ];

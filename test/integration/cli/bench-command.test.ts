@@ -17,7 +17,7 @@ describe('bench/run.js', () => {
       .trim()
       .split('\n')
       .map((line) => line.split('\t')[0]);
-    expect(names).toEqual(['get-me', 'events-page', 'event-ingest', 'command-roundtrip', 'command-roundtrip-nuki', 'homekit-set', 'loop-delay', 'footprint', 'pi-budget']);
+    expect(names).toEqual(['get-me', 'events-page', 'event-ingest', 'command-roundtrip', 'command-roundtrip-nuki', 'homekit-set', 'loop-delay', 'footprint', 'pi-budget', 'door-code-sync']);
   });
 
   it('measures get-me beside the baseline in paired rounds and prints one JSON line on stdout', async () => {
@@ -52,6 +52,24 @@ describe('bench/run.js', () => {
     expect(line.ok).toEqual(expect.any(Boolean));
     expect(result.stderr).toMatch(/event-ingest round 1: runtime path \d+ events\/s/);
   }, 90_000);
+
+  it('measures door-code-sync on the simulated Nuki with a keypad: the docs/design.md §8 fields, every code set and removed', async () => {
+    const result = await bench(['--only', 'door-code-sync', ...short, '--rounds', '1'], 90_000);
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const line = JSON.parse(lines[0] ?? '') as Record<string, unknown>;
+    expect(line.scenario).toBe('door-code-sync');
+    for (const key of ['p50_ms', 'p99_ms', 'remove_p50_ms', 'remove_p99_ms', 'set_roundtrip_p99_ms', 'remove_roundtrip_p99_ms', 'baseline_p50_ms', 'samples', 'target_p99_ms']) {
+      expect(line[key]).toEqual(expect.any(Number));
+    }
+    expect(line.target_p99_ms).toBe(50);
+    expect(line.samples as number).toBeGreaterThan(0);
+    expect(line.polls_per_key as number).toBeGreaterThanOrEqual(2);
+    expect(line.data_in_ram).toBe(false);
+    expect(line.ok).toEqual(expect.any(Boolean));
+    expect(result.stderr).toMatch(/door-code-sync: \d+ keys; POST → set p99 [\d.]+ ms, revoke → removed p99 [\d.]+ ms/);
+  }, 120_000);
 
   it('measures command-roundtrip-nuki through the Nuki driver: the docs/design.md §8 fields, data on disk, every command completed', async () => {
     const result = await bench(['--only', 'command-roundtrip-nuki', ...short, '--rounds', '1'], 90_000);

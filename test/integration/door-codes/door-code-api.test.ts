@@ -151,6 +151,32 @@ describe('door codes on the API', () => {
     expect((await keyOf(key.id)).door_code).toMatchObject({ state: 'removed', code: null });
   });
 
+  it('the lock list says which lock has a keypad; the invitation page says a code waits in the app, never the code', async () => {
+    const me = test.demo.users[0];
+    if (!me) throw new Error('no owner');
+    const locks = (await api(await owner(), 'GET', `/users/${me.id}/locks`)).body as unknown as { locks: { id: string; keypad: boolean }[] };
+    expect(locks.locks.find((lock) => lock.id === backDoor)?.keypad).toBe(true);
+    expect(locks.locks.find((lock) => lock.id === frontDoor)?.keypad).toBe(false);
+
+    const invitationPage = async (email: string): Promise<string> => {
+      const line = test.logger.lines.find((entry) => entry.message.includes(`invitation for ${email}`));
+      const link = /acceptance link: (\S+)/.exec(line?.message ?? '')?.[1];
+      if (link === undefined) throw new Error(`no invitation for ${email}`);
+      return (await fetch(link, { headers: { accept: 'text/html' } })).text();
+    };
+    const withCode = await api(await owner(), 'POST', '/ekey', { email: 'door.guest@example.org', lock_id: backDoor, type: 'anytime', door_code: true });
+    const code = (withCode.body as unknown as Key).door_code?.code ?? '';
+    expect(code).toMatch(/^[1-9]{6}$/);
+    const page = await invitationPage('door.guest@example.org');
+    expect(page).toContain('It comes with a door code for the keypad at the door: you will find it in the app once you have signed up.');
+    expect(page).not.toContain(code);
+    const line = test.logger.lines.find((entry) => entry.message.includes('invitation for door.guest@example.org'));
+    expect(line?.message).toContain('a door code waits in the app');
+
+    await api(await owner(), 'POST', '/ekey', { email: 'plain.guest@example.org', lock_id: backDoor, type: 'anytime' });
+    expect(await invitationPage('plain.guest@example.org')).not.toContain('door code');
+  });
+
   it('codes made in the vendor app are never changed or removed', async () => {
     nuki.addVendorCode('999999');
     const casey = test.demo.users[3];

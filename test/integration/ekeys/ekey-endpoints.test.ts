@@ -195,7 +195,7 @@ describe('GET /users/{user_id}/locks', () => {
     const answer = await household.request(household.members.anytime, 'GET', `/users/${household.members.anytime.id}/locks`);
     expect(answer.status).toBe(200);
     const [lock] = answer.body.locks ?? [];
-    expect(Object.keys(lock ?? {})).toEqual(['id', 'name', 'bolt_state', 'online_status', 'time_zone', 'battery_level', 'last_seen_at', 'your_role', 'ekey_id']);
+    expect(Object.keys(lock ?? {})).toEqual(['id', 'name', 'bolt_state', 'online_status', 'time_zone', 'battery_level', 'last_seen_at', 'your_role', 'ekey_id', 'keypad']);
     expect(lock).toMatchObject({ id: household.frontDoor.id, name: 'Front Door', your_role: 'guest', ekey_id: household.members.anytime.keyId });
   });
 

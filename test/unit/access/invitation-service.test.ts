@@ -27,7 +27,7 @@ describe('InvitationService', () => {
       name: 'newbie',
       locks: ['Front Door'],
       inviter: fx.owner.name,
-      keys: [{ lock: 'Front Door', zone: expect.any(String), type: 'anytime', message: null, valid_from: null, valid_to: null, schedule_start: null, schedule_end: null }],
+      keys: [{ lock: 'Front Door', zone: expect.any(String), type: 'anytime', message: null, valid_from: null, valid_to: null, schedule_start: null, schedule_end: null, door_code: false }],
     });
     const result = await fx.invitations.signUp(token, { name: ' Nora Newbie ', password: 'long enough' });
     expect(result.acceptedKeys).toBe(1);

@@ -71,7 +71,14 @@ function SignedIn() {
         ) : household.data === undefined ? (
           <p role="status">Loading…</p>
         ) : lockId !== undefined && known !== undefined && lockRoute?.[2] === 'keys' ? (
-          <KeysPage lockId={known.lock_id} lockName={known.lock_name} zone={known.lock_time_zone} me={household.data.me} onChange={household.reload} />
+          <KeysPage
+            lockId={known.lock_id}
+            lockName={known.lock_name}
+            zone={known.lock_time_zone}
+            keypad={household.data.locks.find((lock) => lock.id === known.lock_id)?.keypad ?? false}
+            me={household.data.me}
+            onChange={household.reload}
+          />
         ) : lockId !== undefined && known !== undefined && lockRoute?.[2] === 'history' ? (
           <HistoryPage
             lockId={known.lock_id}

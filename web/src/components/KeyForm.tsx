@@ -15,16 +15,22 @@ export const TYPES: readonly { value: EKeyType; label: string }[] = [
 const DEFAULT_SCHEDULE: WeeklySchedule = { days: [1, 2, 3, 4, 5], from: '09:00', to: '17:00' };
 
 /** The editable fields of an eKey as the API takes them. */
-export type KeyFields = Partial<Pick<EKey, 'type' | 'name' | 'message' | 'valid_from' | 'valid_to' | 'schedule_start' | 'schedule_end'>> & { email?: string };
+export type KeyFields = Partial<Pick<EKey, 'type' | 'name' | 'message' | 'valid_from' | 'valid_to' | 'schedule_start' | 'schedule_end'>> & { email?: string; door_code?: boolean };
+
+/** Whether a key has a door code that is not being taken away. */
+const hasDoorCode = (key: EKey | undefined): boolean => key?.door_code != null && key.door_code.state !== 'removing' && key.door_code.state !== 'removed';
 
 /**
  * Send (with an e-mail field) or edit an eKey: type, name, validity window in the lock's zone,
- * schedule. `onSubmit` answers whether it worked, in words: the outcome is shown right under the
+ * schedule, and on a lock with a keypad the `Door code` checkbox (ticked by default when sending:
+ * docs/design.md §4c). `onSubmit` answers whether it worked, in words: the outcome is shown right under the
  * button that was pressed (docs/design.md §7: where the user is looking), a sent key's form cleared.
  */
-export function KeyForm({ initial, zone, submitLabel, idPrefix, withEmail, onSubmit, onCancel }: {
+export function KeyForm({ initial, zone, keypad, submitLabel, idPrefix, withEmail, onSubmit, onCancel }: {
   initial: EKey | undefined;
   zone: string;
+  /** The lock has a keypad: the form offers a door code. */
+  keypad: boolean;
   submitLabel: string;
   idPrefix: string;
   withEmail: boolean;
@@ -39,6 +45,7 @@ export function KeyForm({ initial, zone, submitLabel, idPrefix, withEmail, onSub
   const [validTo, setValidTo] = useState(specToLocalInput(initial?.valid_to ?? null));
   const readBack = initial === undefined ? null : fromExpressions(initial.schedule_start, initial.schedule_end);
   const [schedule, setSchedule] = useState<WeeklySchedule>(readBack ?? DEFAULT_SCHEDULE);
+  const [doorCode, setDoorCode] = useState(initial === undefined ? true : hasDoorCode(initial));
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<{ ok: boolean; text: string }>();
   const outcomeRef = useRef<HTMLDivElement>(null);
@@ -56,6 +63,7 @@ export function KeyForm({ initial, zone, submitLabel, idPrefix, withEmail, onSub
     setValidFrom('');
     setValidTo('');
     setSchedule(DEFAULT_SCHEDULE);
+    setDoorCode(true);
   };
 
   const submit = async (event: Event): Promise<void> => {
@@ -73,6 +81,8 @@ export function KeyForm({ initial, zone, submitLabel, idPrefix, withEmail, onSub
       ...(type === 'guest' ? {} : { valid_to: validTo === '' ? null : localInputToSpec(validTo) }),
       ...(type === 'scheduled' ? toExpressions(schedule) : { schedule_start: null, schedule_end: null }),
     };
+    // Sent only when it says something: a new key with a code, or a change of an existing key's.
+    if (keypad && (initial === undefined ? doorCode : doorCode !== hasDoorCode(initial))) fields.door_code = doorCode;
     if (withEmail) {
       fields.email = email.trim();
       if (message.trim() !== '') fields.message = message.trim();
@@ -133,6 +143,19 @@ export function KeyForm({ initial, zone, submitLabel, idPrefix, withEmail, onSub
         <p class="hint">
           This key has custom hours that cannot be shown as weekdays and times; saving replaces them with the hours above.
         </p>
+      )}
+      {keypad && (
+        <>
+          <label class="check" for={id('door-code')}>
+            <input id={id('door-code')} type="checkbox" checked={doorCode} aria-describedby={id('door-code-hint')} onChange={(event) => { setDoorCode(event.currentTarget.checked); }} />
+            Door code
+          </label>
+          <p class="hint field-hint" id={id('door-code-hint')}>
+            {doorCode
+              ? 'Six digits for the keypad at the door, written onto the lock with the hours above. They see it in the app; it works with no network.'
+              : 'No code on the keypad: the key opens the door from the app only.'}
+          </p>
+        </>
       )}
       <div class="actions">
         <button type="submit" class="primary" aria-disabled={busy ? 'true' : undefined}>

@@ -3,6 +3,7 @@ import { api, get, type EKey, type EKeyType, type Me } from '../api.js';
 import { errorText } from '../hooks.js';
 import { keyWindowText } from '../time.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
+import { DoorCodeInfo } from './DoorCodeInfo.js';
 import { KeyForm, type KeyFields } from './KeyForm.js';
 
 interface Holder {
@@ -16,7 +17,15 @@ const TYPE_WORDS: Readonly<Record<EKeyType, string>> = { owner: 'Owner', admin: 
 
 type Say = (text: string, ok: boolean) => void;
 
-function KeyRow({ ekey, holder, zone, isMine, onChanged, say }: { ekey: EKey; holder: Holder | undefined; zone: string; isMine: boolean; onChanged: () => Promise<void>; say: Say }) {
+function KeyRow({ ekey, holder, zone, keypad, isMine, onChanged, say }: {
+  ekey: EKey;
+  holder: Holder | undefined;
+  zone: string;
+  keypad: boolean;
+  isMine: boolean;
+  onChanged: () => Promise<void>;
+  say: Say;
+}) {
   const [editing, setEditing] = useState(false);
   const [asking, setAsking] = useState<'revoke' | 'delete'>();
   const who = holder?.email ?? 'someone who has not signed up yet';
@@ -41,6 +50,7 @@ function KeyRow({ ekey, holder, zone, isMine, onChanged, say }: { ekey: EKey; ho
       </div>
       {ekey.name !== null && <div>Key name: “{ekey.name}”</div>}
       <div class="muted">Works {keyWindowText(ekey, zone)}.</div>
+      {ekey.door_code !== null && <DoorCodeInfo doorCode={ekey.door_code} zone={zone} idPrefix={`key-${ekey.id}`} forHolder={false} />}
       {!isMine && (
         <div class="actions">
           {ekey.status !== 'revoked' && (
@@ -78,6 +88,7 @@ function KeyRow({ ekey, holder, zone, isMine, onChanged, say }: { ekey: EKey; ho
         <KeyForm
           initial={ekey}
           zone={zone}
+          keypad={keypad}
           submitLabel="Save changes"
           idPrefix={`edit-${ekey.id}`}
           withEmail={false}
@@ -101,7 +112,15 @@ function KeyRow({ ekey, holder, zone, isMine, onChanged, say }: { ekey: EKey; ho
 }
 
 /** A lock's eKeys: send, edit, revoke, delete (after confirming); pending invitations (owners and admins). */
-export function KeysPage({ lockId, lockName, zone, me, onChange }: { lockId: string; lockName: string; zone: string; me: Me; onChange: () => Promise<void> }) {
+export function KeysPage({ lockId, lockName, zone, keypad, me, onChange }: {
+  lockId: string;
+  lockName: string;
+  zone: string;
+  /** The lock has a keypad: keys may carry door codes (docs/design.md §4c). */
+  keypad: boolean;
+  me: Me;
+  onChange: () => Promise<void>;
+}) {
   const [keys, setKeys] = useState<EKey[]>();
   const [holders, setHolders] = useState<Holder[]>([]);
   const [status, setStatus] = useState<{ text: string; ok: boolean }>();
@@ -139,7 +158,7 @@ export function KeysPage({ lockId, lockName, zone, me, onChange }: { lockId: str
   };
   const holderOf = (key: EKey): Holder | undefined => holders.find((holder) => holder.user_id === key.user_id);
   const pending = (keys ?? []).filter((key) => key.status === 'pending');
-  const row = (key: EKey) => <KeyRow key={key.id} ekey={key} holder={holderOf(key)} zone={zone} isMine={key.user_id === me.id} onChanged={changed} say={say} />;
+  const row = (key: EKey) => <KeyRow key={key.id} ekey={key} holder={holderOf(key)} zone={zone} keypad={keypad} isMine={key.user_id === me.id} onChanged={changed} say={say} />;
   return (
     <>
       <p>
@@ -151,6 +170,7 @@ export function KeysPage({ lockId, lockName, zone, me, onChange }: { lockId: str
         <KeyForm
           initial={undefined}
           zone={zone}
+          keypad={keypad}
           submitLabel="Send eKey"
           idPrefix="send"
           withEmail
@@ -166,9 +186,9 @@ export function KeysPage({ lockId, lockName, zone, me, onChange }: { lockId: str
               return {
                 ok: true,
                 text:
-                  sent.status === 'pending'
+                  (sent.status === 'pending'
                     ? `eKey sent to ${email}: an invitation is on its way; the key works once they sign up.`
-                    : `eKey sent to ${email}.`,
+                    : `eKey sent to ${email}.`) + (sent.door_code === null ? '' : ' Its door code is shown in the list below.'),
               };
             } catch (error) {
               return { ok: false, text: errorText(error) };

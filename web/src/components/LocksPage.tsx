@@ -3,7 +3,8 @@ import { ApiError, api, get, type BoltState, type EKey, type Lock, type LockComm
 import { failureText, refusalText, usabilityText, worksText } from '../explain.js';
 import { errorText, type Household } from '../hooks.js';
 import { subscribeLockEvents } from '../live.js';
-import { whenText } from '../time.js';
+import { keyWindowText, whenText } from '../time.js';
+import { DoorCodeInfo } from './DoorCodeInfo.js';
 
 const BOLT_TEXT: Readonly<Record<BoltState, string>> = { locked: 'Locked', unlocked: 'Unlocked', jammed: 'Jammed', unknown: 'Unknown' };
 const EVENT_WORDS: Readonly<Record<LockEvent['type'], string>> = { lock: 'lock', unlock: 'unlock', battery: 'battery report' };
@@ -120,6 +121,15 @@ function LockCard({ lock, ownKey, reload }: { lock: Lock | undefined; ownKey: Ow
           <p>{usabilityText(ownKey)}</p>
           <p class="hint">{worksText(ownKey, zone)}</p>
         </div>
+      )}
+      {ownKey.door_code?.code != null && ownKey.status !== 'revoked' && (
+        <DoorCodeInfo
+          doorCode={ownKey.door_code}
+          zone={zone}
+          idPrefix={`lock-${lockId}`}
+          worksText={`It works ${keyWindowText(ownKey, zone)}.`}
+          forHolder
+        />
       )}
       {offline && (
         <p class="offline-reason" id={reasonId}>
