@@ -106,6 +106,11 @@ export const PluginConfigSchema = Type.Object(
           user_email: Type.Optional(Type.String({ format: 'email' })),
           low_battery_threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
           arrival_triggers: Type.Optional(Type.Array(Type.String({ format: 'email' }))),
+          /**
+           * docs/design.md §4d: on locks that can unlatch, `off` (default), `separate` (a second lock
+           * service "Open <lock>" whose unlock unlatches) or `on_unlock` (every HomeKit unlock unlatches).
+           */
+          unlatch: Type.Optional(Type.Union([Type.Literal('off'), Type.Literal('separate'), Type.Literal('on_unlock')])),
         },
         { additionalProperties: false },
       ),
@@ -197,6 +202,6 @@ export function lockEntryProblems(entry: unknown): FieldError[] {
   if (!isValidTimeZone(zone)) problems.push({ field: '/time_zone', message: `"${zone}" is not an IANA time zone (e.g. "Europe/Berlin")` });
   const family = lockFamily(lock.family ?? DEFAULT_LOCK_FAMILY);
   problems.push(...family.configProblems(lock));
-  if (lock.keypad === true && (lock.family ?? DEFAULT_LOCK_FAMILY) !== 'nuki') problems.push({ field: '/keypad', message: 'is only for a Nuki lock (a Nuki Keypad pairs with a Nuki)' });
+  if (lock.keypad === true && !family.takesKeypad) problems.push({ field: '/keypad', message: 'is only for a Nuki Smart Lock (a Nuki Keypad pairs with a Nuki Smart Lock)' });
   return problems;
 }

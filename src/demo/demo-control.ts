@@ -3,6 +3,9 @@ import type { Readable, Writable } from 'node:stream';
 import { isUuid } from '../domain/ids.js';
 import { activityOfNukiLogEntry } from '../families/nuki/driver/nuki-state-mapping.js';
 import { SimulatedNuki } from '../families/nuki/simulator/simulated-nuki.js';
+import { SimulatedOpener } from '../families/nuki-opener/simulated-opener.js';
+import { OPENER_BATTERY_OK_LEVEL, openerActivityOf } from '../families/nuki-opener/opener-variant.js';
+import { CRITICAL_ONLY_BATTERY_LEVEL } from '../families/nuki/driver/nuki-state-mapping.js';
 import { DEMO_GATEWAY_AUTHORIZATION } from './demo-household.js';
 import type { DemoSimulatedLock } from './demo-locks.js';
 import type { LockRuntime } from '../locks/lock-runtime.js';
@@ -31,7 +34,12 @@ export type DemoControlCommand =
   /** docs/design.md §4c: a code added as the vendor's app would (the service must leave it alone). */
   | { op: 'keypad_vendor_code'; lockId: string; code: string }
   /** docs/design.md §4c: the lock's clock runs `offsetS` seconds off. */
-  | { op: 'lock_clock'; lockId: string; offsetS: number };
+  | { op: 'lock_clock'; lockId: string; offsetS: number }
+  /** docs/design.md §4d: someone rings at the Nuki Opener's intercom. */
+  | { op: 'ring'; lockId: string };
+
+/** docs/design.md §4d: a `battery` line at or below this level sets the Opener's critical flag (all it reports). */
+export const OPENER_CRITICAL_BELOW = 0.2;
 
 /** One keypad code in a `keypad_codes` answer, as the lock holds it. */
 export interface DemoKeypadCode {
@@ -111,6 +119,7 @@ export function parseControlLine(line: string): { command: DemoControlCommand; i
     case 'offline':
     case 'online':
     case 'keypad_codes':
+    case 'ring':
       return { command: { op, lockId: lock }, id };
     case 'keypad': {
       const code = fields.code;
@@ -132,7 +141,7 @@ export function parseControlLine(line: string): { command: DemoControlCommand; i
       return { command: { op, lockId: lock, offsetS: offset }, id };
     }
     default:
-      return { error: `unknown op "${op}" (expected tap, manual, battery, jam, offline, online, keypad, keypad_codes, keypad_vendor_code or lock_clock)`, id };
+      return { error: `unknown op "${op}" (expected tap, manual, battery, jam, offline, online, ring, keypad, keypad_codes, keypad_vendor_code or lock_clock)`, id };
   }
 }
 
@@ -202,6 +211,8 @@ export class DemoControl {
     const lock = this.deps.locks.get(command.lockId);
     if (lock === undefined) return { ok: false, error: `unknown lock ${command.lockId}` };
     await lock.idle();
+    if (lock instanceof SimulatedOpener) return this.executeOnOpener(command, lock);
+    if (command.op === 'ring') return { ok: false, error: 'only a Nuki Opener rings (this lock has no intercom)' };
     let result: DemoControlAnswer['result'];
     switch (command.op) {
       case 'keypad':
@@ -286,12 +297,57 @@ export class DemoControl {
     return result === undefined ? answer : { ...answer, result };
   }
 
+  /**
+   * A line for Building Door, the demo's Nuki Opener (docs/design.md §4d): `ring` rings its
+   * intercom (the answer comes once the service has the ring, and the opening its mode made);
+   * `battery` sets its critical flag; `offline`/`online` as for every lock. It has no bolt to
+   * turn, jam or tap.
+   */
+  private async executeOnOpener(command: DemoControlCommand, lock: SimulatedOpener): Promise<DemoControlAnswer> {
+    switch (command.op) {
+      case 'ring':
+        await lock.ring();
+        break;
+      case 'battery':
+        lock.setBatteryCritical(command.level <= OPENER_CRITICAL_BELOW);
+        break;
+      case 'offline':
+        lock.goOutOfRange();
+        break;
+      case 'online':
+        lock.comeBackInRange();
+        break;
+      case 'tap':
+        return { ok: false, error: 'a Nuki Opener has no taps: ring it ("ring") or open it with a command (POST /locks/{id}/commands)' };
+      case 'manual':
+      case 'jam':
+        return { ok: false, error: 'a Nuki Opener has no bolt to turn or jam: ring it ("ring")' };
+      case 'keypad':
+      case 'keypad_codes':
+      case 'keypad_vendor_code':
+        return { ok: false, error: 'this lock has no keypad' };
+      case 'lock_clock':
+        return { ok: false, error: 'only a Nuki Smart Lock keeps a clock of its own here' };
+    }
+    await lock.settled();
+    const observed = await this.waitUntilObserved(command.lockId, lock);
+    return observed ? { ok: true } : { ok: true, observed: false };
+  }
+
   /** Whether the service's view of the lock matches the simulated lock. */
   private isObserved(lockId: string, lock: DemoSimulatedLock): boolean {
     const snapshot = this.deps.runtime.liveState(lockId)?.snapshot;
     // A lock without a gateway connection: nothing observes it, the lock having acted is enough.
     if (snapshot === undefined) return true;
     if (!lock.inRange) return !snapshot.online;
+    if (lock instanceof SimulatedOpener) {
+      // Connected only on demand, like a Nuki: observed once its news (a ring, its log) has been read.
+      if (!snapshot.online || lock.newStateFlagged || snapshot.moving || snapshot.bolt !== lock.bolt) return false;
+      if (snapshot.batteryLevel !== (lock.batteryCritical ? CRITICAL_ONLY_BATTERY_LEVEL : OPENER_BATTERY_OK_LEVEL)) return false;
+      const stored = this.deps.lockState.read(lockId)?.lastActivitySequence ?? 0;
+      const news = lock.log.filter((entry) => openerActivityOf(entry, -1, 0) !== null);
+      return stored >= (news.at(-1)?.index ?? 0);
+    }
     if (snapshot.moving || lock.isMoving) return false;
     if (snapshot.bolt !== lock.bolt) return false;
     const stored = this.deps.lockState.read(lockId)?.lastActivitySequence ?? 0;

@@ -13,12 +13,17 @@ import type { EventRepository, NewEvent } from '../store/event-repository.js';
 /** How many days of history the demo starts with. */
 export const DEMO_HISTORY_DAYS = 7;
 
-/** One lock's routine: local times (hour, minute) of an unlock each followed a minute later by a lock. */
+/**
+ * One lock's routine: local times (hour, minute) of an unlock each followed a minute later by a
+ * lock; at an Opener (`rings`), of a ring at the intercom each answered by the owner opening the
+ * door (the strike opens once; nothing to lock after).
+ */
 interface Routine {
   weekday: readonly (readonly [number, number])[];
   weekend: readonly (readonly [number, number])[];
-  /** Battery level seven days ago and now (whole percent). */
-  battery: readonly [number, number];
+  /** Battery level seven days ago and now (whole percent); absent where the lock reports only a critical flag (the Opener). */
+  battery?: readonly [number, number];
+  rings?: true;
 }
 
 /** By lock name; a lock not named here (one without a gateway connection) gets no history. */
@@ -36,7 +41,7 @@ const ROUTINES: Readonly<Record<string, Routine>> = {
   'Building Door': {
     weekday: [[7, 31], [18, 9]],
     weekend: [[10, 12]],
-    battery: [68, 64],
+    rings: true,
   },
 };
 
@@ -52,7 +57,8 @@ export interface DemoHistoryLock {
 /** What the seeding wrote for one lock: where its state ends. */
 export interface SeededHistory {
   lockId: string;
-  batteryLevel: number;
+  /** The last reading; null for a lock without readings. */
+  batteryLevel: number | null;
   events: number;
 }
 
@@ -68,6 +74,24 @@ export function demoHistoryEvents(locks: readonly DemoHistoryLock[], owner: { id
     if (routine === undefined) continue;
     const today = DateTime.fromMillis(now, { zone: lock.zone }).startOf('day');
     const lockEvents: NewEvent[] = [];
+    const ring = (at: number): void => {
+      lockEvents.push({
+        id: newEventId(at),
+        lockId: lock.id,
+        type: 'ring',
+        performerId: null,
+        performerName: null,
+        occurredAt: at,
+        value: null,
+        detail: null,
+        source: 'ring',
+        ekeyId: null,
+        commandId: null,
+        lockSequence: null,
+        flagged: false,
+        recordedAt: at,
+      });
+    };
     const tap = (at: number, type: 'lock' | 'unlock'): void => {
       lockEvents.push({
         id: newEventId(at),
@@ -86,39 +110,46 @@ export function demoHistoryEvents(locks: readonly DemoHistoryLock[], owner: { id
         recordedAt: at,
       });
     };
-    const [first, last] = routine.battery;
     for (let day = DEMO_HISTORY_DAYS; day >= 1; day -= 1) {
       const date = today.minus({ days: day });
-      // One reading a night, draining evenly from the first level to the last.
-      const level = Math.round(first - ((first - last) * (DEMO_HISTORY_DAYS - day)) / (DEMO_HISTORY_DAYS - 1)) / 100;
-      const nightly = date.set({ hour: 3, minute: 0 }).toMillis();
-      lockEvents.push({
-        id: newEventId(nightly),
-        lockId: lock.id,
-        type: 'battery',
-        performerId: null,
-        performerName: null,
-        occurredAt: nightly,
-        value: level,
-        detail: null,
-        source: 'battery',
-        ekeyId: null,
-        commandId: null,
-        lockSequence: null,
-        flagged: false,
-        recordedAt: nightly,
-      });
+      if (routine.battery !== undefined) {
+        const [first, last] = routine.battery;
+        // One reading a night, draining evenly from the first level to the last.
+        const level = Math.round(first - ((first - last) * (DEMO_HISTORY_DAYS - day)) / (DEMO_HISTORY_DAYS - 1)) / 100;
+        const nightly = date.set({ hour: 3, minute: 0 }).toMillis();
+        lockEvents.push({
+          id: newEventId(nightly),
+          lockId: lock.id,
+          type: 'battery',
+          performerId: null,
+          performerName: null,
+          occurredAt: nightly,
+          value: level,
+          detail: null,
+          source: 'battery',
+          ekeyId: null,
+          commandId: null,
+          lockSequence: null,
+          flagged: false,
+          recordedAt: nightly,
+        });
+      }
       const times = date.weekday >= 6 ? routine.weekend : routine.weekday;
       // A few minutes' difference from day to day, the same on every run.
       times.forEach(([hour, minute], index) => {
         const at = date.set({ hour, minute: (minute + ((day * 7 + index * 3) % 11)) % 60 }).toMillis();
+        if (routine.rings === true) {
+          ring(at);
+          tap(at + 15_000 + ((day + index) % 3) * 5_000, 'unlock');
+          return;
+        }
         tap(at, 'unlock');
         tap(at + 60_000 + ((day + index) % 3) * 20_000, 'lock');
       });
     }
     const kept = lockEvents.filter((event) => event.occurredAt < now).sort((a, b) => a.occurredAt - b.occurredAt);
     events.push(...kept);
-    seeded.push({ lockId: lock.id, batteryLevel: last / 100, events: kept.length });
+    seeded.push({ lockId: lock.id, batteryLevel: routine.battery === undefined ? null : routine.battery[1] / 100, events: kept.length });
   }
   return { events, seeded };
 }

@@ -33,9 +33,9 @@ export interface DemoNukiSecrets {
 export interface DemoLockSecrets {
   id: string;
   address: string;
-  /** Our profile's lock key, 64 hex digits; empty for the Nuki. */
+  /** Our profile's lock key, 64 hex digits; empty for a Nuki. */
   key: string;
-  /** The Nuki's pairing (Back Door only). */
+  /** A Nuki's pairing (Back Door, Building Door). */
   nuki?: DemoNukiSecrets;
 }
 
@@ -92,7 +92,6 @@ export interface DemoDependencies {
   events?: EventRepository;
 }
 
-/** The demo's locks (docs/design.md §6): our profile, one without a gateway connection, and a simulated Nuki. */
 /** Our profile's secret: a random 256-bit lock key shared with the simulated lock. */
 const sharedLockKey = (): Pick<DemoLockSecrets, 'key' | 'nuki'> => ({ key: randomBytes(32).toString('hex') });
 
@@ -112,17 +111,20 @@ const LOCK_SPECS: readonly { name: string; gateway: boolean; address: string; fa
   { name: 'Front Door', gateway: true, address: 'D0:E1:00:00:00:01', family: 'ekey', secrets: sharedLockKey },
   { name: 'Garden Gate', gateway: false, address: 'D0:E1:00:00:00:02', family: 'ekey', secrets: sharedLockKey },
   { name: 'Back Door', gateway: true, address: 'D0:E1:00:00:00:03', family: 'nuki', secrets: nukiPairing },
+  // docs/design.md §4d: the building's intercom, a Nuki Opener paired as the Smart Lock is.
+  { name: 'Building Door', gateway: true, address: 'D0:E1:00:00:00:04', family: 'nuki-opener', secrets: nukiPairing },
 ];
 
 /** docs/design.md §4c: the demo locks with a Nuki Keypad. */
 const DEMO_KEYPAD_LOCKS: ReadonlySet<string> = new Set(['Back Door']);
 
 /**
- * Seeds the demo household once (one owner with three locks — Front Door of our profile, Garden
- * Gate without a gateway connection, Back Door a simulated Nuki; three more users with no keys;
- * one OAuth client) and returns it. On a data folder that already holds it, nothing new is
- * seeded and the same ids and passwords come back; a household seeded before Back Door existed
- * gains it (and its `family` fields) once. The demo's plain passwords and client secret are kept
+ * Seeds the demo household once (one owner with four locks — Front Door of our profile, Garden
+ * Gate without a gateway connection, Back Door a simulated Nuki Smart Lock, Building Door a
+ * simulated Nuki Opener; three more users with no keys; one OAuth client) and returns it. On a
+ * data folder that already holds it, nothing new is seeded and the same ids and passwords come
+ * back; a household seeded before Back Door or Building Door existed gains them (and the
+ * `family` fields) once, listed after the locks it had. The demo's plain passwords and client secret are kept
  * in the settings table on purpose: the demo prints them.
  */
 export async function ensureDemoHousehold(deps: DemoDependencies): Promise<{ household: DemoHousehold; lockSecrets: DemoLockSecrets[] }> {
@@ -166,7 +168,7 @@ export async function ensureDemoHousehold(deps: DemoDependencies): Promise<{ hou
         .map((entry, index) => ({ id: entry.lock.id, name: entry.lock.name, zone: hostTimeZone(), ownerKeyId: ownerKeys[index] ?? '', gateway: entry.lock.gateway }))
         .filter((lock) => lock.gateway);
       for (const history of seedDemoHistory(deps.events, historyLocks, owner, now)) {
-        // The lock's state ends where its history ends: locked, at the last battery reading.
+        // The lock's state ends where its history ends: locked, at the last battery reading (if any).
         const lock = deps.locks.findById(history.lockId);
         if (lock) deps.locks.saveState({ id: lock.id, boltState: 'locked', batteryLevel: history.batteryLevel, lastSeenAt: lock.lastSeenAt, lastActivitySequence: lock.lastActivitySequence });
       }
@@ -211,7 +213,7 @@ function storeDemoLock(deps: DemoDependencies, entry: SeededLock, ownerId: strin
   return keyId;
 }
 
-/** A household stored before Back Door (and `family`) existed gains both, once, in one transaction. */
+/** A household stored before Back Door, Building Door (or `family`) existed gains them, once, in one transaction. */
 function upgradeHousehold(stored: StoredDemo, deps: DemoDependencies): { household: DemoHousehold; lockSecrets: DemoLockSecrets[] } {
   const owner = stored.household.users[0];
   const locks = stored.household.locks.map((lock) => ({ ...lock, family: lock.family ?? ('ekey' as const) }));

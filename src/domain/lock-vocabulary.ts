@@ -12,6 +12,12 @@ export type BoltTarget = 'locked' | 'unlocked';
 /** A door sensor's reading, for locks that have one. */
 export type DoorState = 'closed' | 'open' | 'unknown';
 
+/** The modes of a Nuki Opener (docs/design.md §4d), as it reports them in its state. */
+export interface OpenerModes {
+  ringToOpen: boolean;
+  continuousMode: boolean;
+}
+
 /** Why a command ran and failed (docs/design.md §3 "Commands": terminal `failure_reason`s). */
 export type CommandFailure = 'jammed' | 'timeout' | 'delivery_failed' | 'lock_offline' | 'interrupted' | 'superseded';
 

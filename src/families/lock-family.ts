@@ -48,4 +48,6 @@ export interface LockFamily {
    * names a lock-side authorization that config links to one of our users.
    */
   readonly keepsOwnUsers: boolean;
+  /** True when a keypad can be paired with the lock, so eKeys can carry door codes (docs/design.md §4c). */
+  readonly takesKeypad: boolean;
 }

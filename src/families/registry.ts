@@ -1,13 +1,14 @@
 import { ekeyFamily } from './ekey/ekey-family.js';
 import type { LockFamily } from './lock-family.js';
 import { nukiFamily } from './nuki/nuki-family.js';
+import { nukiOpenerFamily } from './nuki-opener/nuki-opener-family.js';
 
 /**
- * Every lock family the gateway drives (docs/design.md §4b), each in its folder under src/families/. This
+ * Every lock family the gateway drives (docs/design.md §4b, §4d), each in its folder under src/families/. This
  * list is the only place a family is named: config validation, the store, the driver factory and
  * the adapters ask it. Adding a family = its folder and one entry here (docs/architecture.md).
  */
-export const LOCK_FAMILIES = [ekeyFamily, nukiFamily] as const satisfies readonly LockFamily[];
+export const LOCK_FAMILIES = [ekeyFamily, nukiFamily, nukiOpenerFamily] as const satisfies readonly LockFamily[];
 
 /** The id of one of {@link LOCK_FAMILIES}: what a lock stores in `family`. */
 export type LockFamilyId = (typeof LOCK_FAMILIES)[number]['id'];

@@ -1,4 +1,4 @@
-import type { ActivityRecord, ActivitySource, Bolt, DeviceInformation, DoorState } from '../domain/lock-vocabulary.js';
+import type { ActivityRecord, ActivitySource, Bolt, DeviceInformation, DoorState, OpenerModes } from '../domain/lock-vocabulary.js';
 
 /** The bolt settled in a new position. */
 export interface BoltChangedEvent {
@@ -35,6 +35,12 @@ export interface DoorChangedEvent {
   door: DoorState;
 }
 
+/** A Nuki Opener's modes changed (docs/design.md §4d). */
+export interface ModesChangedEvent {
+  lockId: string;
+  modes: OpenerModes;
+}
+
 /** The motor started or stopped moving. */
 export interface MovingChangedEvent {
   lockId: string;
@@ -64,6 +70,7 @@ export interface LockGatewayEvents {
   connectivity: [ConnectivityChangedEvent];
   activity: [ActivityEvent];
   door: [DoorChangedEvent];
+  modes: [ModesChangedEvent];
   moving: [MovingChangedEvent];
   device_information: [DeviceInformationEvent];
   synchronised: [SynchronisedEvent];

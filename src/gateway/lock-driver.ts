@@ -1,5 +1,5 @@
 import type { LockCommandType } from '../domain/lock-command-type.js';
-import type { ActivityRecord, ActivitySource, DeviceInformation, DoorState } from '../domain/lock-vocabulary.js';
+import type { ActivityRecord, ActivitySource, DeviceInformation, DoorState, OpenerModes } from '../domain/lock-vocabulary.js';
 import type { Clock } from '../domain/clock.js';
 import type { CommandOutcome } from './command-outcome.js';
 import type { Deadline } from './deadline.js';
@@ -36,6 +36,8 @@ export interface DriverContext {
   reportBattery(level: number): void;
   /** Door sensor state, for locks that have one. */
   reportDoor(door: DoorState): void;
+  /** The modes of a Nuki Opener (Ring to Open, Continuous Mode), as its state reports them. */
+  reportModes(modes: OpenerModes): void;
   /**
    * One activity record (a bolt move in the lock's log). The core drops records at or below the
    * highest sequence it has delivered, so overlapping reads are harmless.

@@ -1,4 +1,4 @@
-import type { ActivityRecord, ActivitySource, Bolt, DeviceInformation, DoorState } from '../domain/lock-vocabulary.js';
+import type { ActivityRecord, ActivitySource, Bolt, DeviceInformation, DoorState, OpenerModes } from '../domain/lock-vocabulary.js';
 import type { ReportedBolt } from './lock-driver.js';
 import type { LockGatewayEvents } from './gateway-events.js';
 
@@ -16,6 +16,8 @@ export class LockObservations {
   moving = false;
   batteryLevel: number | null = null;
   door: DoorState | null = null;
+  /** An Opener's modes; null for every other lock (or until read). */
+  modes: OpenerModes | null = null;
   lastActivitySource: ActivitySource | null = null;
   deviceInformation: DeviceInformation | null = null;
   /** Highest activity sequence delivered (or stored by the caller). */
@@ -63,6 +65,12 @@ export class LockObservations {
     if (door === this.door) return;
     this.door = door;
     this.emit('door', { lockId: this.lockId, door });
+  }
+
+  reportModes(modes: OpenerModes): void {
+    if (this.modes !== null && this.modes.ringToOpen === modes.ringToOpen && this.modes.continuousMode === modes.continuousMode) return;
+    this.modes = { ...modes };
+    this.emit('modes', { lockId: this.lockId, modes: { ...modes } });
   }
 
   reportDeviceInformation(information: DeviceInformation): void {

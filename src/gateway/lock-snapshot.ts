@@ -1,4 +1,4 @@
-import type { ActivitySource, Bolt, DeviceInformation, DoorState } from '../domain/lock-vocabulary.js';
+import type { ActivitySource, Bolt, DeviceInformation, DoorState, OpenerModes } from '../domain/lock-vocabulary.js';
 
 /** Everything the gateway knows about one lock, answered from memory (never waits on Bluetooth). */
 export interface LockSnapshot {
@@ -16,6 +16,8 @@ export interface LockSnapshot {
   batteryLevel: number | null;
   /** Door sensor, null when the lock has none (or has not said yet). */
   door: DoorState | null;
+  /** A Nuki Opener's Ring to Open and Continuous Mode (docs/design.md §4d); null for other locks or until read. */
+  modes: OpenerModes | null;
   /** Last time the gateway heard from the lock (ms since epoch, from the injected Clock). */
   lastSeenAt: number | null;
   /** Source of the most recent activity record or bolt change, null when unknown. */

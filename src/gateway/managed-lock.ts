@@ -169,6 +169,7 @@ export class ManagedLock {
       connected: this.link.connected,
       batteryLevel: observed.batteryLevel,
       door: observed.door,
+      modes: observed.modes === null ? null : { ...observed.modes },
       lastSeenAt: this.presence.lastSeenAt,
       lastActivitySource: observed.lastActivitySource,
       deviceInformation: observed.deviceInformation === null ? null : { ...observed.deviceInformation },
@@ -348,6 +349,9 @@ export class ManagedLock {
       },
       reportDoor: (door) => {
         observations.reportDoor(door);
+      },
+      reportModes: (modes) => {
+        observations.reportModes(modes);
       },
       reportActivity: (record: ActivityRecord) => {
         // Records read back after a gap happened while nobody watched; everything else is live.

@@ -208,6 +208,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
       lowBatteryThreshold: config.homekit?.low_battery_threshold ?? DEFAULT_LOW_BATTERY_THRESHOLD,
       actingUserId: actingUserResolver(port, configuredEmail),
       arrivalUsers: this.resolveArrivalUsers(port, config.homekit?.arrival_triggers ?? []),
+      unlatch: config.homekit?.unlatch ?? 'off',
     };
     if (configuredEmail !== undefined && port.resolveUser(configuredEmail) === null) {
       this.log.warn(`homekit.user_email ${configuredEmail} is not a known user: HomeKit commands will be refused until it exists.`);

@@ -2,6 +2,7 @@ import { toManufacturer, toModel, toSerialNumber } from '../lock-port/lock-ident
 import type { DoorState } from '../domain/lock-vocabulary.js';
 import type { API, Characteristic, CharacteristicValue, PlatformAccessory, Service, WithUUID } from 'homebridge';
 import type { Logger } from '../logger.js';
+import type { LockCommandType } from '../domain/lock-command-type.js';
 import { bindCharacteristic, type CharacteristicBinding } from './characteristic-binding.js';
 import { describeError } from '../domain/errors.js';
 import type { CommandResult, PortLock, PortUser, LockChange, LockPort } from '../lock-port/lock-port.js';
@@ -42,6 +43,27 @@ export interface LockAccessorySettings {
   actingUserId: (lock: PortLock) => string | null;
   /** Users with an arrival trigger (a stateless switch on every lock). */
   arrivalUsers: readonly PortUser[];
+  /**
+   * docs/design.md §4d, config `homekit.unlatch`, for locks that can unlatch: `off` (default),
+   * `separate` (a second lock service "Open <lock>" whose unlock unlatches) or `on_unlock` (every
+   * HomeKit unlock unlatches).
+   */
+  unlatch?: UnlatchMode;
+}
+
+/** The values of config `homekit.unlatch`. */
+export const UNLATCH_MODES = ['off', 'separate', 'on_unlock'] as const;
+export type UnlatchMode = (typeof UNLATCH_MODES)[number];
+
+/** Subtype of the "Open <lock>" lock service (`homekit.unlatch: "separate"`). */
+const UNLATCH_SUBTYPE = 'unlatch';
+/** Subtypes of the Opener's mode switches. */
+const RING_TO_OPEN_SUBTYPE = 'ring-to-open';
+const CONTINUOUS_MODE_SUBTYPE = 'continuous-mode';
+
+/** The "Open <lock>" service's name. */
+export function unlatchServiceName(lockName: string): string {
+  return `Open ${lockName.trim()}`;
 }
 
 /** Version of the Lock Management service we implement (HAP: "1.0"). */
@@ -66,6 +88,10 @@ export class LockAccessory {
   /** The door sensor (locks that have one); kept from the cache until the lock reports its door again. */
   private contactSensor: { service: Service; state: CharacteristicBinding<number>; fault: CharacteristicBinding<StatusFaultValue> } | undefined;
   private serviceLabel: Service | undefined;
+  /** `homekit.unlatch: "separate"`: the second lock service whose unlock unlatches. */
+  private unlatchMechanism: { service: Service; current: CharacteristicBinding<LockCurrentStateValue>; target: CharacteristicBinding<LockTargetStateValue> } | undefined;
+  /** A Nuki Opener (docs/design.md §4d): its doorbell and its mode switches. */
+  private opener: { doorbell: Service; ringToOpen: { service: Service; on: CharacteristicBinding<boolean> }; continuousMode: { service: Service; on: CharacteristicBinding<boolean> } } | undefined;
   private disposed = false;
 
   constructor(
@@ -141,6 +167,8 @@ export class LockAccessory {
       logger,
     });
 
+    if (lock.commands.includes('unlatch') && settings.unlatch === 'separate') this.setUpUnlatchMechanism();
+    if (lock.commands.includes('ring_to_open_on') && lock.commands.includes('continuous_mode_on')) this.setUpOpener();
     this.setUpArrivalSwitches();
     // A cached door sensor stays (automations refer to it) until the lock reports its door again.
     const cachedSensor = this.accessory.services.find((candidate) => candidate.UUID === Services.ContactSensor.UUID && candidate.subtype === undefined);
@@ -152,6 +180,8 @@ export class LockAccessory {
       ...(this.serviceLabel ? [this.serviceLabel] : []),
       ...this.arrivalSwitches.values(),
       ...(this.contactSensor ? [this.contactSensor.service] : []),
+      ...(this.unlatchMechanism ? [this.unlatchMechanism.service] : []),
+      ...(this.opener ? [this.opener.doorbell, this.opener.ringToOpen.service, this.opener.continuousMode.service] : []),
     ]);
   }
 
@@ -192,6 +222,13 @@ export class LockAccessory {
       case 'tap':
         if (change.action === 'unlock') this.fireArrival(change.userId);
         return;
+      case 'modes':
+        this.lock.modes = { ...change.modes };
+        this.showModes();
+        return;
+      case 'ring':
+        this.ringDoorbell();
+        return;
       case 'locks_changed':
         return;
     }
@@ -205,6 +242,7 @@ export class LockAccessory {
     this.showBattery();
     this.fault.push(toStatusFault(lock.online));
     if (lock.door !== null) this.showDoor(lock.door);
+    this.showModes();
   }
 
   /** Stops applying command outcomes (the accessory was removed or the platform is stopping). */
@@ -219,6 +257,121 @@ export class LockAccessory {
     if (target !== null) this.targetState.push(target);
     const action = toLockLastKnownAction(source, this.lock.bolt);
     if (action !== null) this.lastKnownAction.push(action);
+    if (this.unlatchMechanism !== undefined) {
+      this.unlatchMechanism.current.push(toLockCurrentState(this.lock.bolt, this.lock.moving));
+      if (target !== null) this.unlatchMechanism.target.push(target);
+    }
+  }
+
+  /**
+   * `homekit.unlatch: "separate"` (docs/design.md §4d): a second LockMechanism "Open <lock>" on a
+   * lock that can unlatch. It shows the same bolt; its unlock unlatches (the door swings open), its
+   * lock locks.
+   */
+  private setUpUnlatchMechanism(): void {
+    const { Characteristic, Service: Services } = this.api.hap;
+    const name = unlatchServiceName(this.lock.name);
+    const service = this.subService(Services.LockMechanism, name, UNLATCH_SUBTYPE);
+    const current = bindCharacteristic(service, Characteristic.LockCurrentState, {
+      initial: toLockCurrentState(this.lock.bolt, this.lock.moving),
+      label: `${name} LockCurrentState`,
+      logger: this.logger,
+    });
+    const target = bindCharacteristic<LockTargetStateValue>(service, Characteristic.LockTargetState, {
+      initial: toLockTargetState(this.lock.bolt) ?? LockTargetStateValue.SECURED,
+      label: `${name} LockTargetState`,
+      logger: this.logger,
+      onWrite: (value, previous) => {
+        const parsed = parseLockTargetState(value);
+        this.runFromHomeKit(parsed === null ? null : parsed === LockTargetStateValue.SECURED ? 'lock' : 'unlatch', previous, (restored) => {
+          target.push(restored);
+        });
+      },
+    });
+    this.unlatchMechanism = { service, current, target };
+  }
+
+  /**
+   * A Nuki Opener (docs/design.md §4d): a Doorbell that is pressed on every ring (the Home app
+   * notifies), and switches for Ring to Open and Continuous Mode that run the mode commands.
+   */
+  private setUpOpener(): void {
+    const { Characteristic, Service: Services } = this.api.hap;
+    const name = this.lock.name;
+    const doorbell = this.service(Services.Doorbell, `${name} Doorbell`);
+    doorbell.getCharacteristic(Characteristic.ProgrammableSwitchEvent).setProps({ validValues: [Characteristic.ProgrammableSwitchEvent.SINGLE_PRESS] });
+    const modeSwitch = (label: string, subtype: string, on: () => boolean, commands: readonly [LockCommandType, LockCommandType]): { service: Service; on: CharacteristicBinding<boolean> } => {
+      const switchName = `${name} ${label}`;
+      const service = this.subService(Services.Switch, switchName, subtype);
+      const binding: CharacteristicBinding<boolean> = bindCharacteristic<boolean>(service, Characteristic.On, {
+        initial: on(),
+        label: `${switchName} On`,
+        logger: this.logger,
+        onWrite: (value, previous) => {
+          this.runFromHomeKit(value === true || value === 1 ? commands[0] : commands[1], previous, (restored) => {
+            binding.push(restored);
+          });
+        },
+      });
+      return { service, on: binding };
+    };
+    this.opener = {
+      doorbell,
+      ringToOpen: modeSwitch('Ring to Open', RING_TO_OPEN_SUBTYPE, () => this.lock.modes?.ringToOpen ?? false, ['ring_to_open_on', 'ring_to_open_off']),
+      continuousMode: modeSwitch('Continuous Mode', CONTINUOUS_MODE_SUBTYPE, () => this.lock.modes?.continuousMode ?? false, ['continuous_mode_on', 'continuous_mode_off']),
+    };
+  }
+
+  private showModes(): void {
+    if (this.opener === undefined || this.lock.modes === null) return;
+    this.opener.ringToOpen.on.push(this.lock.modes.ringToOpen);
+    this.opener.continuousMode.on.push(this.lock.modes.continuousMode);
+  }
+
+  private ringDoorbell(): void {
+    if (this.opener === undefined) return;
+    const { Characteristic } = this.api.hap;
+    this.logger.info(`${this.lock.name}: someone rang`);
+    // Every ring is an event, even when the value repeats: sendEventNotification, not updateValue.
+    this.opener.doorbell.getCharacteristic(Characteristic.ProgrammableSwitchEvent).sendEventNotification(Characteristic.ProgrammableSwitchEvent.SINGLE_PRESS);
+  }
+
+  /**
+   * A write on a control other than the main lock service (the "Open" service, a mode switch): run
+   * `type` as the HomeKit user; on a refusal or failure put the control back with `restore`. A
+   * completed command's state arrives as changes of the lock (bolt, modes).
+   */
+  private runFromHomeKit<T>(type: LockCommandType | null, previous: T, restore: (value: T) => void): void {
+    const userId = this.settings.actingUserId(this.lock);
+    if (type === null || userId === null) {
+      this.logger.warn(`${this.lock.name}: HomeKit command refused: ${type === null ? 'not a value this control takes' : 'the configured HomeKit user (homekit.user_email) does not exist'}`);
+      this.afterWrite(() => {
+        restore(previous);
+      });
+      return;
+    }
+    this.logger.info(`${this.lock.name}: ${type} from HomeKit`);
+    this.port
+      .requestCommand(this.lock.id, type, userId)
+      .catch((error: unknown): CommandResult => {
+        this.logger.error(`${this.lock.name}: command failed unexpectedly: ${describeError(error)}`);
+        return { status: 'rejected', reason: 'unavailable' };
+      })
+      .then((result) => {
+        this.afterWrite(() => {
+          if (result.status === 'completed') {
+            this.lock.bolt = result.bolt;
+            this.lock.moving = false;
+            this.showBolt('remote');
+            return;
+          }
+          this.logger.warn(`${this.lock.name}: HomeKit ${type} ${result.status === 'failed' ? `failed: ${result.reason}` : `refused: ${result.reason}`}`);
+          restore(previous);
+        });
+      })
+      .catch((error: unknown) => {
+        this.logger.error(`${this.lock.name}: could not show a command outcome: ${describeError(error)}`);
+      });
   }
 
   /** The door sensor: a ContactSensor service on this accessory, created at the first reading. */
@@ -274,9 +427,11 @@ export class LockAccessory {
       });
       return;
     }
-    this.logger.info(`${this.lock.name}: ${bolt === 'locked' ? 'locking' : 'unlocking'} from HomeKit`);
+    // docs/design.md §4d, `homekit.unlatch: "on_unlock"`: every HomeKit unlock of a lock that can unlatch unlatches.
+    const unlatch = bolt === 'unlocked' && this.settings.unlatch === 'on_unlock' && this.lock.commands.includes('unlatch');
+    this.logger.info(`${this.lock.name}: ${bolt === 'locked' ? 'locking' : unlatch ? 'unlatching' : 'unlocking'} from HomeKit`);
     this.port
-      .requestBolt(this.lock.id, bolt, userId)
+      .requestCommand(this.lock.id, bolt === 'locked' ? 'lock' : unlatch ? 'unlatch' : 'unlock', userId)
       .catch((error: unknown): CommandResult => {
         // The port promises never to reject; if it does, the command is lost, not Homebridge.
         this.logger.error(`${this.lock.name}: command failed unexpectedly: ${describeError(error)}`);
@@ -395,6 +550,16 @@ export class LockAccessory {
       this.logger.debug(`${this.lock.name}: removing unused service ${service.displayName}`);
       this.accessory.removeService(service);
     }
+  }
+
+  /** The service of that type with this subtype, created when missing; its Name kept up to date. */
+  private subService(type: ServiceType, name: string, subtype: string): Service {
+    const { Characteristic } = this.api.hap;
+    const service = this.accessory.getServiceById(type.UUID, subtype) ?? this.accessory.addService(new type(name, subtype));
+    service.displayName = name;
+    if (service.testCharacteristic(Characteristic.Name)) service.updateCharacteristic(Characteristic.Name, name);
+    else service.addCharacteristic(Characteristic.Name).updateValue(name);
+    return service;
   }
 
   /** The service of that type without subtype, created when missing. */

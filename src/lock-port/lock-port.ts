@@ -1,4 +1,5 @@
-import type { ActivitySource, Bolt, BoltTarget, CommandFailure, CommandRefusal, DeviceInformation, DoorState, LockAction } from '../domain/lock-vocabulary.js';
+import type { LockCommandType } from '../domain/lock-command-type.js';
+import type { ActivitySource, Bolt, BoltTarget, CommandFailure, CommandRefusal, DeviceInformation, DoorState, LockAction, OpenerModes } from '../domain/lock-vocabulary.js';
 
 /**
  * The one port between the access service and every ecosystem adapter (HomeKit in src/homekit/,
@@ -34,6 +35,12 @@ export interface LockPort {
    */
   requestBolt(lockId: string, target: BoltTarget, asUserId: string): Promise<CommandResult>;
 
+  /**
+   * Any command the lock's family runs (`PortLock.commands`: unlatch, the Opener's modes; docs/design.md
+   * §4d), with the same rules and outcome as {@link requestBolt}. Never rejects.
+   */
+  requestCommand(lockId: string, type: LockCommandType, asUserId: string): Promise<CommandResult>;
+
   /** Looks up a user by e-mail (case-insensitive); null when nobody has that address. */
   resolveUser(email: string): PortUser | null;
 }
@@ -46,8 +53,16 @@ export interface PortLock {
   name: string;
   /** BLE address `AA:BB:CC:DD:EE:FF`; the serial number every ecosystem shows unless the family names one (a Nuki: its Nuki ID). */
   bleAddress: string;
-  /** Lock family (`ekey`, `nuki`). */
+  /** Lock family (`ekey`, `nuki`, `nuki-opener`). */
   family: string;
+  /**
+   * The command types the lock's family runs (docs/design.md §4d): `unlatch` where the lock can
+   * pull its latch, the Opener's `ring_to_open_on` … `continuous_mode_off`. Adapters offer a control
+   * only when its command is listed (no adapter asks which family a lock is).
+   */
+  commands: readonly LockCommandType[];
+  /** A Nuki Opener's Ring to Open and Continuous Mode, as it last reported them; null for other locks or until read. */
+  modes: OpenerModes | null;
   /** User id of the lock's owner: HomeKit and Matter act as this user unless `homekit.user_email` is set. */
   ownerId: string;
   /** Last settled bolt position; a move in progress keeps the previous value (see `moving`). */
@@ -85,6 +100,13 @@ export type LockChange =
   | { kind: 'connectivity'; lockId: string; online: boolean }
   /** The door sensor changed (locks with one). */
   | { kind: 'door'; lockId: string; door: DoorState }
+  /** A Nuki Opener's modes changed (docs/design.md §4d). */
+  | { kind: 'modes'; lockId: string; modes: OpenerModes }
+  /**
+   * Someone rang at a Nuki Opener's intercom (docs/design.md §4d); `opened`: its mode opened the
+   * door. Live rings only: rings read back after a reconnect are history, not a doorbell.
+   */
+  | { kind: 'ring'; lockId: string; opened: boolean }
   /** Device Information was read (after a connect). */
   | { kind: 'device_information'; lockId: string; deviceInformation: DeviceInformation }
   /**

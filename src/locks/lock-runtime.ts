@@ -1,5 +1,5 @@
 import type { LockCommandType } from '../domain/lock-command-type.js';
-import type { ActivityRecord, ActivitySource, Bolt, DoorState } from '../domain/lock-vocabulary.js';
+import type { ActivityRecord, ActivitySource, Bolt, DoorState, OpenerModes } from '../domain/lock-vocabulary.js';
 import { EventEmitter } from 'node:events';
 import type { Clock } from '../domain/clock.js';
 import type { LockEventSink, RecordedEvent } from '../events/lock-event-sink.js';
@@ -27,6 +27,8 @@ export type LockRuntimeChange =
   | { kind: 'activity'; lockId: string; record: ActivityRecord; backlog: boolean; event: RecordedEvent | null }
   /** The door sensor changed (locks with one). */
   | { kind: 'door'; lockId: string; door: DoorState }
+  /** A Nuki Opener's Ring to Open / Continuous Mode changed (docs/design.md §4d). */
+  | { kind: 'modes'; lockId: string; modes: OpenerModes }
   /** Device Information was read (after the first connect). */
   | { kind: 'device_information'; lockId: string };
 
@@ -145,6 +147,11 @@ export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
     this.gateway.on('door', (event) => {
       this.guard('door', () => {
         this.onDoor(event);
+      });
+    });
+    this.gateway.on('modes', (event) => {
+      this.guard('modes', () => {
+        this.publish({ kind: 'modes', lockId: event.lockId, modes: event.modes });
       });
     });
     this.gateway.on('device_information', (event) => {

@@ -1,4 +1,5 @@
 import type { ActivityRecord, ActivitySource, BoltTarget } from '../domain/lock-vocabulary.js';
+import { boltAfterCommand, commandTypesOfFamily, eventShapeOfCommand, type LockCommandType } from '../domain/lock-command-type.js';
 import type { CommandAccess } from '../commands/command-access.js';
 import type { CommandEngine } from '../commands/command-engine.js';
 import { CommandRefused } from '../commands/command-refused.js';
@@ -72,19 +73,28 @@ export class ServiceLockPort implements LockPort {
     };
   }
 
-  async requestBolt(lockId: string, target: BoltTarget, asUserId: string): Promise<CommandResult> {
+  requestBolt(lockId: string, target: BoltTarget, asUserId: string): Promise<CommandResult> {
+    return this.requestCommand(lockId, target === 'locked' ? 'lock' : 'unlock', asUserId);
+  }
+
+  async requestCommand(lockId: string, type: LockCommandType, asUserId: string): Promise<CommandResult> {
     if (this.deps.locks.findById(lockId) === undefined) return { status: 'rejected', reason: 'unknown_lock' };
     if (this.deps.users.findById(asUserId) === undefined) return { status: 'rejected', reason: 'unknown_user' };
     try {
       const { command } = this.deps.engine.submit({
         userId: asUserId,
         lockId,
-        type: target === 'locked' ? 'lock' : 'unlock',
+        type,
         origin: 'homekit',
-        supersedeQueued: true,
+        // Only the latest target of the bolt matters to a home app; a mode switch is its own control.
+        supersedeQueued: eventShapeOfCommand(type).mode === undefined,
       });
       const finished = await this.deps.engine.whenFinished(command.id);
-      if (finished.status === 'completed') return { status: 'completed', bolt: target, commandId: finished.id };
+      if (finished.status === 'completed') {
+        // Where the lock says the bolt is now: an Opener's strike opens once and is locked again.
+        const live = this.deps.runtime.liveState(lockId)?.boltState;
+        return { status: 'completed', bolt: live === 'locked' || live === 'unlocked' ? live : boltAfterCommand(type), commandId: finished.id };
+      }
       return { status: 'failed', reason: finished.failureReason ?? 'delivery_failed', commandId: finished.id };
     } catch (error) {
       if (error instanceof CommandRefused) return { status: 'rejected', reason: error.refusal };
@@ -105,6 +115,8 @@ export class ServiceLockPort implements LockPort {
       name: lock.name,
       bleAddress: lock.bleAddress ?? '',
       family: lock.family,
+      commands: commandTypesOfFamily(lock.family),
+      modes: live?.snapshot?.modes ?? null,
       ownerId: lock.ownerId,
       bolt: live?.boltState ?? lock.boltState,
       moving: live?.moving ?? false,
@@ -135,6 +147,9 @@ export class ServiceLockPort implements LockPort {
       case 'door':
         out.push({ kind: 'door', lockId: change.lockId, door: change.door });
         break;
+      case 'modes':
+        out.push({ kind: 'modes', lockId: change.lockId, modes: change.modes });
+        break;
       case 'device_information': {
         const info = this.deps.runtime.liveState(change.lockId)?.snapshot?.deviceInformation;
         if (info) out.push({ kind: 'device_information', lockId: change.lockId, deviceInformation: info });
@@ -142,6 +157,11 @@ export class ServiceLockPort implements LockPort {
       }
       case 'activity': {
         const { record, event } = change;
+        // docs/design.md §4d: a ring at an Opener rings HomeKit's doorbell (live rings only).
+        if (record.ring !== undefined) {
+          if (!change.backlog) out.push({ kind: 'ring', lockId: change.lockId, opened: record.ring.opened });
+          break;
+        }
         // A Nuki's bolt comes from its state, which names no source, and its log says who moved
         // it — either one first. A record that explains where the bolt is now gives HomeKit that
         // source (LockLastKnownAction); for our profile it repeats the bolt change (nothing pushed).

@@ -55,6 +55,9 @@ const pause = (ms: number): Promise<void> => new Promise((done) => setTimeout(do
  *   state back, so no controller shows a position the bolt is not in.
  * No error escapes into Homebridge: each is logged and stays with its lock.
  */
+/** After an Opener's strike, how long until its real state (Locked) is pushed: after Homebridge has set Unlocked. */
+const STRIKE_STATE_PUSH_DELAY_MS = 250;
+
 export class MatterLocks {
   private readonly cached = new Map<string, MatterAccessory>();
   private readonly entries = new Map<string, MatterLockEntry>();
@@ -306,6 +309,16 @@ export class MatterLocks {
       this.logger.error(`${name}: Matter command failed unexpectedly: ${describeError(error)}`);
       return { status: 'rejected', reason: 'unavailable' };
     });
+    // docs/design.md §5b: a Nuki Opener's unlock opens the strike once and the Opener is locked
+    // again when it completes: a success, after which the real state is pushed over the Unlocked
+    // that Homebridge sets when the handler resolves.
+    if (result.status === 'completed' && target === 'unlocked' && result.bolt === 'locked' && lock.commands.includes('ring_to_open_on')) {
+      this.logger.info(`${name}: opened from Matter`);
+      setTimeout(() => {
+        this.pushAll(lockId);
+      }, STRIKE_STATE_PUSH_DELAY_MS);
+      return;
+    }
     const failure = matterCommandError(name, target, result);
     if (failure === null) {
       this.logger.info(`${name}: ${target} from Matter`);

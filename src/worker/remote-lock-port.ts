@@ -1,4 +1,5 @@
 import type { BoltTarget } from '../domain/lock-vocabulary.js';
+import type { LockCommandType } from '../domain/lock-command-type.js';
 import type {
   CommandResult,
   PortLock,
@@ -11,12 +12,13 @@ import type { Logger } from '../logger.js';
 import { normalizeWatchedEmail, type WatchedUsers } from './service-protocol.js';
 import { describeError } from '../domain/errors.js';
 
-/** Sends a bolt request to the service; may reject (the port turns that into `unavailable`). */
-export type BoltRequester = (lockId: string, target: BoltTarget, asUserId: string) => Promise<CommandResult>;
+/** Sends a command request to the service; may reject (the port turns that into `unavailable`). */
+export type CommandRequester = (lockId: string, type: LockCommandType, asUserId: string) => Promise<CommandResult>;
 
 const copyLock = (lock: PortLock): PortLock => ({
   ...lock,
   deviceInformation: lock.deviceInformation === null ? null : { ...lock.deviceInformation },
+  modes: lock.modes === null ? null : { ...lock.modes },
 });
 
 /**
@@ -37,7 +39,7 @@ export class RemoteLockPort implements LockPort {
   private gone = false;
 
   constructor(
-    private readonly request: BoltRequester,
+    private readonly request: CommandRequester,
     private readonly logger: Logger,
   ) {}
 
@@ -97,10 +99,14 @@ export class RemoteLockPort implements LockPort {
     };
   }
 
-  async requestBolt(lockId: string, target: BoltTarget, asUserId: string): Promise<CommandResult> {
+  requestBolt(lockId: string, target: BoltTarget, asUserId: string): Promise<CommandResult> {
+    return this.requestCommand(lockId, target === 'locked' ? 'lock' : 'unlock', asUserId);
+  }
+
+  async requestCommand(lockId: string, type: LockCommandType, asUserId: string): Promise<CommandResult> {
     if (this.gone) return { status: 'rejected', reason: 'unavailable' };
     try {
-      return await this.request(lockId, target, asUserId);
+      return await this.request(lockId, type, asUserId);
     } catch (error) {
       this.logger.debug(`HomeKit command on ${lockId} not answered by the service: ${describeError(error)}`);
       return { status: 'rejected', reason: 'unavailable' };
@@ -142,10 +148,14 @@ export class RemoteLockPort implements LockPort {
       case 'door':
         lock.door = change.door;
         break;
+      case 'modes':
+        lock.modes = { ...change.modes };
+        break;
       case 'device_information':
         lock.deviceInformation = { ...change.deviceInformation };
         break;
       case 'tap':
+      case 'ring':
         break;
     }
   }

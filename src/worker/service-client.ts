@@ -41,7 +41,7 @@ export class ServiceClient implements EmbeddedService {
     private readonly endpoint: MessageEndpoint,
     private readonly logger: Logger,
   ) {
-    this.port = new RemoteLockPort((lockId, target, asUserId) => this.call({ method: 'requestBolt', lockId, target, asUserId }), logger);
+    this.port = new RemoteLockPort((lockId, commandType, asUserId) => this.call({ method: 'requestCommand', lockId, commandType, asUserId }), logger);
     this.opened = new Promise<void>((resolve, reject) => {
       this.settleOpen = { resolve, reject };
     });

@@ -101,6 +101,10 @@ class HostedService {
         if (!this.port) return { status: 'rejected', reason: 'unavailable' };
         return this.port.requestBolt(message.lockId, message.target, message.asUserId);
       }
+      case 'requestCommand': {
+        if (!this.port) return { status: 'rejected', reason: 'unavailable' };
+        return this.port.requestCommand(message.lockId, message.commandType, message.asUserId);
+      }
       case 'control': {
         const handler = this.service.demoControl?.();
         if (!handler) throw new Error('this service offers no demo control');

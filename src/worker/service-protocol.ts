@@ -1,4 +1,5 @@
 import type { BoltTarget } from '../domain/lock-vocabulary.js';
+import type { LockCommandType } from '../domain/lock-command-type.js';
 import type { PluginConfig } from '../config/plugin-config.js';
 import type { DemoLine } from '../homebridge/embedded-service.js';
 import type { CommandResult, PortLock, PortUser, LockChange } from '../lock-port/lock-port.js';
@@ -23,6 +24,7 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type CallRequest =
   | { method: 'listen'; port: number; host: string }
   | { method: 'requestBolt'; lockId: string; target: BoltTarget; asUserId: string }
+  | { method: 'requestCommand'; lockId: string; commandType: LockCommandType; asUserId: string }
   | { method: 'control'; line: string }
   | { method: 'close' };
 
@@ -41,7 +43,7 @@ export type WatchedUsers = Record<string, PortUser | null>;
 
 export type ReplyValue<M extends CallRequest['method']> = M extends 'listen'
   ? ListenResult
-  : M extends 'requestBolt'
+  : M extends 'requestBolt' | 'requestCommand'
     ? CommandResult
     : M extends 'control'
       ? string

@@ -1,4 +1,5 @@
 import type { ActivitySource, Bolt, BoltTarget } from '../../src/domain/lock-vocabulary.js';
+import { boltAfterCommand, commandTypesOfFamily, type LockCommandType } from '../../src/domain/lock-command-type.js';
 import type {
   CommandResult,
   PortLock,
@@ -9,11 +10,13 @@ import type {
 } from '../../src/lock-port/lock-port.js';
 import type { EmbeddedService, EmbeddedServiceOpener } from '../../src/homebridge/ekey-locks-platform.js';
 
-/** One `requestBolt` call as the port received it. */
+/** One `requestBolt` or `requestCommand` call as the port received it (`target`: where the command leaves the bolt). */
 export interface BoltRequest {
   lockId: string;
   target: BoltTarget;
   asUserId: string;
+  /** The command type (`lock`/`unlock` for requestBolt). */
+  type: LockCommandType;
 }
 
 /**
@@ -27,7 +30,9 @@ export function testLock(overrides: Partial<PortLock> & Pick<PortLock, 'id'>): P
   return {
     name: 'Front Door',
     bleAddress: 'D0:E1:00:00:00:01',
-    family: 'ekey',
+    family: overrides.family ?? 'ekey',
+    commands: commandTypesOfFamily(overrides.family ?? 'ekey'),
+    modes: null,
     ownerId: 'owner-1',
     bolt: 'locked',
     moving: false,
@@ -79,7 +84,11 @@ export class InMemoryLockPort implements LockPort {
   }
 
   requestBolt(lockId: string, target: BoltTarget, asUserId: string): Promise<CommandResult> {
-    const request = { lockId, target, asUserId };
+    return this.requestCommand(lockId, target === 'locked' ? 'lock' : 'unlock', asUserId);
+  }
+
+  requestCommand(lockId: string, type: LockCommandType, asUserId: string): Promise<CommandResult> {
+    const request = { lockId, target: boltAfterCommand(type), asUserId, type };
     this.requests.push(request);
     const behaviour = this.behaviour;
     switch (behaviour.kind) {

@@ -1,3 +1,4 @@
+import { commandTypesOfFamily } from '../../domain/lock-command-type.js';
 import { lockFamily, type LockFamilyId } from '../../families/registry.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -191,7 +192,9 @@ export async function burst(hb: RunningHomebridge, home: Household, size: BurstS
       for (let index = 0; index < count; index += 1) {
         const action = index % 2 === 0 ? 'unlock' : 'lock';
         const who = lockFamily(lock.family).keepsOwnUsers ? { authorization: DEMO_LINKED_AUTHORIZATION } : { ekey_id: lock.ownerKeyId };
-        const answer = await control.send({ op: 'tap', lock_id: lock.id, action, ...who });
+        // A Nuki Opener is not tapped: someone rings at its intercom (docs/design.md §4d), one ring event each.
+        const line = commandTypesOfFamily(lock.family).includes('ring_to_open_on') ? { op: 'ring', lock_id: lock.id } : { op: 'tap', lock_id: lock.id, action, ...who };
+        const answer = await control.send(line);
         if (answer.ok && answer.observed !== false) activityRecords += 1;
         else failures.push(`tap: ${JSON.stringify(answer)}`);
       }

@@ -13,4 +13,5 @@ export const ekeyFamily = {
   createDriver: (lock) => (lock.lockKey === null ? null : new EKeyDriver(lock.lockKey)),
   serialNumberOf: () => undefined,
   keepsOwnUsers: false,
+  takesKeypad: false,
 } as const satisfies LockFamily;

@@ -51,6 +51,7 @@ export function openerVariant(): NukiDriverVariant {
         source: states.trigger === OpenerTrigger.manual || states.trigger === OpenerTrigger.button ? 'manual' : states.trigger === OpenerTrigger.automatic ? 'auto' : null,
         battery: status.batteryCritical ? CRITICAL_ONLY_BATTERY_LEVEL : OPENER_BATTERY_OK_LEVEL,
         door: null,
+        modes: { ringToOpen: status.ringToOpen, continuousMode: status.continuousMode },
       };
     },
     blocked: () => false,

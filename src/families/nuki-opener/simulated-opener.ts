@@ -157,6 +157,11 @@ export class SimulatedOpener implements SimulatedDevice {
     return this.continuousModeActive;
   }
 
+  /** The battery's critical flag, all the Opener reports of its battery. */
+  get batteryCritical(): boolean {
+    return this.critical;
+  }
+
   get inRange(): boolean {
     return this.reachable;
   }

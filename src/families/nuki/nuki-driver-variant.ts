@@ -3,7 +3,7 @@ import type { ActivityRecord } from '../../domain/lock-vocabulary.js';
 import type { ReportedBolt } from '../../gateway/lock-driver.js';
 import type { GattProfile } from '../../gateway/gatt-transport.js';
 import type { ActivitySource, DeviceInformation } from '../../domain/lock-vocabulary.js';
-import type { DoorState } from '../../domain/lock-vocabulary.js';
+import type { DoorState, OpenerModes } from '../../domain/lock-vocabulary.js';
 import type { NukiConfig, NukiKeyturnerStates, NukiLogEntry } from './protocol/nuki-messages.js';
 import type { NukiApiLevel } from './nuki-api-level.js';
 
@@ -15,6 +15,8 @@ export interface NukiStatesReport {
   /** Battery on a 0..1 scale; null when the device does not say. */
   battery: number | null;
   door: DoorState | null;
+  /** The Opener's modes (null for a Smart Lock). */
+  modes: OpenerModes | null;
 }
 
 /**

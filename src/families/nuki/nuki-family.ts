@@ -45,4 +45,5 @@ export const nukiFamily = {
     return nukiId === undefined || nukiId === '' ? undefined : nukiId;
   },
   keepsOwnUsers: true,
+  takesKeypad: true,
 } as const satisfies LockFamily;

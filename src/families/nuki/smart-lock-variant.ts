@@ -41,6 +41,7 @@ export function smartLockVariant(apiLevel: NukiApiLevel = '2.2'): NukiDriverVari
       source: sourceOfNukiTrigger(states.trigger),
       battery: batteryLevelOfNuki(states.battery),
       door: doorOfNukiSensorState(states.doorSensorState),
+      modes: null,
     }),
     blocked: (states) => states.lockState === NukiLockState.motorBlocked || states.lastLockActionCompletionStatus === NukiCompletionStatus.motorBlocked,
     moving: (states) => boltOfNukiLockState(states.lockState) === 'moving',

@@ -153,7 +153,7 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
     const added = output.indexOf('Added HomeKit accessory Front Door');
     expect(added).toBeGreaterThan(-1);
     expect(added).toBeLessThan(output.indexOf('EKEY_DEMO '));
-    expect(homebridge.demo.locks.map((lock) => lock.name)).toEqual(['Front Door', 'Garden Gate', 'Back Door']);
+    expect(homebridge.demo.locks.map((lock) => lock.name)).toEqual(['Front Door', 'Garden Gate', 'Back Door', 'Building Door']);
   });
 
   it('pairs with the setup PIN and lists one lock accessory per lock', async () => {

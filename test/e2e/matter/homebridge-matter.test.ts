@@ -108,13 +108,13 @@ describeE2E('Homebridge with Matter and eKey Locks, driven by a matter.js contro
 
   it('shows one Matter DoorLock per demo lock, each in the state the API reports', async () => {
     locks = (await controller.expectOk('locks')).locks as MatterLockEndpoint[];
-    expect(locks.map((lock) => lock.name).sort()).toEqual(['Back Door', 'Front Door', 'Garden Gate']);
-    expect(new Set(locks.map((lock) => lock.endpoint)).size).toBe(3);
+    expect(locks.map((lock) => lock.name).sort()).toEqual(['Back Door', 'Building Door', 'Front Door', 'Garden Gate']);
+    expect(new Set(locks.map((lock) => lock.endpoint)).size).toBe(4);
     expect(locks.find((lock) => lock.name === 'Front Door')?.serial).toBe('D0:E1:00:00:00:01');
 
     const listed = await api<{ locks: { id: string; bolt_state: string }[] }>(`/users/${owner().id}/locks`);
     const expected: Record<string, number | null> = { locked: DoorLock.LockState.Locked, unlocked: DoorLock.LockState.Unlocked, jammed: DoorLock.LockState.NotFullyLocked, unknown: null };
-    for (const name of ['Front Door', 'Garden Gate', 'Back Door']) {
+    for (const name of ['Front Door', 'Garden Gate', 'Back Door', 'Building Door']) {
       const bolt = listed.locks.find((lock) => lock.id === lockId(name))?.bolt_state ?? 'missing';
       expect([name, await readLockState(name)]).toEqual([name, expected[bolt]]);
     }
@@ -128,6 +128,15 @@ describeE2E('Homebridge with Matter and eKey Locks, driven by a matter.js contro
     const history = await api<{ lock_events: { type: string; performer?: { id: string } }[] }>(`/locks/${lockId('Front Door')}/events?limit=1`);
     // The HomeKit user is the lock's owner unless homekit.user_email says otherwise (docs/design.md §5).
     expect(history.lock_events[0]).toMatchObject({ type: 'unlock', performer: { id: owner().id } });
+  }, 30_000);
+
+  it('opens the strike of Building Door (the Nuki Opener) from UnlockDoor: an unlock event by the HomeKit user, and the Opener locked again after', async () => {
+    const answer = await controller.request('invoke', { endpoint: endpointOf('Building Door'), command: 'unlockDoor' });
+    expect(answer).toMatchObject({ ok: true });
+    const history = await api<{ lock_events: { type: string; mode?: string; performer?: { id: string } }[] }>(`/locks/${lockId('Building Door')}/events?limit=1`);
+    expect(history.lock_events[0]).toMatchObject({ type: 'unlock', performer: { id: owner().id } });
+    expect(history.lock_events[0]).not.toHaveProperty('mode');
+    expect(await readUntil('Building Door', DoorLock.LockState.Locked, 2000)).toBe(DoorLock.LockState.Locked);
   }, 30_000);
 
   it('shows a tap at the lock (a control line) within 2 s', async () => {

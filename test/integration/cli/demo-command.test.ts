@@ -82,7 +82,7 @@ describe('ekey-locks demo', () => {
     }
     expect(new Set(demo.users.map((user) => user.email.toLowerCase())).size).toBe(4);
 
-    expect(demo.locks).toHaveLength(3);
+    expect(demo.locks).toHaveLength(4);
     for (const lock of demo.locks) {
       expect(Object.keys(lock).sort()).toEqual(['family', 'gateway', 'id', 'name', 'owner_id']);
       expect(lock.id).toMatch(UUID);
@@ -92,6 +92,7 @@ describe('ekey-locks demo', () => {
       ['Front Door', true, 'ekey'],
       ['Garden Gate', false, 'ekey'],
       ['Back Door', true, 'nuki'],
+      ['Building Door', true, 'nuki-opener'],
     ]);
 
     // The printed logins work over the real authorization-code flow.

@@ -22,6 +22,8 @@ export interface CommandFixture {
   gardenGate: string;
   /** The demo's simulated Nuki. */
   backDoor: string;
+  /** The demo's simulated Nuki Opener (docs/design.md §4d). */
+  buildingDoor: string;
   call(token: string, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiAnswer>;
   /** Sends one demo control line and returns the parsed answer. */
   control(line: Record<string, unknown>): Promise<Record<string, unknown>>;
@@ -50,7 +52,8 @@ export async function startCommandFixture(options: TestServiceOptions & { signIn
   const frontDoor = test.demo.locks.find((lock) => lock.gateway)?.id;
   const gardenGate = test.demo.locks.find((lock) => !lock.gateway)?.id;
   const backDoor = test.demo.locks.find((lock) => lock.family === 'nuki')?.id;
-  if (frontDoor === undefined || gardenGate === undefined || backDoor === undefined) throw new Error('demo locks missing');
+  const buildingDoor = test.demo.locks.find((lock) => lock.family === 'nuki-opener')?.id;
+  if (frontDoor === undefined || gardenGate === undefined || backDoor === undefined || buildingDoor === undefined) throw new Error('demo locks missing');
 
   const call = async (token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiAnswer> => {
     const response = await fetch(`${test.baseUrl}${path}`, {
@@ -74,6 +77,7 @@ export async function startCommandFixture(options: TestServiceOptions & { signIn
     frontDoor,
     gardenGate,
     backDoor,
+    buildingDoor,
     call,
     async control(line) {
       const control = test.service.demoControl;

@@ -22,7 +22,7 @@ describe('ServiceRoot.lockPort() on the real runtime', () => {
 
   it('lists every lock from memory, with its state', () => {
     const locks = port.listLocks();
-    expect(locks.map((lock) => lock.id).sort()).toEqual([fx.frontDoor, fx.gardenGate, fx.backDoor].sort());
+    expect(locks.map((lock) => lock.id).sort()).toEqual([fx.frontDoor, fx.gardenGate, fx.backDoor, fx.buildingDoor].sort());
     expect(port.getLock(fx.frontDoor)).toMatchObject({ name: 'Front Door', bolt: 'locked', online: true, batteryLevel: 1, ownerId: fx.owner.id, bleAddress: 'D0:E1:00:00:00:01' });
     expect(port.getLock(fx.gardenGate)).toMatchObject({ online: false });
     expect(port.getLock('00000000-0000-4000-8000-000000000000')).toBeUndefined();
@@ -61,6 +61,29 @@ describe('ServiceRoot.lockPort() on the real runtime', () => {
     expect(await fx.control({ op: 'tap', lock_id: fx.frontDoor, ekey_id: String(entry?.ekey_id), action: 'unlock' })).toEqual({ ok: true });
     expect(changes).toContainEqual({ kind: 'tap', lockId: fx.frontDoor, userId: fx.owner.id, action: 'unlock' });
     expect(changes).toContainEqual({ kind: 'bolt', lockId: fx.frontDoor, bolt: 'unlocked', source: 'tap' });
+  });
+
+  it('tells adapters which commands each lock runs (docs/design.md §4d): unlatch on the Smart Lock, the modes on the Opener', () => {
+    expect(port.getLock(fx.frontDoor)?.commands).toEqual(['lock', 'unlock']);
+    expect(port.getLock(fx.backDoor)?.commands).toContain('unlatch');
+    expect(port.getLock(fx.buildingDoor)?.commands).toEqual(expect.arrayContaining(['ring_to_open_on', 'continuous_mode_off']));
+    expect(port.getLock(fx.buildingDoor)?.commands).not.toContain('unlatch');
+  });
+
+  it("runs the Opener's mode commands, reports its modes from its own state, and a live ring as a ring change", async () => {
+    changes.length = 0;
+    expect(await port.requestCommand(fx.buildingDoor, 'ring_to_open_on', fx.owner.id)).toMatchObject({ status: 'completed', bolt: 'unlocked' });
+    expect(port.getLock(fx.buildingDoor)?.modes).toEqual({ ringToOpen: true, continuousMode: false });
+    expect(changes).toContainEqual({ kind: 'modes', lockId: fx.buildingDoor, modes: { ringToOpen: true, continuousMode: false } });
+    changes.length = 0;
+    expect(await fx.control({ op: 'ring', lock_id: fx.buildingDoor })).toEqual({ ok: true });
+    expect(changes).toContainEqual({ kind: 'ring', lockId: fx.buildingDoor, opened: true });
+    // The Opener ended Ring to Open on that ring, as the real one does.
+    expect(changes).toContainEqual({ kind: 'modes', lockId: fx.buildingDoor, modes: { ringToOpen: false, continuousMode: false } });
+    expect(port.getLock(fx.buildingDoor)?.bolt).toBe('locked');
+    // The strike: completed, and the Opener is locked again when it answers.
+    expect(await port.requestCommand(fx.buildingDoor, 'unlock', fx.owner.id)).toMatchObject({ status: 'completed', bolt: 'locked' });
+    expect(await port.requestCommand(fx.buildingDoor, 'unlatch', fx.owner.id)).toEqual({ status: 'rejected', reason: 'unsupported_command' });
   });
 
   it('resolves users by e-mail, case-insensitively', () => {

@@ -14,7 +14,7 @@ import { loginOverHttp } from '../../support/oauth-login.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
 
 interface EventBody {
-  type: 'lock' | 'unlock' | 'battery';
+  type: 'lock' | 'unlock' | 'battery' | 'ring';
   timestamp: string;
   value?: number;
   performer?: { id: string; name: string };
@@ -72,6 +72,24 @@ describe('the demo starts with a week of history', () => {
     expect((await history('Garden Gate')).metadata.count).toBe(0);
   });
 
+  it('gives Building Door (the Opener) a week of rings each answered by the owner opening, and no battery readings (it reports only a critical flag)', async () => {
+    const owner = test.demo.users[0];
+    const page = await history('Building Door');
+    const rings = page.lock_events.filter((event) => event.type === 'ring');
+    const opens = page.lock_events.filter((event) => event.type === 'unlock');
+    expect(rings.length).toBeGreaterThanOrEqual(DEMO_HISTORY_DAYS);
+    expect(opens).toHaveLength(rings.length);
+    expect(page.lock_events.filter((event) => event.type === 'battery' || event.type === 'lock')).toEqual([]);
+    for (const ring of rings) expect(ring.performer).toBeUndefined();
+    for (const open of opens) expect(open.performer).toEqual({ id: owner?.id, name: owner?.name });
+    // Oldest first: each ring is followed by its opening, within a minute.
+    const ordered = [...page.lock_events].reverse();
+    ordered.forEach((event, index) => {
+      expect(event.type).toBe(index % 2 === 0 ? 'ring' : 'unlock');
+      if (index % 2 === 1) expect(Date.parse(event.timestamp) - Date.parse(ordered[index - 1]?.timestamp ?? '')).toBeLessThan(60_000);
+    });
+  });
+
   it("shows each lock where its history ends: locked, at the last battery reading", async () => {
     const owner = test.demo.users[0];
     const { locks } = await get<{ locks: { id: string; name: string; bolt_state: string; battery_level: number | null }[] }>(`/users/${owner?.id ?? ''}/locks`);
@@ -84,7 +102,7 @@ describe('the demo starts with a week of history', () => {
   });
 
   it('writes it once: time passing and a restart on the same data add nothing', async () => {
-    const counts = async (): Promise<number[]> => Promise.all(['Front Door', 'Back Door'].map(async (name) => (await history(name)).metadata.count));
+    const counts = async (): Promise<number[]> => Promise.all(['Front Door', 'Back Door', 'Building Door'].map(async (name) => (await history(name)).metadata.count));
     const before = await counts();
     clock.advance(DAY_MS);
     await test.close();

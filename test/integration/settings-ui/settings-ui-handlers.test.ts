@@ -119,11 +119,12 @@ describe('/status', () => {
   it('answers the running service with every lock and its state, and whose owner account waits', async () => {
     const view = await handlers().status();
     if (view.state !== 'running') throw new Error(view.message);
-    expect(view.message).toBe(`The service is running at ${service.baseUrl} with 4 locks.`);
-    expect(view.locks.map((lock) => lock.name)).toEqual(['Back Door', 'Front Door', 'Garage', 'Garden Gate']);
+    expect(view.message).toBe(`The service is running at ${service.baseUrl} with 5 locks.`);
+    expect(view.locks.map((lock) => lock.name)).toEqual(['Back Door', 'Building Door', 'Front Door', 'Garage', 'Garden Gate']);
     expect(view.locks.find((lock) => lock.name === 'Garage')).toMatchObject({ bolt_state: 'unknown', online_status: 'offline', gateway: false, owner_email: NEW_OWNER });
     expect(view.locks.find((lock) => lock.name === 'Front Door')).toMatchObject({ family: 'ekey', gateway: true });
     expect(view.locks.find((lock) => lock.name === 'Back Door')).toMatchObject({ family: 'nuki' });
+    expect(view.locks.find((lock) => lock.name === 'Building Door')).toMatchObject({ family: 'nuki-opener', gateway: true });
     expect(view.owners).toEqual([
       { email: NEW_OWNER, active: false },
       { email: service.demo.users[0]?.email, active: true },

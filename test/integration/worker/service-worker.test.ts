@@ -24,6 +24,8 @@ const LOCK = {
   name: 'Front Door',
   bleAddress: 'D0:E1:00:00:00:01',
   family: 'ekey',
+  commands: ['lock', 'unlock'],
+  modes: null,
   ownerId: 'olivia',
   bolt: 'locked',
   moving: false,
@@ -107,7 +109,7 @@ describe('the embedded service on a worker thread', () => {
     expect(demo?.base_url).toBe(url);
     const port = service.lockPort?.();
     if (!port || !demo) throw new Error('no HomeKit port or demo info');
-    expect(port.listLocks().map((lock) => lock.name).sort()).toEqual(['Back Door', 'Front Door', 'Garden Gate']);
+    expect(port.listLocks().map((lock) => lock.name).sort()).toEqual(['Back Door', 'Building Door', 'Front Door', 'Garden Gate']);
     const front = demo.locks.find((lock) => lock.name === 'Front Door');
     const owner = demo.users[0];
     if (!front || !owner) throw new Error('demo household incomplete');

@@ -103,6 +103,6 @@ describe('config.schema.json (the Homebridge UI form)', () => {
     const familyInCode = code.properties?.locks?.items?.properties?.family;
     const familyInFile = file.schema.properties?.locks?.items?.properties?.family;
     expect(allowed(familyInFile).sort()).toEqual(allowed(familyInCode).sort());
-    expect(allowed(familyInFile).sort()).toEqual(['ekey', 'nuki']);
+    expect(allowed(familyInFile).sort()).toEqual(['ekey', 'nuki', 'nuki-opener']);
   });
 });

@@ -52,4 +52,32 @@ describe('the lock family registry (src/families/registry.ts)', () => {
     expect(lockEntryProblems({ ...base, family: 'nuki', key: 'a'.repeat(64) })).toEqual([{ field: '/key', message: expect.stringContaining('not used by a Nuki lock') }]);
     expect(lockEntryProblems({ ...base })).toEqual([{ field: '/key', message: expect.stringContaining('is required') }]);
   });
+
+  it('knows the Nuki Opener as its own family: paired, not keyed; an address; no keypad (docs/design.md §4d)', () => {
+    const base = { name: 'Building Door', owner_email: 'olivia@example.com', family: 'nuki-opener' };
+    expect(isLockFamilyId('nuki-opener')).toBe(true);
+    expect(lockEntryProblems({ ...base, address: 'AA:BB:CC:DD:EE:02' })).toEqual([]);
+    expect(lockEntryProblems({ ...base, address: 'AA:BB:CC:DD:EE:02', key: 'a'.repeat(64) })).toEqual([
+      { field: '/key', message: expect.stringContaining('not used by a Nuki Opener') },
+    ]);
+    expect(lockEntryProblems(base)).toEqual([{ field: '/address', message: expect.stringContaining('is required for a Nuki Opener') }]);
+    expect(lockEntryProblems({ ...base, address: 'AA:BB:CC:DD:EE:02', keypad: true })).toEqual([{ field: '/keypad', message: expect.stringContaining('only for a Nuki Smart Lock') }]);
+    expect(lockEntryProblems({ ...base, address: 'AA:BB:CC:DD:EE:02', nuki_users: { "Olivia's iPhone": 'olivia@example.com' } })).toEqual([]);
+    expect(lockFamily('nuki-opener').keepsOwnUsers).toBe(true);
+  });
+
+  it('builds the Opener a Nuki driver that speaks to its keyturner service and says why an unpaired one stays offline', () => {
+    const lock = { id: 'x', name: 'Building Door', family: 'nuki-opener', bleAddress: 'AA:BB:CC:DD:EE:02' } as Parameters<(typeof LOCK_FAMILIES)[number]['createDriver']>[0];
+    const logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+    const unpaired = lockFamily('nuki-opener').createDriver(lock, { nukiCredentials: () => undefined, logger });
+    expect(unpaired?.family).toBe('nuki-opener');
+    expect(unpaired?.unusableReason).toContain('Nuki Opener is not paired yet');
+    const paired = lockFamily('nuki-opener').createDriver(lock, {
+      nukiCredentials: () => ({ address: 'AA:BB:CC:DD:EE:02', sharedKey: Buffer.alloc(32, 1), authorizationId: 2, appId: 3, idType: 'app', authorizationName: 'ekey-locks', lockUuid: '', securityPin: 1234, pairedAt: 0 }),
+      logger,
+    });
+    expect(paired?.family).toBe('nuki-opener');
+    expect(paired?.unusableReason).toBeNull();
+    expect(JSON.stringify(paired?.profile)).toContain('a92ae202');
+  });
 });

@@ -156,7 +156,7 @@ describe('EKeyLocksPlatform commands from HomeKit', () => {
     const target = run.characteristic(FRONT, Service.LockMechanism, Characteristic.LockTargetState);
     const current = run.characteristic(FRONT, Service.LockMechanism, Characteristic.LockCurrentState);
     await target.handleSetRequest(Characteristic.LockTargetState.UNSECURED);
-    expect(run.port.requests).toEqual([{ lockId: FRONT.id, target: 'unlocked', asUserId: 'olivia' }]);
+    expect(run.port.requests).toEqual([{ lockId: FRONT.id, target: 'unlocked', asUserId: 'olivia', type: 'unlock' }]);
     // Still locked while the command runs; reads answer at once.
     await expect(current.handleGetRequest()).resolves.toBe(Characteristic.LockCurrentState.SECURED);
     await expect(target.handleGetRequest()).resolves.toBe(Characteristic.LockTargetState.UNSECURED);
@@ -246,7 +246,7 @@ describe('EKeyLocksPlatform commands from HomeKit', () => {
   it('survives a port that breaks its promise never to reject', async () => {
     const run = await startPlatform();
     const { Service, Characteristic } = hap(run);
-    run.port.requestBolt = () => Promise.reject(new Error('boom'));
+    run.port.requestCommand = () => Promise.reject(new Error('boom'));
     const target = run.characteristic(FRONT, Service.LockMechanism, Characteristic.LockTargetState);
     await target.handleSetRequest(Characteristic.LockTargetState.UNSECURED);
     await settle();
@@ -558,5 +558,97 @@ describe('EKeyLocksPlatform cache and lifecycle', () => {
     await platform.whenStarted();
     expect(nextReport.read()).toBeUndefined();
     next.api.signalShutdown();
+  });
+});
+
+describe('EKeyLocksPlatform: the Nuki Opener and unlatch (docs/design.md §4d)', () => {
+  const BUILDING = testLock({ id: '6f1d2c3b-0000-4000-8000-000000000004', name: 'Building Door', family: 'nuki-opener', bleAddress: '54:D2:72:AB:CD:04', ownerId: 'olivia' });
+  const BACK = testLock({ id: '6f1d2c3b-0000-4000-8000-000000000003', name: 'Back Door', family: 'nuki', bleAddress: '54:D2:72:AB:CD:03', ownerId: 'olivia' });
+  const mechanisms = (run: Running, lock: PortLock): Service[] => run.accessory(lock).services.filter((service) => service.UUID === hap(run).Service.LockMechanism.UUID);
+
+  it('shows the Opener as a lock with a Doorbell pressed on every live ring, and switches for Ring to Open and Continuous Mode', async () => {
+    const run = await startPlatform({ locks: [FRONT, BUILDING] });
+    const { Service, Characteristic } = hap(run);
+    const doorbell = run.characteristic(BUILDING, Service.Doorbell, Characteristic.ProgrammableSwitchEvent);
+    const presses: unknown[] = [];
+    doorbell.on('change', (change: CharacteristicChange) => presses.push(change.newValue));
+    run.port.emit({ kind: 'ring', lockId: BUILDING.id, opened: false });
+    run.port.emit({ kind: 'ring', lockId: BUILDING.id, opened: true });
+    expect(presses).toEqual([Characteristic.ProgrammableSwitchEvent.SINGLE_PRESS, Characteristic.ProgrammableSwitchEvent.SINGLE_PRESS]);
+    expect(run.accessory(BUILDING).getServiceById(Service.Switch, 'ring-to-open')?.getCharacteristic(Characteristic.Name).value).toBe('Building Door Ring to Open');
+    expect(run.accessory(BUILDING).getServiceById(Service.Switch, 'continuous-mode')?.getCharacteristic(Characteristic.Name).value).toBe('Building Door Continuous Mode');
+    // Front Door (our profile) has none of it, whatever rings elsewhere.
+    expect(run.accessory(FRONT).getService(Service.Doorbell)).toBeUndefined();
+    expect(run.accessory(FRONT).getService(Service.Switch)).toBeUndefined();
+  });
+
+  it('runs the mode commands from the switches and follows the modes the Opener reports; a refused command puts the switch back', async () => {
+    const run = await startPlatform({ locks: [BUILDING] });
+    const { Service, Characteristic } = hap(run);
+    const ringToOpen = run.characteristic(BUILDING, Service.Switch, Characteristic.On, 'ring-to-open');
+    const continuous = run.characteristic(BUILDING, Service.Switch, Characteristic.On, 'continuous-mode');
+    expect(ringToOpen.value).toBe(false);
+    await ringToOpen.handleSetRequest(true);
+    await settle();
+    expect(run.port.requests.at(-1)).toMatchObject({ lockId: BUILDING.id, type: 'ring_to_open_on', asUserId: 'olivia' });
+    run.port.emit({ kind: 'modes', lockId: BUILDING.id, modes: { ringToOpen: false, continuousMode: true } });
+    expect(ringToOpen.value).toBe(false);
+    expect(continuous.value).toBe(true);
+    run.port.answerCommandsWith({ kind: 'answer', result: { status: 'rejected', reason: 'lock_unreachable' } });
+    await continuous.handleSetRequest(false);
+    await settle();
+    expect(run.port.requests.at(-1)).toMatchObject({ type: 'continuous_mode_off' });
+    expect(continuous.value).toBe(true);
+  });
+
+  it('opens the strike on a LockMechanism unlock of the Opener (an unlock command)', async () => {
+    const run = await startPlatform({ locks: [BUILDING] });
+    const { Service, Characteristic } = hap(run);
+    await run.characteristic(BUILDING, Service.LockMechanism, Characteristic.LockTargetState).handleSetRequest(Characteristic.LockTargetState.UNSECURED);
+    await settle();
+    expect(run.port.requests.map((request) => request.type)).toEqual(['unlock']);
+  });
+
+  it('homekit.unlatch "off" (default): one lock service; a HomeKit unlock unlocks', async () => {
+    const run = await startPlatform({ locks: [BACK] });
+    const { Service, Characteristic } = hap(run);
+    expect(mechanisms(run, BACK)).toHaveLength(1);
+    await run.characteristic(BACK, Service.LockMechanism, Characteristic.LockTargetState).handleSetRequest(Characteristic.LockTargetState.UNSECURED);
+    await settle();
+    expect(run.port.requests.map((request) => request.type)).toEqual(['unlock']);
+  });
+
+  it('homekit.unlatch "separate": "Open Back Door" unlatches and locks, follows the bolt, and only locks that can unlatch get it', async () => {
+    const run = await startPlatform({ locks: [FRONT, BACK, BUILDING], homekit: { unlatch: 'separate' } });
+    const { Service, Characteristic } = hap(run);
+    expect(mechanisms(run, BACK)).toHaveLength(2);
+    expect(mechanisms(run, FRONT)).toHaveLength(1);
+    expect(mechanisms(run, BUILDING)).toHaveLength(1);
+    const open = run.accessory(BACK).getServiceById(Service.LockMechanism, 'unlatch');
+    expect(open?.getCharacteristic(Characteristic.Name).value).toBe('Open Back Door');
+    const openTarget = run.characteristic(BACK, Service.LockMechanism, Characteristic.LockTargetState, 'unlatch');
+    const openCurrent = run.characteristic(BACK, Service.LockMechanism, Characteristic.LockCurrentState, 'unlatch');
+    await openTarget.handleSetRequest(Characteristic.LockTargetState.UNSECURED);
+    await settle();
+    expect(run.port.requests.at(-1)).toMatchObject({ lockId: BACK.id, type: 'unlatch' });
+    expect(openCurrent.value).toBe(Characteristic.LockCurrentState.UNSECURED);
+    expect(run.characteristic(BACK, Service.LockMechanism, Characteristic.LockCurrentState).value).toBe(Characteristic.LockCurrentState.UNSECURED);
+    // The main service still unlocks without unlatching.
+    await run.characteristic(BACK, Service.LockMechanism, Characteristic.LockTargetState).handleSetRequest(Characteristic.LockTargetState.SECURED);
+    await settle();
+    expect(openCurrent.value).toBe(Characteristic.LockCurrentState.SECURED);
+    await run.characteristic(BACK, Service.LockMechanism, Characteristic.LockTargetState).handleSetRequest(Characteristic.LockTargetState.UNSECURED);
+    await settle();
+    expect(run.port.requests.map((request) => request.type)).toEqual(['unlatch', 'lock', 'unlock']);
+  });
+
+  it('homekit.unlatch "on_unlock": every HomeKit unlock of a lock that can unlatch unlatches; others unlock', async () => {
+    const run = await startPlatform({ locks: [FRONT, BACK], homekit: { unlatch: 'on_unlock' } });
+    const { Service, Characteristic } = hap(run);
+    expect(mechanisms(run, BACK)).toHaveLength(1);
+    await run.characteristic(BACK, Service.LockMechanism, Characteristic.LockTargetState).handleSetRequest(Characteristic.LockTargetState.UNSECURED);
+    await run.characteristic(FRONT, Service.LockMechanism, Characteristic.LockTargetState).handleSetRequest(Characteristic.LockTargetState.UNSECURED);
+    await settle();
+    expect(run.port.requests.map((request) => `${request.lockId === BACK.id ? 'back' : 'front'}:${request.type}`)).toEqual(['back:unlatch', 'front:unlock']);
   });
 });

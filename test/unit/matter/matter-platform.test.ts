@@ -140,7 +140,7 @@ describe('Matter door locks', () => {
   it('runs UnlockDoor as the HomeKit user and resolves once the lock confirmed', async () => {
     const run = await startPlatform({ config: { homekit: { user_email: 'alex@example.com' } } });
     await expect(run.handler(FRONT, 'unlockDoor')()).resolves.toBeUndefined();
-    expect(run.port.requests).toEqual([{ lockId: FRONT.id, target: 'unlocked', asUserId: 'alex' }]);
+    expect(run.port.requests).toEqual([{ lockId: FRONT.id, target: 'unlocked', asUserId: 'alex', type: 'unlock' }]);
     await settle();
     expect(run.bridge.last(run.uuid(FRONT), 'doorLock', 'lockState')).toBe(DoorLock.LockState.Unlocked);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { CommandResult, LockChange } from '../../../src/lock-port/lock-port.js';
-import { RemoteLockPort, type BoltRequester } from '../../../src/worker/remote-lock-port.js';
+import { RemoteLockPort, type CommandRequester } from '../../../src/worker/remote-lock-port.js';
 import { RecordingLogger } from '../../support/recording-logger.js';
 import { testLock } from '../../support/in-memory-lock-port.js';
 
@@ -8,7 +8,7 @@ const FRONT = testLock({ id: 'front', name: 'Front Door' });
 const GATE = testLock({ id: 'gate', name: 'Garden Gate', online: false });
 const OLIVIA = { id: 'u-olivia', name: 'Olivia', email: 'Olivia@Example.com' };
 
-function portWith(request: BoltRequester = () => Promise.resolve({ status: 'completed', bolt: 'locked', commandId: 'c1' })): {
+function portWith(request: CommandRequester = () => Promise.resolve({ status: 'completed', bolt: 'locked', commandId: 'c1' })): {
   port: RemoteLockPort;
   logger: RecordingLogger;
 } {
@@ -96,13 +96,13 @@ describe('RemoteLockPort (the mirror on Homebridge’s main thread)', () => {
 
   it('passes requestBolt to the worker and answers unavailable when the call fails, never rejecting', async () => {
     const calls: string[] = [];
-    const { port } = portWith((lockId, target, asUserId) => {
-      calls.push(`${lockId}:${target}:${asUserId}`);
-      return calls.length === 1 ? Promise.resolve({ status: 'completed', bolt: target, commandId: 'c1' }) : Promise.reject(new Error('thread gone'));
+    const { port } = portWith((lockId, type, asUserId) => {
+      calls.push(`${lockId}:${type}:${asUserId}`);
+      return calls.length === 1 ? Promise.resolve({ status: 'completed', bolt: 'unlocked', commandId: 'c1' }) : Promise.reject(new Error('thread gone'));
     });
     await expect(port.requestBolt('front', 'unlocked', 'u-olivia')).resolves.toEqual({ status: 'completed', bolt: 'unlocked', commandId: 'c1' });
     await expect(port.requestBolt('front', 'locked', 'u-olivia')).resolves.toEqual({ status: 'rejected', reason: 'unavailable' });
-    expect(calls).toEqual(['front:unlocked:u-olivia', 'front:locked:u-olivia']);
+    expect(calls).toEqual(['front:unlock:u-olivia', 'front:lock:u-olivia']);
   });
 
   it('once the worker is gone: online locks go offline (one change each), commands answer unavailable, later changes are ignored', async () => {

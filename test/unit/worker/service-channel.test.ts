@@ -112,7 +112,7 @@ describe('the service thread protocol (host ↔ client over a MessageChannel)', 
     const result = await port.requestBolt('front', 'unlocked', 'u-olivia');
     expect(result).toMatchObject({ status: 'completed', bolt: 'unlocked' });
     expect(port.getLock('front')?.bolt).toBe('unlocked');
-    expect(lockPort.requests).toEqual([{ lockId: 'front', target: 'unlocked', asUserId: 'u-olivia' }]);
+    expect(lockPort.requests).toEqual([{ lockId: 'front', target: 'unlocked', asUserId: 'u-olivia', type: 'unlock' }]);
   });
 
   it('answers unavailable for a command in flight when the worker goes away, and for later ones', async () => {

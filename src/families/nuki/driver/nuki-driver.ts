@@ -524,6 +524,7 @@ export class NukiDriver implements LockDriver {
     context.reportBolt(report.bolt, source);
     if (report.battery !== null) context.reportBattery(report.battery);
     if (report.door !== null) context.reportDoor(report.door);
+    if (report.modes !== null) context.reportModes(report.modes);
   }
 
   private channelFor(connection: GattConnection): NukiKeyturnerChannel {
