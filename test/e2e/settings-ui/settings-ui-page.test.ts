@@ -117,7 +117,7 @@ describe('the settings page with the demo service', () => {
     const target = await host({ storagePath: storage });
     const { page, frame } = await open(target);
     const port = new URL(demo.demo.base_url).port;
-    await eventually(() => statusText(frame), `The service is running at ${demo.demo.base_url} with 3 locks.`);
+    await eventually(() => statusText(frame), `The service is running at ${demo.demo.base_url} with 4 locks.`);
     expect(await frame.getByRole('region', { name: 'Service' }).innerText()).toContain(demo.demo.base_url);
     expect(await rowCells(frame, 'Front Door')).toEqual(['Unlocked', 'Online', '42 %']);
     // Where the demo's week of history left it.
@@ -147,7 +147,7 @@ describe('the settings page with the demo service', () => {
       const target = await host({ storagePath: storage, theme, homebridgeTheme: true });
       for (const viewport of [{ width: 390, height: 844 }, { width: 1100, height: 900 }]) {
         const { page, frame } = await open(target, viewport);
-        await eventually(() => statusText(frame), `The service is running at ${demo.demo.base_url} with 3 locks.`);
+        await eventually(() => statusText(frame), `The service is running at ${demo.demo.base_url} with 4 locks.`);
         const inner = page.frames().find((candidate) => candidate.url().endsWith('/plugin/index.html'));
         if (!inner) throw new Error('no settings frame');
         // The real theme is in: its stylesheet loaded, its classes on the body.
@@ -171,7 +171,7 @@ describe('the settings page with the demo service', () => {
   it('follows the dark theme of the Homebridge UI', async () => {
     const target = await host({ storagePath: storage, theme: 'dark' });
     const { page, frame } = await open(target);
-    await eventually(() => statusText(frame), `The service is running at ${demo.demo.base_url} with 3 locks.`);
+    await eventually(() => statusText(frame), `The service is running at ${demo.demo.base_url} with 4 locks.`);
     const colours = await frame.locator('body').evaluate((body: { classList: { contains: (name: string) => boolean } }) => {
       const style = (globalThis as unknown as { getComputedStyle: (element: unknown) => { backgroundColor: string; color: string } }).getComputedStyle(body);
       return { dark: body.classList.contains('dark-mode'), background: style.backgroundColor, text: style.color };
@@ -184,7 +184,7 @@ describe('the settings page with the demo service', () => {
   it('says the service is not running once it stopped, without a spinner', async () => {
     const target = await host({ storagePath: storage });
     const { page, frame } = await open(target);
-    await eventually(() => statusText(frame), `The service is running at ${demo.demo.base_url} with 3 locks.`);
+    await eventually(() => statusText(frame), `The service is running at ${demo.demo.base_url} with 4 locks.`);
     expect((await demo.stop()).code).toBe(0);
     await frame.getByRole('button', { name: 'Check again' }).click();
     await eventually(async () => (await statusText(frame)).startsWith('The eKey Locks service is not running'), true);
