@@ -5,6 +5,7 @@
  * vendor's app left alone, 400 on a lock without a keypad, 404 for anyone else.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { DateTime } from 'luxon';
 import type { SimulatedNuki } from '../../../src/families/nuki/simulator/simulated-nuki.js';
 import { loginOverHttp } from '../../support/oauth-login.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
@@ -93,6 +94,14 @@ describe('door codes on the API', () => {
   it('a schedule across midnight is enforced by the service: the lock holds the code disabled outside the window', async () => {
     const blake = test.demo.users[2];
     if (!blake) throw new Error('no Blake');
+    const zone = test.service.repositories.locks.findById(backDoor)?.timeZone ?? 'UTC';
+    // Start at 23:00 on the lock's clock, inside the 22:00–06:00 window, whatever the hour the test
+    // runs at: 12 hours later (11:00) is outside it. From 18:00 or 06:00 both would be outside.
+    const local = DateTime.fromMillis(test.clock.now(), { zone });
+    let start = local.set({ hour: 23, minute: 0, second: 0, millisecond: 0 });
+    if (start <= local) start = start.plus({ days: 1 });
+    test.clock.advance(start.toMillis() - local.toMillis());
+    tokens.clear(); // the access tokens expired meanwhile
     const sent = await api(await owner(), 'POST', '/ekey', {
       email: blake.email,
       lock_id: backDoor,
@@ -106,7 +115,6 @@ describe('door codes on the API', () => {
     expect(key.door_code?.enforced_by).toBe('service');
     await settled();
     expect((await keyOf(key.id)).door_code?.state).toBe('set');
-    const zone = test.service.repositories.locks.findById(backDoor)?.timeZone ?? 'UTC';
     const { isUsableAt } = await import('../../../src/domain/ekey-validity.js');
     const stored = test.service.repositories.ekeys.findById(key.id);
     if (!stored) throw new Error('key missing');
