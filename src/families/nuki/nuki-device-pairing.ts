@@ -3,7 +3,7 @@ import { TransportError, type GattProfile, type GattTransport } from '../../gate
 import { NukiMessageAssembler } from './protocol/nuki-message-assembler.js';
 import { NukiPairingError, pairNukiLock, type NukiCredentials, type NukiPairingOptions } from './protocol/nuki-pairing.js';
 import { allPairingTargets, type NukiPairingTarget } from './nuki-api-level.js';
-import { pairNukiApi23, type NukiApi23PairingChannel } from './nuki-api23-pairing.js';
+import { pairNukiApi23, type NukiApi23PairingChannel } from './protocol/nuki-api23-pairing.js';
 
 /** Every Nuki pairing GDIO, each optional: the device offers the one of its kind and API level. */
 const ANY_NUKI_PAIRING_PROFILE: GattProfile = {

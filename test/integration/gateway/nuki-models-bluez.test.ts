@@ -3,7 +3,7 @@ import { NukiFamilyUuids } from '../../../src/families/nuki/nuki-api-level.js';
 import { pairNukiDevice } from '../../../src/families/nuki/nuki-device-pairing.js';
 import { smartLockVariant } from '../../../src/families/nuki/smart-lock-variant.js';
 import { openerVariant } from '../../../src/families/nuki-opener/opener-variant.js';
-import { SimulatedOpener } from '../../../src/families/nuki-opener/simulated-opener.js';
+import { SimulatedOpener } from '../../../src/families/nuki-opener/simulator/simulated-opener.js';
 import { NukiDriver } from '../../../src/families/nuki/driver/nuki-driver.js';
 import type { ActivityEvent } from '../../../src/gateway/gateway-events.js';
 import { LockGateway } from '../../../src/gateway/lock-gateway.js';

@@ -18,7 +18,7 @@ import { noSimulatedNukiFaults, type SimulatedNukiFaults } from './simulated-nuk
 import type { SimulatedNukiOptions } from './simulated-nuki-options.js';
 import { GattOperationError, type SimulatedAdvertisement, type SimulatedDevice, type SimulatedGattService, type SimulatedLockLink } from '../../../gateway/simulator/simulated-device.js';
 import { NUKI_MODELS, NukiFamilyUuids, type NukiApiLevel, type NukiModel } from '../nuki-api-level.js';
-import { SimulatedApi23PairingResponder } from '../simulated-api23-pairing-responder.js';
+import { NukiApi23PairingResponder } from './nuki-api23-pairing-responder.js';
 import { NukiKeypadStore, NUKI_KEYPAD_CAPACITY } from './nuki-keypad-store.js';
 import { NukiKeypadResponder } from './nuki-keypad-responder.js';
 import type { NukiKeypadCode } from '../protocol/nuki-keypad-messages.js';
@@ -426,7 +426,7 @@ export class SimulatedNuki implements SimulatedDevice {
     };
     const pairing =
       this.apiLevel === '2.3'
-        ? new SimulatedApi23PairingResponder({
+        ? new NukiApi23PairingResponder({
             ...context,
             securityPin: this.securityPin,
             replyEncrypted: (sharedKey, authorizationId, command, payload) => {

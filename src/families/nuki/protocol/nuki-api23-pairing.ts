@@ -10,9 +10,9 @@
  *        app id | name | security PIN (u32)
  *                                          SL → Authorization-ID, encrypted: auth id | lock UUID
  */
-import { NukiCommand, NukiErrorCode, nukiCommandName, nukiErrorName } from './protocol/nuki-commands.js';
-import { createNukiKeyPair, deriveNukiSharedKey, nukiAuthenticator, randomNukiNonce } from './protocol/nuki-crypto.js';
-import { NukiFrameError, decodeEncryptedFrame, decodeUnencryptedFrame, encodeEncryptedFrame, encodeUnencryptedFrame } from './protocol/nuki-frame.js';
+import { NukiCommand, NukiErrorCode, nukiCommandName, nukiErrorName } from './nuki-commands.js';
+import { createNukiKeyPair, deriveNukiSharedKey, nukiAuthenticator, randomNukiNonce } from './nuki-crypto.js';
+import { NukiFrameError, decodeEncryptedFrame, decodeUnencryptedFrame, encodeEncryptedFrame, encodeUnencryptedFrame } from './nuki-frame.js';
 import {
   authorizationAuthenticatorBytes,
   decodeChallenge,
@@ -21,9 +21,9 @@ import {
   encodeAuthorizationAuthenticator,
   encodePublicKey,
   encodeRequestData,
-} from './protocol/nuki-messages.js';
-import { NukiPairingError, type NukiCredentials, type NukiPairingChannel, type NukiPairingOptions } from './protocol/nuki-pairing.js';
-import { MAX_SECURITY_PIN } from './nuki-api-level.js';
+} from './nuki-messages.js';
+import { NukiPairingError, type NukiCredentials, type NukiPairingChannel, type NukiPairingOptions } from './nuki-pairing.js';
+import { MAX_SECURITY_PIN } from '../nuki-api-level.js';
 import { NUKI_AUTHORIZATION_INFO_COMMAND, decodeApi23AuthorizationId, encodeApi23AuthorizationData } from './nuki-api23-messages.js';
 
 /** The pairing GDIO of an API 2.3 lock: unencrypted frames first, encrypted ones after Authorization Data. */

@@ -1,20 +1,20 @@
 import { createHash } from 'node:crypto';
-import type { Clock } from '../../domain/clock.js';
-import { NukiCommand, NukiCompletionStatus } from '../nuki/protocol/nuki-commands.js';
-import { createNukiKeyPair, randomNukiNonce, type NukiKeyPair } from '../nuki/protocol/nuki-crypto.js';
-import { encodeErrorReport, encodeKeyturnerStates, type NukiLogEntry } from '../nuki/protocol/nuki-messages.js';
-import { NUKI_APPLE_COMPANY_ID, encodeNukiBeacon } from '../nuki/protocol/nuki-uuids.js';
-import { NukiAuthorizationTable, type NukiAuthorization } from '../nuki/simulator/nuki-authorization-table.js';
-import { keyturnerGdioErrorReport } from '../nuki/simulator/nuki-gatt-database.js';
-import { NukiIndicationLink } from '../nuki/simulator/nuki-indication-link.js';
-import { NukiKeyturnerResponder } from '../nuki/simulator/nuki-keyturner-responder.js';
-import { NukiLockLog } from '../nuki/simulator/nuki-lock-log.js';
-import { NukiPairingResponder } from '../nuki/simulator/nuki-pairing-responder.js';
-import { NukiReplySender } from '../nuki/simulator/nuki-reply-sender.js';
-import { configPayload } from '../nuki/simulator/nuki-status-payloads.js';
-import { noSimulatedNukiFaults, type SimulatedNukiFaults } from '../nuki/simulator/simulated-nuki-faults.js';
-import { GattOperationError, type SimulatedAdvertisement, type SimulatedDevice, type SimulatedGattService, type SimulatedLockLink } from '../../gateway/simulator/simulated-device.js';
-import { NukiFamilyUuids } from '../nuki/nuki-api-level.js';
+import type { Clock } from '../../../domain/clock.js';
+import { NukiCommand, NukiCompletionStatus } from '../../nuki/protocol/nuki-commands.js';
+import { createNukiKeyPair, randomNukiNonce, type NukiKeyPair } from '../../nuki/protocol/nuki-crypto.js';
+import { encodeErrorReport, encodeKeyturnerStates, type NukiLogEntry } from '../../nuki/protocol/nuki-messages.js';
+import { NUKI_APPLE_COMPANY_ID, encodeNukiBeacon } from '../../nuki/protocol/nuki-uuids.js';
+import { NukiAuthorizationTable, type NukiAuthorization } from '../../nuki/simulator/nuki-authorization-table.js';
+import { keyturnerGdioErrorReport } from '../../nuki/simulator/nuki-gatt-database.js';
+import { NukiIndicationLink } from '../../nuki/simulator/nuki-indication-link.js';
+import { NukiKeyturnerResponder } from '../../nuki/simulator/nuki-keyturner-responder.js';
+import { NukiLockLog } from '../../nuki/simulator/nuki-lock-log.js';
+import { NukiPairingResponder } from '../../nuki/simulator/nuki-pairing-responder.js';
+import { NukiReplySender } from '../../nuki/simulator/nuki-reply-sender.js';
+import { configPayload } from '../../nuki/simulator/nuki-status-payloads.js';
+import { noSimulatedNukiFaults, type SimulatedNukiFaults } from '../../nuki/simulator/simulated-nuki-faults.js';
+import { GattOperationError, type SimulatedAdvertisement, type SimulatedDevice, type SimulatedGattService, type SimulatedLockLink } from '../../../gateway/simulator/simulated-device.js';
+import { NukiFamilyUuids } from '../../nuki/nuki-api-level.js';
 import {
   OpenerLockAction,
   OpenerLockState,
@@ -23,7 +23,7 @@ import {
   OpenerTrigger,
   encodeDoorbellRecognition,
   type OpenerRingMode,
-} from './opener-protocol.js';
+} from '../protocol/opener-protocol.js';
 
 /** Signal strength every scan reports, dBm. */
 const SIMULATED_RSSI = -65;

@@ -1,6 +1,6 @@
-import { NukiCommand, NukiErrorCode } from './protocol/nuki-commands.js';
-import { deriveNukiSharedKey, verifyNukiAuthenticator } from './protocol/nuki-crypto.js';
-import { NUKI_ENCRYPTED_HEADER_LENGTH, decodeEncryptedFrame, decodeUnencryptedFrame } from './protocol/nuki-frame.js';
+import { NukiCommand, NukiErrorCode } from '../protocol/nuki-commands.js';
+import { deriveNukiSharedKey, verifyNukiAuthenticator } from '../protocol/nuki-crypto.js';
+import { NUKI_ENCRYPTED_HEADER_LENGTH, decodeEncryptedFrame, decodeUnencryptedFrame } from '../protocol/nuki-frame.js';
 import {
   authorizationAuthenticatorBytes,
   decodeAuthorizationAuthenticator,
@@ -9,13 +9,13 @@ import {
   encodeChallenge,
   encodeErrorReport,
   encodePublicKey,
-} from './protocol/nuki-messages.js';
-import type { NukiPairingContext } from './simulator/nuki-pairing-responder.js';
-import { NukiCommandRefusal, errorCodeOf } from './simulator/nuki-command-refusal.js';
-import { NUKI_AUTHORIZATION_INFO_COMMAND, decodeApi23AuthorizationData, encodeApi23AuthorizationId } from './nuki-api23-messages.js';
+} from '../protocol/nuki-messages.js';
+import type { NukiPairingContext } from './nuki-pairing-responder.js';
+import { NukiCommandRefusal, errorCodeOf } from './nuki-command-refusal.js';
+import { NUKI_AUTHORIZATION_INFO_COMMAND, decodeApi23AuthorizationData, encodeApi23AuthorizationId } from '../protocol/nuki-api23-messages.js';
 
 /** What the API 2.3 pairing side needs beyond the API 2.2 one. */
-export interface Api23PairingContext extends NukiPairingContext {
+export interface NukiApi23PairingContext extends NukiPairingContext {
   /** The lock's 6-digit security PIN, which Authorization Data must carry. */
   readonly securityPin: number;
   /** Sends one encrypted reply on the pairing GDIO. */
@@ -34,10 +34,10 @@ type Step =
  * Info, then the encrypted Authorization Data with the security PIN, answered by an encrypted
  * Authorization-ID (a wrong PIN: encrypted Error Report K_ERROR_BAD_PIN).
  */
-export class SimulatedApi23PairingResponder {
+export class NukiApi23PairingResponder {
   private state: Step = { step: 'idle' };
 
-  constructor(private readonly context: Api23PairingContext) {}
+  constructor(private readonly context: NukiApi23PairingContext) {}
 
   handle(frame: Buffer): void {
     if (this.state.step === 'info_sent' && frame.length >= NUKI_ENCRYPTED_HEADER_LENGTH) {
