@@ -1,17 +1,9 @@
 import { NukiCommand, NukiErrorCode } from '../protocol/nuki-commands.js';
-import { deriveNukiSharedKey, verifyNukiAuthenticator } from '../protocol/nuki-crypto.js';
-import { NUKI_ENCRYPTED_HEADER_LENGTH, decodeEncryptedFrame, decodeUnencryptedFrame } from '../protocol/nuki-frame.js';
-import {
-  authorizationAuthenticatorBytes,
-  decodeAuthorizationAuthenticator,
-  decodePublicKey,
-  decodeRequestData,
-  encodeChallenge,
-  encodeErrorReport,
-  encodePublicKey,
-} from '../protocol/nuki-messages.js';
+import { NUKI_ENCRYPTED_HEADER_LENGTH, decodeEncryptedFrame } from '../protocol/nuki-frame.js';
+import { encodeErrorReport } from '../protocol/nuki-messages.js';
 import type { NukiPairingContext } from './nuki-pairing-responder.js';
-import { NukiCommandRefusal, errorCodeOf } from './nuki-command-refusal.js';
+import { NukiCommandRefusal } from './nuki-command-refusal.js';
+import { advanceKeyExchange, answerPairingFrame, type NukiKeyExchangeStep } from './nuki-key-exchange.js';
 import { NUKI_AUTHORIZATION_INFO_COMMAND, decodeApi23AuthorizationData, encodeApi23AuthorizationId } from '../protocol/nuki-api23-messages.js';
 
 /** What the API 2.3 pairing side needs beyond the API 2.2 one. */
@@ -22,11 +14,7 @@ export interface NukiApi23PairingContext extends NukiPairingContext {
   replyEncrypted(sharedKey: Buffer, authorizationId: number, command: number, payload: Buffer): void;
 }
 
-type Step =
-  | { step: 'idle' }
-  | { step: 'public_key_sent' }
-  | { step: 'challenge_sent'; clientPublicKey: Buffer; sharedKey: Buffer; lockNonce: Buffer }
-  | { step: 'info_sent'; sharedKey: Buffer };
+type Step = NukiKeyExchangeStep | { step: 'info_sent'; sharedKey: Buffer };
 
 /**
  * The lock side of API 2.3 pairing (docs/nuki.md "API 2.3 pairing") for one central, on the
@@ -44,52 +32,18 @@ export class NukiApi23PairingResponder {
       this.authorizationData(frame, this.state.sharedKey);
       return;
     }
-    let command = 0;
-    try {
-      const decoded = decodeUnencryptedFrame(frame);
-      command = decoded.command;
-      if (!decoded.crcOk) throw new NukiCommandRefusal(NukiErrorCode.ERROR_BAD_CRC);
-      this.state = this.advance(decoded.command, decoded.payload);
-    } catch (error) {
-      this.state = { step: 'idle' };
-      this.context.reply(NukiCommand.errorReport, encodeErrorReport({ errorCode: errorCodeOf(error), command }));
-    }
+    this.state = answerPairingFrame(this.context, frame, (command, payload) => this.advance(command, payload));
   }
 
   private advance(command: number, payload: Buffer): Step {
-    if (!this.context.inPairingMode()) throw new NukiCommandRefusal(NukiErrorCode.P_ERROR_NOT_PAIRING);
-    const { state, context } = this;
-    switch (command) {
-      case NukiCommand.requestData: {
-        if (decodeRequestData(payload).command !== NukiCommand.publicKey) throw new NukiCommandRefusal(NukiErrorCode.P_ERROR_BAD_PARAMETER);
-        context.reply(NukiCommand.publicKey, encodePublicKey({ publicKey: context.keyPair.publicKey }));
-        return { step: 'public_key_sent' };
-      }
-      case NukiCommand.publicKey: {
-        if (state.step !== 'public_key_sent') throw new NukiCommandRefusal(NukiErrorCode.ERROR_UNKNOWN);
-        const { publicKey } = decodePublicKey(payload);
-        let sharedKey: Buffer;
-        try {
-          sharedKey = deriveNukiSharedKey(context.keyPair.secretKey, publicKey);
-        } catch {
-          throw new NukiCommandRefusal(NukiErrorCode.P_ERROR_BAD_PARAMETER);
-        }
-        const lockNonce = context.nonce32();
-        context.reply(NukiCommand.challenge, encodeChallenge({ nonce: lockNonce }));
-        return { step: 'challenge_sent', clientPublicKey: publicKey, sharedKey, lockNonce };
-      }
-      case NukiCommand.authorizationAuthenticator: {
-        if (state.step !== 'challenge_sent') throw new NukiCommandRefusal(NukiErrorCode.ERROR_UNKNOWN);
-        const { authenticator } = decodeAuthorizationAuthenticator(payload);
-        const covered = authorizationAuthenticatorBytes(state.clientPublicKey, context.keyPair.publicKey, state.lockNonce);
-        if (!verifyNukiAuthenticator(state.sharedKey, authenticator, covered)) throw new NukiCommandRefusal(NukiErrorCode.P_ERROR_BAD_AUTHENTICATOR);
-        // Its content is not needed by the app; the simulated lock sends none.
-        context.reply(NUKI_AUTHORIZATION_INFO_COMMAND, Buffer.alloc(0));
-        return { step: 'info_sent', sharedKey: state.sharedKey };
-      }
-      default:
-        throw new NukiCommandRefusal(NukiErrorCode.ERROR_UNKNOWN);
-    }
+    const { context } = this;
+    const keys = advanceKeyExchange(context, this.state, command, payload, (sharedKey): Step => {
+      // Its content is not needed by the app; the simulated lock sends none.
+      context.reply(NUKI_AUTHORIZATION_INFO_COMMAND, Buffer.alloc(0));
+      return { step: 'info_sent', sharedKey };
+    });
+    if (keys === null) throw new NukiCommandRefusal(NukiErrorCode.ERROR_UNKNOWN);
+    return keys;
   }
 
   private authorizationData(frame: Buffer, sharedKey: Buffer): void {
