@@ -1,5 +1,10 @@
+import { afterAll, beforeAll } from '@jest/globals';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { builtCli, spawnNode, type RunningChild } from './child-process.js';
 import { loginOverHttp, type OAuthTokens } from './oauth-login.js';
+import { untilCommandFinished } from './polling.js';
 
 /** The first stdout line of `ekey-locks demo` (docs/design.md §6 "Running it"). */
 export interface DemoLine {
@@ -130,4 +135,73 @@ export async function call(
   }
   const json = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
   return { status: response.status, headers: response.headers, text, body: parsed, json };
+}
+
+/** One demo for the tests of a `describe` block, its owner signed in. */
+export interface DemoSession {
+  /** The running demo (from `beforeAll` on). */
+  readonly demo: DemoProcess;
+  /** The owner's (first demo user's) id and access token. */
+  readonly ownerId: string;
+  readonly token: string;
+  /** The id of the demo lock named `name`. @throws Error when the demo has none */
+  readonly lockId: (name: string) => string;
+  /** One API call, as the owner unless `bearer` says otherwise; the body parsed as a record. */
+  readonly api: (method: string, path: string, body?: unknown, bearer?: string) => Promise<{ status: number; body: Record<string, unknown> }>;
+  /** Polls the lock's command until it finished (completed or failed) and resolves with it. */
+  readonly finished: (lockId: string, commandId: string) => Promise<Record<string, unknown>>;
+  /** Creates a command of `type` on the lock and resolves with it once it finished. */
+  readonly command: (lockId: string, type: string) => Promise<Record<string, unknown>>;
+}
+
+/**
+ * Starts `ekey-locks demo` on a fresh data folder (`<folderPrefix>…` under the temp folder) in
+ * `beforeAll`, signs the owner in, and stops it and removes the folder in `afterAll`. Call it inside
+ * the `describe` block whose tests use it.
+ */
+export function useDemo(folderPrefix: string): DemoSession {
+  let running: { demo: DemoProcess; dataDir: string; ownerId: string; token: string } | undefined;
+  const current = (): { demo: DemoProcess; dataDir: string; ownerId: string; token: string } => {
+    if (running === undefined) throw new Error('the demo starts in beforeAll');
+    return running;
+  };
+  beforeAll(async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), folderPrefix));
+    const demo = await startDemo({ dataDir });
+    const owner = demo.demo.users[0];
+    if (!owner) throw new Error('demo line has no users');
+    running = { demo, dataDir, ownerId: owner.id, token: (await demo.login(0)).access_token };
+  });
+  afterAll(async () => {
+    if (running === undefined) return;
+    await running.demo.stop();
+    rmSync(running.dataDir, { recursive: true, force: true });
+  });
+  const session: DemoSession = {
+    get demo(): DemoProcess {
+      return current().demo;
+    },
+    get ownerId(): string {
+      return current().ownerId;
+    },
+    get token(): string {
+      return current().token;
+    },
+    lockId: (name) => {
+      const lock = current().demo.demo.locks.find((entry) => entry.name === name);
+      if (!lock) throw new Error(`the demo has no lock named ${name}`);
+      return lock.id;
+    },
+    api: async (method, path, body, bearer = current().token) => {
+      const answer = await call(current().demo.demo.base_url, method, path, { token: bearer, ...(body === undefined ? {} : { body }) });
+      return { status: answer.status, body: answer.json };
+    },
+    command: async (lockId, type) => {
+      const created = await session.api('POST', `/locks/${lockId}/commands`, { type });
+      if (created.status !== 201) throw new Error(`POST /locks/${lockId}/commands answered ${created.status}: ${JSON.stringify(created.body)}`);
+      return session.finished(lockId, String(created.body.id));
+    },
+    finished: (lockId, commandId) => untilCommandFinished(async () => (await session.api('GET', `/locks/${lockId}/commands/${commandId}`)).body),
+  };
+  return session;
 }

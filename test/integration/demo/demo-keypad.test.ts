@@ -4,12 +4,9 @@
  * is the holder's event; a wrong code is refused and records nothing; revoke takes the code off and
  * the lock refuses it; the vendor's code stays.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { call, startDemo, type DemoProcess } from '../../support/demo-process.js';
-import { readUntil, untilCommandFinished } from '../../support/polling.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { useDemo } from '../../support/demo-process.js';
+import { readUntil } from '../../support/polling.js';
 
 interface KeypadCodeLine {
   code: string;
@@ -22,17 +19,11 @@ interface KeypadCodeLine {
 }
 
 describe('ekey-locks demo: Back Door has a keypad', () => {
-  let demo: DemoProcess;
-  let dataDir: string;
-  let token: string;
+  const session = useDemo('ekey-demo-keypad-');
+  const { api } = session;
   let backDoor: string;
   let frontDoor: string;
   let alexId: string;
-
-  const api = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> => {
-    const answer = await call(demo.demo.base_url, method, path, { token, ...(body === undefined ? {} : { body }) });
-    return { status: answer.status, body: answer.json };
-  };
 
   /** Polls the key until its door code reaches `state` (the lock confirmed), within 10 s. */
   const doorCodeOnceIn = async (keyId: string, state: string): Promise<Record<string, unknown>> => {
@@ -43,7 +34,7 @@ describe('ekey-locks demo: Back Door has a keypad', () => {
   };
 
   const keypadCodes = async (): Promise<KeypadCodeLine[]> => {
-    const answer = await demo.control({ op: 'keypad_codes', lock_id: backDoor });
+    const answer = await session.demo.control({ op: 'keypad_codes', lock_id: backDoor });
     expect(answer.ok).toBe(true);
     return answer.codes as KeypadCodeLine[];
   };
@@ -54,29 +45,21 @@ describe('ekey-locks demo: Back Door has a keypad', () => {
     return { count: Number(body.count), newest: (body.lock_events as Record<string, unknown>[])[0] };
   };
 
-  beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'ekey-demo-keypad-'));
-    demo = await startDemo({ dataDir });
-    backDoor = demo.demo.locks.find((lock) => lock.name === 'Back Door')?.id ?? '';
-    frontDoor = demo.demo.locks.find((lock) => lock.name === 'Front Door')?.id ?? '';
-    alexId = demo.demo.users[1]?.id ?? '';
-    token = (await demo.login(0)).access_token;
-  });
-
-  afterAll(async () => {
-    await demo.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+  beforeAll(() => {
+    backDoor = session.lockId('Back Door');
+    frontDoor = session.lockId('Front Door');
+    alexId = session.demo.demo.users[1]?.id ?? '';
   });
 
   it('answers keypad_codes with what the lock holds: nothing at first; Front Door has no keypad', async () => {
     expect(await keypadCodes()).toEqual([]);
-    expect(await demo.control({ op: 'keypad_codes', lock_id: frontDoor })).toMatchObject({ ok: false, error: 'this lock has no keypad' });
-    expect(await demo.control({ op: 'keypad', lock_id: backDoor, code: 48291, action: 'unlock' })).toMatchObject({ ok: false });
-    expect(await demo.control({ op: 'lock_clock', lock_id: backDoor, offset_s: 'x' })).toMatchObject({ ok: false });
+    expect(await session.demo.control({ op: 'keypad_codes', lock_id: frontDoor })).toMatchObject({ ok: false, error: 'this lock has no keypad' });
+    expect(await session.demo.control({ op: 'keypad', lock_id: backDoor, code: 48291, action: 'unlock' })).toMatchObject({ ok: false });
+    expect(await session.demo.control({ op: 'lock_clock', lock_id: backDoor, offset_s: 'x' })).toMatchObject({ ok: false });
   });
 
   it('a key sent with a door code is written onto the lock with its window and opens the door; a wrong code is refused', async () => {
-    const alex = demo.demo.users[1];
+    const alex = session.demo.demo.users[1];
     if (!alex) throw new Error('no Alex');
     const validFrom = new Date(Date.now() - 60_000);
     validFrom.setUTCMilliseconds(0);
@@ -98,42 +81,39 @@ describe('ekey-locks demo: Back Door has a keypad', () => {
     ]);
 
     const before = (await events()).count;
-    expect(await demo.control({ op: 'keypad', lock_id: backDoor, code, action: 'unlock' })).toMatchObject({ ok: true, result: 'unlocked' });
+    expect(await session.demo.control({ op: 'keypad', lock_id: backDoor, code, action: 'unlock' })).toMatchObject({ ok: true, result: 'unlocked' });
     const after = await events();
     expect(after.count).toBe(before + 1);
     expect(after.newest).toMatchObject({ type: 'unlock', lock_id: backDoor, performer: { id: alexId }, via: 'keypad' });
 
     const wrong = code === '999998' ? '999997' : '999998';
-    expect(await demo.control({ op: 'keypad', lock_id: backDoor, code: wrong, action: 'lock' })).toMatchObject({ ok: true, result: 'refused' });
+    expect(await session.demo.control({ op: 'keypad', lock_id: backDoor, code: wrong, action: 'lock' })).toMatchObject({ ok: true, result: 'refused' });
     expect((await events()).count).toBe(before + 1);
 
     // The vendor's own code is left alone when the key's code comes off.
-    expect(await demo.control({ op: 'keypad_vendor_code', lock_id: backDoor, code: '777777' })).toMatchObject({ ok: true });
-    expect(await demo.control({ op: 'keypad_vendor_code', lock_id: backDoor, code: '120000' })).toMatchObject({ ok: false });
+    expect(await session.demo.control({ op: 'keypad_vendor_code', lock_id: backDoor, code: '777777' })).toMatchObject({ ok: true });
+    expect(await session.demo.control({ op: 'keypad_vendor_code', lock_id: backDoor, code: '120000' })).toMatchObject({ ok: false });
     expect((await api('DELETE', `/ekey/${keyId}`)).status).toBe(200);
     await doorCodeOnceIn(keyId, 'removed');
     expect((await keypadCodes()).map((entry) => entry.code)).toEqual(['777777']);
-    expect(await demo.control({ op: 'keypad', lock_id: backDoor, code, action: 'unlock' })).toMatchObject({ ok: true, result: 'refused' });
-    expect(await demo.control({ op: 'keypad', lock_id: backDoor, code: '777777', action: 'lock' })).toMatchObject({ ok: true, result: 'locked' });
+    expect(await session.demo.control({ op: 'keypad', lock_id: backDoor, code, action: 'unlock' })).toMatchObject({ ok: true, result: 'refused' });
+    expect(await session.demo.control({ op: 'keypad', lock_id: backDoor, code: '777777', action: 'lock' })).toMatchObject({ ok: true, result: 'locked' });
     // The vendor's code opens the door, but it is nobody's eKey: no event.
     expect((await events()).count).toBe(before + 1);
   });
 
   it('lock_clock sets the lock clock off, so the lock judges codes wrong; the service sets it right at its next connect', async () => {
-    const blake = demo.demo.users[2];
+    const blake = session.demo.demo.users[2];
     if (!blake) throw new Error('no Blake');
     const sent = await api('POST', '/ekey', { email: blake.email, lock_id: backDoor, type: 'guest', door_code: true });
     expect(sent.status).toBe(201);
     const code = String((await doorCodeOnceIn(String(sent.body.id), 'set')).code);
-    expect(await demo.control({ op: 'keypad', lock_id: backDoor, code, action: 'unlock' })).toMatchObject({ ok: true, result: 'unlocked' });
+    expect(await session.demo.control({ op: 'keypad', lock_id: backDoor, code, action: 'unlock' })).toMatchObject({ ok: true, result: 'unlocked' });
     // Two days slow, the lock reads the guest's day as not begun.
-    expect(await demo.control({ op: 'lock_clock', lock_id: backDoor, offset_s: -2 * 86_400 })).toEqual(expect.objectContaining({ ok: true }));
-    expect(await demo.control({ op: 'keypad', lock_id: backDoor, code, action: 'lock' })).toMatchObject({ ok: true, result: 'refused' });
+    expect(await session.demo.control({ op: 'lock_clock', lock_id: backDoor, offset_s: -2 * 86_400 })).toEqual(expect.objectContaining({ ok: true }));
+    expect(await session.demo.control({ op: 'keypad', lock_id: backDoor, code, action: 'lock' })).toMatchObject({ ok: true, result: 'refused' });
     // Any connect sets the clock: a command's.
-    const created = await api('POST', `/locks/${backDoor}/commands`, { type: 'lock' });
-    expect(created.status).toBe(201);
-    const done = await untilCommandFinished(async () => (await api('GET', `/locks/${backDoor}/commands/${String(created.body.id)}`)).body);
-    expect(done.status).toBe('completed');
-    expect(await demo.control({ op: 'keypad', lock_id: backDoor, code, action: 'unlock' })).toMatchObject({ ok: true, result: 'unlocked' });
+    expect((await session.command(backDoor, 'lock')).status).toBe('completed');
+    expect(await session.demo.control({ op: 'keypad', lock_id: backDoor, code, action: 'unlock' })).toMatchObject({ ok: true, result: 'unlocked' });
   });
 });

@@ -1,26 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { call, startDemo, type DemoProcess } from '../../support/demo-process.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { useDemo } from '../../support/demo-process.js';
 import { openSse, type SseClient } from '../events/sse-client.js';
-import { untilCommandFinished } from '../../support/polling.js';
 
 /** The demo's Nuki authorization linked to the owner (docs/design.md §4b "Demo"). */
 const LINKED = "Olivia's iPhone";
 
 describe('ekey-locks demo: Back Door, the simulated Nuki (docs/design.md §4b, §6), through the real CLI', () => {
-  let demo: DemoProcess;
-  let dataDir: string;
-  let token: string;
+  const session = useDemo('ekey-demo-nuki-');
+  const { api } = session;
   let ownerId: string;
   let backDoor: string;
   let frontDoor: string;
-
-  const api = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> => {
-    const answer = await call(demo.demo.base_url, method, path, { token, ...(body === undefined ? {} : { body }) });
-    return { status: answer.status, body: answer.json };
-  };
 
   const backDoorEntry = async (): Promise<Record<string, unknown>> => {
     const locks = (await api('GET', `/users/${ownerId}/locks`)).body.locks as Record<string, unknown>[];
@@ -33,35 +23,19 @@ describe('ekey-locks demo: Back Door, the simulated Nuki (docs/design.md §4b, �
   /** The lock's event count: the demo starts with a week of history, so a page's length says nothing. */
   const eventCount = async (): Promise<number> => ((await api('GET', `/locks/${backDoor}/events?limit=1`)).body.metadata as { count: number }).count;
 
-  const finished = (commandId: string): Promise<Record<string, unknown>> =>
-    untilCommandFinished(async () => (await api('GET', `/locks/${backDoor}/commands/${commandId}`)).body);
+  const finished = (commandId: string): Promise<Record<string, unknown>> => session.finished(backDoor, commandId);
+  const command = (type: 'lock' | 'unlock'): Promise<Record<string, unknown>> => session.command(backDoor, type);
 
-  const command = async (type: 'lock' | 'unlock'): Promise<Record<string, unknown>> => {
-    const created = await api('POST', `/locks/${backDoor}/commands`, { type });
-    expect(created.status).toBe(201);
-    return finished(String(created.body.id));
-  };
-
-  beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'ekey-demo-nuki-'));
-    demo = await startDemo({ dataDir });
-    const owner = demo.demo.users[0];
-    if (!owner) throw new Error('demo line has no users');
-    ownerId = owner.id;
-    backDoor = demo.demo.locks.find((lock) => lock.name === 'Back Door')?.id ?? '';
-    frontDoor = demo.demo.locks.find((lock) => lock.name === 'Front Door')?.id ?? '';
-    token = (await demo.login(0)).access_token;
-  });
-
-  afterAll(async () => {
-    await demo.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+  beforeAll(() => {
+    ownerId = session.ownerId;
+    backDoor = session.lockId('Back Door');
+    frontDoor = session.lockId('Front Door');
   });
 
   it('lists Back Door in the demo line as a Nuki with a gateway connection, owned by the owner', () => {
-    expect(demo.demo.locks.map((lock) => lock.name)).toEqual(['Front Door', 'Garden Gate', 'Back Door', 'Building Door']);
-    expect(demo.demo.locks.find((lock) => lock.id === backDoor)).toEqual({ id: backDoor, name: 'Back Door', owner_id: ownerId, gateway: true, family: 'nuki' });
-    expect(demo.demo.locks.filter((lock) => lock.family === 'ekey').map((lock) => lock.name)).toEqual(['Front Door', 'Garden Gate']);
+    expect(session.demo.demo.locks.map((lock) => lock.name)).toEqual(['Front Door', 'Garden Gate', 'Back Door', 'Building Door']);
+    expect(session.demo.demo.locks.find((lock) => lock.id === backDoor)).toEqual({ id: backDoor, name: 'Back Door', owner_id: ownerId, gateway: true, family: 'nuki' });
+    expect(session.demo.demo.locks.filter((lock) => lock.family === 'ekey').map((lock) => lock.name)).toEqual(['Front Door', 'Garden Gate']);
   });
 
   it('shows Back Door online with its bolt state in the owner\'s lock list as soon as the demo line is printed', async () => {
@@ -115,9 +89,9 @@ describe('ekey-locks demo: Back Door, the simulated Nuki (docs/design.md §4b, �
     const before = await eventCount();
     let stream: SseClient | undefined;
     try {
-      stream = await openSse(`${demo.demo.base_url}/locks/${backDoor}/events/stream`, { authorization: `Bearer ${token}` });
+      stream = await openSse(`${session.demo.demo.base_url}/locks/${backDoor}/events/stream`, { authorization: `Bearer ${session.token}` });
       expect(stream.status).toBe(200);
-      expect(await demo.control({ op: 'tap', lock_id: backDoor, authorization: LINKED, action: 'unlock' })).toEqual({ ok: true, id: expect.any(String) });
+      expect(await session.demo.control({ op: 'tap', lock_id: backDoor, authorization: LINKED, action: 'unlock' })).toEqual({ ok: true, id: expect.any(String) });
       expect((await backDoorEntry()).bolt_state).toBe('unlocked');
       const history = await events();
       expect(await eventCount()).toBe(before + 1);
@@ -137,27 +111,27 @@ describe('ekey-locks demo: Back Door, the simulated Nuki (docs/design.md §4b, �
 
   it('tap by any other name is an unlinked authorization: the bolt moves, no event', async () => {
     const before = await events();
-    expect(await demo.control({ op: 'tap', lock_id: backDoor, authorization: "Guest's Android", action: 'lock' })).toMatchObject({ ok: true });
+    expect(await session.demo.control({ op: 'tap', lock_id: backDoor, authorization: "Guest's Android", action: 'lock' })).toMatchObject({ ok: true });
     expect((await backDoorEntry()).bolt_state).toBe('locked');
     // The same unlinked phone again: still no event.
-    expect(await demo.control({ op: 'tap', lock_id: backDoor, authorization: "Guest's Android", action: 'unlock' })).toMatchObject({ ok: true });
+    expect(await session.demo.control({ op: 'tap', lock_id: backDoor, authorization: "Guest's Android", action: 'unlock' })).toMatchObject({ ok: true });
     expect((await backDoorEntry()).bolt_state).toBe('unlocked');
     expect(await events()).toEqual(before);
-    expect(await demo.control({ op: 'tap', lock_id: backDoor, authorization: LINKED, action: 'lock' })).toMatchObject({ ok: true });
+    expect(await session.demo.control({ op: 'tap', lock_id: backDoor, authorization: LINKED, action: 'lock' })).toMatchObject({ ok: true });
     expect((await events())[0]).toMatchObject({ type: 'lock', performer: { id: ownerId } });
   });
 
   it('refuses a tap by an eKey on the Nuki, by an authorization on Front Door, and by the gateway\'s own authorization', async () => {
     const ekeyId = String((await backDoorEntry()).ekey_id);
-    const byKey = await demo.control({ op: 'tap', lock_id: backDoor, ekey_id: ekeyId, action: 'unlock' });
+    const byKey = await session.demo.control({ op: 'tap', lock_id: backDoor, ekey_id: ekeyId, action: 'unlock' });
     expect(byKey).toMatchObject({ ok: false });
     expect(byKey.error).toMatch(/Nuki.*"authorization"/);
-    const byName = await demo.control({ op: 'tap', lock_id: frontDoor, authorization: LINKED, action: 'unlock' });
+    const byName = await session.demo.control({ op: 'tap', lock_id: frontDoor, authorization: LINKED, action: 'unlock' });
     expect(byName).toMatchObject({ ok: false });
     expect(byName.error).toMatch(/not a Nuki.*"ekey_id"/);
-    const both = await demo.control({ op: 'tap', lock_id: backDoor, ekey_id: ekeyId, authorization: LINKED, action: 'unlock' });
+    const both = await session.demo.control({ op: 'tap', lock_id: backDoor, ekey_id: ekeyId, authorization: LINKED, action: 'unlock' });
     expect(both).toMatchObject({ ok: false });
-    const gateway = await demo.control({ op: 'tap', lock_id: backDoor, authorization: 'ekey-locks', action: 'unlock' });
+    const gateway = await session.demo.control({ op: 'tap', lock_id: backDoor, authorization: 'ekey-locks', action: 'unlock' });
     expect(gateway).toMatchObject({ ok: false });
     expect(gateway.error).toMatch(/gateway/);
     expect((await backDoorEntry()).bolt_state).toBe('locked');
@@ -165,27 +139,27 @@ describe('ekey-locks demo: Back Door, the simulated Nuki (docs/design.md §4b, �
 
   it('manual: the bolt state changes, no event', async () => {
     const before = await events();
-    expect(await demo.control({ op: 'manual', lock_id: backDoor, bolt: 'unlocked' })).toEqual({ ok: true, id: expect.any(String) });
+    expect(await session.demo.control({ op: 'manual', lock_id: backDoor, bolt: 'unlocked' })).toEqual({ ok: true, id: expect.any(String) });
     expect((await backDoorEntry()).bolt_state).toBe('unlocked');
-    expect(await demo.control({ op: 'manual', lock_id: backDoor, bolt: 'locked' })).toEqual({ ok: true, id: expect.any(String) });
+    expect(await session.demo.control({ op: 'manual', lock_id: backDoor, bolt: 'locked' })).toEqual({ ok: true, id: expect.any(String) });
     expect((await backDoorEntry()).bolt_state).toBe('locked');
     expect(await events()).toEqual(before);
   });
 
   it('battery 0.42: the lock list shows 0.42 and a battery event is recorded', async () => {
-    expect(await demo.control({ op: 'battery', lock_id: backDoor, level: 0.42 })).toEqual({ ok: true, id: expect.any(String) });
+    expect(await session.demo.control({ op: 'battery', lock_id: backDoor, level: 0.42 })).toEqual({ ok: true, id: expect.any(String) });
     expect((await backDoorEntry()).battery_level).toBe(0.42);
     expect((await events())[0]).toMatchObject({ type: 'battery', value: 0.42 });
   });
 
   it('jam: the next command fails jammed, the bolt shows jammed until a manual turn', async () => {
-    expect(await demo.control({ op: 'jam', lock_id: backDoor })).toEqual({ ok: true, id: expect.any(String) });
+    expect(await session.demo.control({ op: 'jam', lock_id: backDoor })).toEqual({ ok: true, id: expect.any(String) });
     expect(await command('unlock')).toMatchObject({ status: 'failed', failure_reason: 'jammed' });
     expect((await backDoorEntry()).bolt_state).toBe('jammed');
-    const tap = await demo.control({ op: 'tap', lock_id: backDoor, authorization: LINKED, action: 'unlock' });
+    const tap = await session.demo.control({ op: 'tap', lock_id: backDoor, authorization: LINKED, action: 'unlock' });
     expect(tap).toMatchObject({ ok: false });
     expect(tap.error).toMatch(/jammed/);
-    expect(await demo.control({ op: 'manual', lock_id: backDoor, bolt: 'unlocked' })).toEqual({ ok: true, id: expect.any(String) });
+    expect(await session.demo.control({ op: 'manual', lock_id: backDoor, bolt: 'unlocked' })).toEqual({ ok: true, id: expect.any(String) });
     expect((await backDoorEntry()).bolt_state).toBe('unlocked');
     expect(await command('lock')).toMatchObject({ status: 'completed' });
   });
@@ -193,21 +167,21 @@ describe('ekey-locks demo: Back Door, the simulated Nuki (docs/design.md §4b, �
   it('offline within 5 s, commands refused with 400; online again, commands work', async () => {
     // Exactly { ok, id }: the demo answers so only once the service shows the lock offline, and
     // adds observed:false when its own 5 s window (docs/design.md §6) runs out first — no test-side clock.
-    expect(await demo.control({ op: 'offline', lock_id: backDoor })).toEqual({ ok: true, id: expect.any(String) });
+    expect(await session.demo.control({ op: 'offline', lock_id: backDoor })).toEqual({ ok: true, id: expect.any(String) });
     expect((await backDoorEntry()).online_status).toBe('offline');
     const refused = await api('POST', `/locks/${backDoor}/commands`, { type: 'unlock' });
     expect(refused.status).toBe(400);
     expect(refused.body.code).toBe('lock_unreachable');
 
-    expect(await demo.control({ op: 'online', lock_id: backDoor })).toEqual({ ok: true, id: expect.any(String) });
+    expect(await session.demo.control({ op: 'online', lock_id: backDoor })).toEqual({ ok: true, id: expect.any(String) });
     expect((await backDoorEntry()).online_status).toBe('online');
     expect(await command('unlock')).toMatchObject({ status: 'completed' });
   });
 
   it('a tap while out of range is read back from the lock\'s log once it is in range again', async () => {
-    expect(await demo.control({ op: 'offline', lock_id: backDoor })).toEqual({ ok: true, id: expect.any(String) });
-    expect(await demo.control({ op: 'tap', lock_id: backDoor, authorization: LINKED, action: 'lock' })).toEqual({ ok: true, id: expect.any(String) });
-    expect(await demo.control({ op: 'online', lock_id: backDoor })).toEqual({ ok: true, id: expect.any(String) });
+    expect(await session.demo.control({ op: 'offline', lock_id: backDoor })).toEqual({ ok: true, id: expect.any(String) });
+    expect(await session.demo.control({ op: 'tap', lock_id: backDoor, authorization: LINKED, action: 'lock' })).toEqual({ ok: true, id: expect.any(String) });
+    expect(await session.demo.control({ op: 'online', lock_id: backDoor })).toEqual({ ok: true, id: expect.any(String) });
     expect(await backDoorEntry()).toMatchObject({ online_status: 'online', bolt_state: 'locked' });
     expect((await events())[0]).toMatchObject({ type: 'lock', performer: { id: ownerId } });
   });

@@ -3,26 +3,18 @@
  * the `ring` control line, ring events in the history (owners only), Ring to Open and Continuous
  * Mode as commands, the strike on `unlock`.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { call, startDemo, type DemoProcess } from '../../support/demo-process.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { useDemo } from '../../support/demo-process.js';
 
 type Body = Record<string, unknown>;
 
 describe('ekey-locks demo: Building Door, the simulated Nuki Opener', () => {
-  let demo: DemoProcess;
-  let dataDir: string;
-  let token: string;
+  const session = useDemo('ekey-demo-opener-');
+  const { api } = session;
   let ownerId: string;
   let buildingDoor: string;
   let backDoor: string;
 
-  const api = async (method: string, path: string, body?: unknown, bearer = token): Promise<{ status: number; body: Body }> => {
-    const answer = await call(demo.demo.base_url, method, path, { token: bearer, ...(body === undefined ? {} : { body }) });
-    return { status: answer.status, body: answer.json };
-  };
   const entry = async (): Promise<Body> => {
     const locks = (await api('GET', `/users/${ownerId}/locks`)).body.locks as Body[];
     const found = locks.find((lock) => lock.id === buildingDoor);
@@ -30,38 +22,17 @@ describe('ekey-locks demo: Building Door, the simulated Nuki Opener', () => {
     return found;
   };
   const events = async (query = ''): Promise<Body[]> => (await api('GET', `/locks/${buildingDoor}/events${query}`)).body.lock_events as Body[];
-  const finished = async (commandId: string): Promise<Body> => {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const answer = await api('GET', `/locks/${buildingDoor}/commands/${commandId}`);
-      if (answer.body.status === 'completed' || answer.body.status === 'failed') return answer.body;
-      if (Date.now() > deadline) throw new Error(`command still ${String(answer.body.status)}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  };
-  const command = async (type: string): Promise<Body> => {
-    const created = await api('POST', `/locks/${buildingDoor}/commands`, { type });
-    expect(created.status).toBe(201);
-    return finished(String(created.body.id));
-  };
+  const command = (type: string): Promise<Body> => session.command(buildingDoor, type);
 
-  beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'ekey-demo-opener-'));
-    demo = await startDemo({ dataDir });
-    ownerId = demo.demo.users[0]?.id ?? '';
-    buildingDoor = demo.demo.locks.find((lock) => lock.name === 'Building Door')?.id ?? '';
-    backDoor = demo.demo.locks.find((lock) => lock.name === 'Back Door')?.id ?? '';
-    token = (await demo.login(0)).access_token;
-  });
-
-  afterAll(async () => {
-    await demo.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+  beforeAll(() => {
+    ownerId = session.ownerId;
+    buildingDoor = session.lockId('Building Door');
+    backDoor = session.lockId('Back Door');
   });
 
   it('lists four locks in the demo line, Building Door last: a nuki-opener with a gateway connection, owned by the owner', () => {
-    expect(demo.demo.locks.map((lock) => lock.name)).toEqual(['Front Door', 'Garden Gate', 'Back Door', 'Building Door']);
-    expect(demo.demo.locks.find((lock) => lock.id === buildingDoor)).toEqual({ id: buildingDoor, name: 'Building Door', owner_id: ownerId, gateway: true, family: 'nuki-opener' });
+    expect(session.demo.demo.locks.map((lock) => lock.name)).toEqual(['Front Door', 'Garden Gate', 'Back Door', 'Building Door']);
+    expect(session.demo.demo.locks.find((lock) => lock.id === buildingDoor)).toEqual({ id: buildingDoor, name: 'Building Door', owner_id: ownerId, gateway: true, family: 'nuki-opener' });
   });
 
   it('starts locked and online', async () => {
@@ -69,7 +40,7 @@ describe('ekey-locks demo: Building Door, the simulated Nuki Opener', () => {
   });
 
   it('"ring" without a mode: answered once the service has it, a ring event without performer or "opened", the door stays locked', async () => {
-    expect(await demo.control({ op: 'ring', lock_id: buildingDoor })).toEqual({ ok: true, id: expect.any(String) });
+    expect(await session.demo.control({ op: 'ring', lock_id: buildingDoor })).toEqual({ ok: true, id: expect.any(String) });
     const [newest] = await events();
     expect(newest).toMatchObject({ type: 'ring' });
     expect(newest).not.toHaveProperty('performer');
@@ -82,17 +53,17 @@ describe('ekey-locks demo: Building Door, the simulated Nuki Opener', () => {
     expect(await command('ring_to_open_on')).toMatchObject({ status: 'completed', requested_by: ownerId });
     expect((await entry()).bolt_state).toBe('unlocked');
     expect((await events())[0]).toMatchObject({ type: 'unlock', performer: { id: ownerId }, mode: 'ring_to_open' });
-    expect(await demo.control({ op: 'ring', lock_id: buildingDoor })).toMatchObject({ ok: true });
+    expect(await session.demo.control({ op: 'ring', lock_id: buildingDoor })).toMatchObject({ ok: true });
     expect((await events('?type=ring'))[0]).toMatchObject({ type: 'ring', opened: true });
     expect((await entry()).bolt_state).toBe('locked');
-    expect(await demo.control({ op: 'ring', lock_id: buildingDoor })).toMatchObject({ ok: true });
+    expect(await session.demo.control({ op: 'ring', lock_id: buildingDoor })).toMatchObject({ ok: true });
     expect((await events('?type=ring'))[0]).not.toHaveProperty('opened');
   });
 
   it('Continuous Mode: every ring opens and the mode stays until switched off', async () => {
     expect(await command('continuous_mode_on')).toMatchObject({ status: 'completed' });
     for (let ring = 0; ring < 2; ring += 1) {
-      expect(await demo.control({ op: 'ring', lock_id: buildingDoor })).toMatchObject({ ok: true });
+      expect(await session.demo.control({ op: 'ring', lock_id: buildingDoor })).toMatchObject({ ok: true });
       expect((await events('?type=ring'))[0]).toMatchObject({ opened: true });
       expect((await entry()).bolt_state).toBe('unlocked');
     }
@@ -123,35 +94,35 @@ describe('ekey-locks demo: Building Door, the simulated Nuki Opener', () => {
       { op: 'keypad', lock_id: buildingDoor, code: '482913', action: 'unlock' },
       { op: 'ring', lock_id: backDoor },
     ]) {
-      const answer = await demo.control(line);
+      const answer = await session.demo.control(line);
       expect(answer).toMatchObject({ ok: false });
       expect(typeof answer.error).toBe('string');
     }
   });
 
   it('shows rings to owners only: a holder of an eKey on Building Door does not see them', async () => {
-    const guest = demo.demo.users[1];
+    const guest = session.demo.demo.users[1];
     if (!guest) throw new Error('no second user');
     const sent = await api('POST', '/ekey', { email: guest.email, lock_id: buildingDoor, type: 'anytime' });
     expect(sent.status).toBe(201);
     expect(sent.body).toMatchObject({ status: 'accepted' });
-    const guestToken = (await demo.login(1)).access_token;
+    const guestToken = (await session.demo.login(1)).access_token;
     const seen = (await api('GET', `/locks/${buildingDoor}/events?limit=100`, undefined, guestToken)).body.lock_events as Body[] | undefined;
     expect(seen?.some((event) => event.type === 'ring')).toBe(false);
     expect((await events('?limit=100')).some((event) => event.type === 'ring')).toBe(true);
   });
 
   it('battery: at or below 0.2 the Opener reports critical (5 %), above it reports fine', async () => {
-    expect(await demo.control({ op: 'battery', lock_id: buildingDoor, level: 0.1 })).toEqual({ ok: true, id: expect.any(String) });
+    expect(await session.demo.control({ op: 'battery', lock_id: buildingDoor, level: 0.1 })).toEqual({ ok: true, id: expect.any(String) });
     expect((await entry()).battery_level).toBe(0.05);
-    expect(await demo.control({ op: 'battery', lock_id: buildingDoor, level: 0.9 })).toEqual({ ok: true, id: expect.any(String) });
+    expect(await session.demo.control({ op: 'battery', lock_id: buildingDoor, level: 0.9 })).toEqual({ ok: true, id: expect.any(String) });
     expect((await entry()).battery_level).toBe(1);
   });
 
   it('offline within 5 s and online again', async () => {
-    expect(await demo.control({ op: 'offline', lock_id: buildingDoor })).toEqual({ ok: true, id: expect.any(String) });
+    expect(await session.demo.control({ op: 'offline', lock_id: buildingDoor })).toEqual({ ok: true, id: expect.any(String) });
     expect((await entry()).online_status).toBe('offline');
-    expect(await demo.control({ op: 'online', lock_id: buildingDoor })).toEqual({ ok: true, id: expect.any(String) });
+    expect(await session.demo.control({ op: 'online', lock_id: buildingDoor })).toEqual({ ok: true, id: expect.any(String) });
     expect((await entry()).online_status).toBe('online');
   });
 });
