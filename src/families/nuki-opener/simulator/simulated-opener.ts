@@ -1,14 +1,13 @@
 import type { Clock } from '../../../domain/clock.js';
 import { NukiCompletionStatus } from '../../nuki/protocol/nuki-commands.js';
-import { randomNukiNonce, type NukiKeyPair } from '../../nuki/protocol/nuki-crypto.js';
-import { encodeKeyturnerStates, type NukiLogEntry } from '../../nuki/protocol/nuki-messages.js';
+import type { NukiKeyPair } from '../../nuki/protocol/nuki-crypto.js';
+import { encodeKeyturnerStates } from '../../nuki/protocol/nuki-messages.js';
 import type { NukiAuthorization } from '../../nuki/simulator/nuki-authorization-table.js';
-import { NukiDeviceCore } from '../../nuki/simulator/nuki-device-core.js';
 import { NukiKeyturnerResponder } from '../../nuki/simulator/nuki-keyturner-responder.js';
 import { NukiPairingResponder } from '../../nuki/simulator/nuki-pairing-responder.js';
 import { configPayload } from '../../nuki/simulator/nuki-status-payloads.js';
-import type { SimulatedNukiFaults } from '../../nuki/simulator/simulated-nuki-faults.js';
-import type { SimulatedAdvertisement, SimulatedDevice, SimulatedGattService, SimulatedLockLink } from '../../../gateway/simulator/simulated-device.js';
+import { SimulatedNukiDevice, type NukiLinkPairingContext } from '../../nuki/simulator/simulated-nuki-device.js';
+import type { SimulatedGattService } from '../../../gateway/simulator/simulated-device.js';
 import { NukiFamilyUuids } from '../../nuki/nuki-api-level.js';
 import {
   OpenerLockAction,
@@ -73,18 +72,11 @@ export interface SimulatedOpenerOptions {
  * - the strike is reported `opening` while it runs and the Opener is back to its mode after;
  * - the battery is only a critical flag.
  */
-export class SimulatedOpener implements SimulatedDevice {
-  readonly address: string;
-  readonly name: string;
-  readonly nukiId: number;
-  readonly faults: SimulatedNukiFaults;
+export class SimulatedOpener extends SimulatedNukiDevice {
   readonly gattDatabase = OPENER_GATT_DATABASE;
-  readonly lockUuid: Buffer;
 
-  private readonly clock: Clock;
+  protected readonly keyturner: NukiKeyturnerResponder;
   private readonly strikeTimeMs: number;
-  private readonly core: NukiDeviceCore;
-  private readonly keyturner: NukiKeyturnerResponder;
   private readonly idleWaiters: (() => void)[] = [];
   private ringToOpenActive = false;
   private continuousModeActive = false;
@@ -94,17 +86,13 @@ export class SimulatedOpener implements SimulatedDevice {
   private critical: boolean;
 
   constructor(options: SimulatedOpenerOptions) {
-    this.name = options.name;
-    this.clock = options.clock;
-    this.strikeTimeMs = options.strikeTimeMs ?? 0;
-    this.critical = options.batteryCritical ?? false;
-    this.core = new NukiDeviceCore({
+    super({
       address: options.address,
+      name: options.name,
       clock: options.clock,
       nukiId: options.nukiId,
       lockUuidSeed: 'simulated-opener',
       keyPair: options.keyPair,
-      nonce32: () => randomNukiNonce(32),
       fragmentSize: options.fragmentSize ?? 20,
       maxAuthorizations: 100,
       authorizations: (options.authorizations ?? []).map((entry) => ({ id: entry.id, name: entry.name, type: 'app', sharedKey: entry.sharedKey ?? null, appId: 0 })),
@@ -116,17 +104,11 @@ export class SimulatedOpener implements SimulatedDevice {
         keyturnerGdio: NukiFamilyUuids.openerKeyturnerGdio,
         keyturnerUsdio: NukiFamilyUuids.openerKeyturnerUsdio,
       },
-      pairingResponder: (context) => new NukiPairingResponder(context),
-      keyturnerWrite: (link, value) => {
-        this.keyturner.handle(link, value);
-      },
     });
-    this.address = this.core.address;
-    this.nukiId = this.core.nukiId;
-    this.faults = this.core.faults;
-    this.lockUuid = this.core.lockUuid;
+    this.strikeTimeMs = options.strikeTimeMs ?? 0;
+    this.critical = options.batteryCritical ?? false;
     this.keyturner = new NukiKeyturnerResponder({
-      ...this.core.keyturnerContext(),
+      ...this.keyturnerContext(),
       securityPin: options.securityPin,
       hasDoorSensor: false,
       usdio: NukiFamilyUuids.openerKeyturnerUsdio,
@@ -157,36 +139,10 @@ export class SimulatedOpener implements SimulatedDevice {
     return this.critical;
   }
 
-  get inRange(): boolean {
-    return this.core.inRange;
-  }
-
-  get newStateFlagged(): boolean {
-    return this.core.newStateFlagged;
-  }
-
-  get log(): readonly NukiLogEntry[] {
-    return this.core.log.all;
-  }
-
-  get authorizations(): readonly { id: number; name: string }[] {
-    return this.core.authorizations.list();
-  }
-
   /** Resolves when the strike is not running. */
   idle(): Promise<void> {
     if (!this.strikeRunning) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
-  }
-
-  /** Resolves when the strike is idle and every queued reply has been delivered. */
-  async settled(): Promise<void> {
-    await this.idle();
-    await this.core.drained();
-  }
-
-  startPairingMode(): void {
-    this.core.startPairingMode();
   }
 
   /**
@@ -196,7 +152,7 @@ export class SimulatedOpener implements SimulatedDevice {
    */
   async ring(): Promise<{ opened: boolean }> {
     const mode: OpenerRingMode = this.continuousModeActive ? 'continuous_mode' : this.ringToOpenActive ? 'ring_to_open' : 'none';
-    this.core.appendLog({
+    this.appendLog({
       timestamp: this.clock.now(),
       authorizationId: 0,
       name: '',
@@ -223,25 +179,13 @@ export class SimulatedOpener implements SimulatedDevice {
     this.markNewState();
   }
 
-  goOutOfRange(): void {
-    this.core.goOutOfRange();
+  protected pairingResponder(context: NukiLinkPairingContext): NukiPairingResponder {
+    return new NukiPairingResponder(context);
   }
 
-  comeBackInRange(): void {
-    this.core.comeBackInRange();
-  }
-
-  openLink(): SimulatedLockLink {
-    return this.core.openLink();
-  }
-
-  /** An iBeacon with the Opener's keyturner service UUID; measured power −59 while something new is unread. */
-  advertisement(): SimulatedAdvertisement | null {
-    return this.core.advertisement(NukiFamilyUuids.openerKeyturnerService);
-  }
-
-  onAdvertisementChange(listener: () => void): () => void {
-    return this.core.onAdvertisementChange(listener);
+  /** The Opener's keyturner service UUID. */
+  protected beaconServiceUuid(): string {
+    return NukiFamilyUuids.openerKeyturnerService;
   }
 
   private remoteAction(
@@ -274,7 +218,7 @@ export class SimulatedOpener implements SimulatedDevice {
     }
     this.stateTrigger = OpenerTrigger.system;
     this.last = { action, trigger: OpenerTrigger.system, completionStatus: NukiCompletionStatus.success };
-    this.core.appendLockAction(actor, action, OpenerTrigger.system, NukiCompletionStatus.success);
+    this.appendLockAction(actor, action, OpenerTrigger.system, NukiCompletionStatus.success);
     setImmediate(() => {
       settled('success');
     });
@@ -289,7 +233,7 @@ export class SimulatedOpener implements SimulatedDevice {
     const finish = (): void => {
       this.strikeRunning = false;
       this.last = { action: OpenerLockAction.electricStrikeActuation, trigger, completionStatus: NukiCompletionStatus.success };
-      this.core.appendLockAction(actor, OpenerLockAction.electricStrikeActuation, trigger, NukiCompletionStatus.success);
+      this.appendLockAction(actor, OpenerLockAction.electricStrikeActuation, trigger, NukiCompletionStatus.success);
       done();
       for (const resolve of this.idleWaiters.splice(0)) resolve();
     };
@@ -298,7 +242,7 @@ export class SimulatedOpener implements SimulatedDevice {
   }
 
   private keyturnerStatesPayload(): Buffer {
-    const pairing = this.core.inPairingMode;
+    const pairing = this.inPairingMode;
     const lockState = this.strikeRunning ? OpenerLockState.opening : this.ringToOpenActive ? OpenerLockState.ringToOpenActive : OpenerLockState.locked;
     const states = {
       nukiState: pairing ? OpenerState.pairingMode : this.continuousModeActive ? OpenerState.continuousMode : OpenerState.doorMode,
@@ -319,9 +263,5 @@ export class SimulatedOpener implements SimulatedDevice {
       trailing: Buffer.alloc(0),
     };
     return encodeKeyturnerStates(states);
-  }
-
-  private markNewState(): void {
-    this.core.markNewState();
   }
 }

@@ -1,19 +1,16 @@
 import type { BoltPosition, LockAction } from '../../../domain/lock-vocabulary.js';
-import type { Clock } from '../../../domain/clock.js';
 import { NukiCompletionStatus, NukiLockAction, NukiLogEntryType, NukiTrigger } from '../protocol/nuki-commands.js';
 import { randomNukiNonce } from '../protocol/nuki-crypto.js';
-import type { NukiLogEntry } from '../protocol/nuki-messages.js';
 import { NukiUuids } from '../protocol/nuki-uuids.js';
 import type { NukiAuthorizationType } from './nuki-authorization-table.js';
-import { NukiDeviceCore } from './nuki-device-core.js';
 import { NUKI_GATT_DATABASE } from './nuki-gatt-database.js';
 import { NukiKeyturnerResponder } from './nuki-keyturner-responder.js';
 import { NukiLockMechanism, boltOfNukiLockState, type NukiMoveRefusal, type SimulatedNukiAction, type SimulatedNukiLockState } from './nuki-lock-mechanism.js';
 import { NukiPairingResponder } from './nuki-pairing-responder.js';
 import { batteryReportPayload, configPayload, keyturnerStatesPayload, type NukiKeyturnerStatesLength, type NukiStatusSnapshot } from './nuki-status-payloads.js';
-import type { SimulatedNukiFaults } from './simulated-nuki-faults.js';
+import { SimulatedNukiDevice, type NukiLinkPairingContext } from './simulated-nuki-device.js';
 import type { SimulatedNukiOptions } from './simulated-nuki-options.js';
-import type { SimulatedAdvertisement, SimulatedDevice, SimulatedGattService, SimulatedLockLink } from '../../../gateway/simulator/simulated-device.js';
+import type { SimulatedGattService } from '../../../gateway/simulator/simulated-device.js';
 import { NUKI_MODELS, NukiFamilyUuids, type NukiApiLevel, type NukiModel } from '../nuki-api-level.js';
 import { NukiApi23PairingResponder } from './nuki-api23-pairing-responder.js';
 import { NukiKeypadStore, NUKI_KEYPAD_CAPACITY } from './nuki-keypad-store.js';
@@ -48,32 +45,22 @@ export type NukiTapResult = 'accepted' | 'refused';
  *   K_ERROR_MOTOR_BLOCKED at once, nothing logged) until `manualTurn()`.
  * - Every completed motorised move is logged, a blocked one with completion status "motor blocked".
  */
-export class SimulatedNuki implements SimulatedDevice {
-  readonly address: string;
-  readonly name: string;
-  readonly nukiId: number;
+export class SimulatedNuki extends SimulatedNukiDevice {
   /** The lock's public key (what Public Key sends during pairing). */
   readonly publicKey: Buffer;
-  /** The lock's UUID from Authorization-ID (derived from the address). */
-  readonly lockUuid: Buffer;
-  /** Injectable faults; change any field at any time. */
-  readonly faults: SimulatedNukiFaults;
   readonly gattDatabase: readonly SimulatedGattService[];
   /** The model it simulates; its API level decides the pairing service and the PIN's size. */
   readonly model: Exclude<NukiModel, 'opener'>;
   readonly apiLevel: NukiApiLevel;
 
-  private readonly clock: Clock;
+  protected readonly keyturner: NukiKeyturnerResponder;
   private readonly firmware: [number, number, number];
   private readonly hardware: [number, number];
   private readonly securityPin: number;
-  private readonly fragmentSize: number;
   private readonly hasDoorSensor: boolean;
   private readonly keyturnerStatesLength: NukiKeyturnerStatesLength;
   private readonly nonce: () => Buffer;
-  private readonly core: NukiDeviceCore;
   private readonly mechanism: NukiLockMechanism;
-  private readonly keyturner: NukiKeyturnerResponder;
   private battery: number;
   private charging = false;
   private doorState: 'open' | 'closed';
@@ -85,52 +72,46 @@ export class SimulatedNuki implements SimulatedDevice {
   readonly timeZone: string;
 
   constructor(options: SimulatedNukiOptions) {
-    this.name = options.name;
-    this.clock = options.clock;
+    const model = options.model ?? 'smart_lock_4';
+    const apiLevel = NUKI_MODELS[model].apiLevel;
+    super({
+      address: options.address,
+      name: options.name,
+      clock: options.clock,
+      nukiId: options.nukiId,
+      lockUuidSeed: 'simulated-nuki',
+      keyPair: options.keyPair,
+      fragmentSize: options.fragmentSize ?? 20,
+      maxAuthorizations: options.maxAuthorizations ?? 100,
+      authorizations: (options.authorizations ?? []).map((entry) => ({ id: entry.id, name: entry.name, type: entry.type, sharedKey: entry.sharedKey ?? null, appId: 0 })),
+      logCapacity: options.logCapacity ?? 500,
+      firstLogIndex: options.firstLogIndex ?? 1,
+      pairingTimeoutMs: options.pairingTimeoutMs ?? 30_000,
+      characteristics: {
+        pairingGdio: apiLevel === '2.3' ? NukiFamilyUuids.lockPairingGdioApi23 : NukiUuids.pairingGdio,
+        keyturnerGdio: NukiUuids.keyturnerGdio,
+        keyturnerUsdio: NukiUuids.keyturnerUsdio,
+      },
+    });
+    if (!isU32(this.nukiId)) throw new RangeError(`a Nuki ID is a u32, not ${this.nukiId}`);
     this.firmware = options.firmware ?? [2, 14, 6];
     this.hardware = options.hardware ?? [2, 0];
-    this.model = options.model ?? 'smart_lock_4';
-    this.apiLevel = NUKI_MODELS[this.model].apiLevel;
+    this.model = model;
+    this.apiLevel = apiLevel;
     this.gattDatabase = this.apiLevel === '2.3' ? API23_GATT_DATABASE : NUKI_GATT_DATABASE;
     const maxPin = this.apiLevel === '2.3' ? 999_999 : 0xffff;
     if (!Number.isInteger(options.securityPin) || options.securityPin < 0 || options.securityPin > maxPin) {
       throw new RangeError(this.apiLevel === '2.3' ? 'the security PIN of an API 2.3 lock has six digits' : 'the security PIN is a u16');
     }
     this.securityPin = options.securityPin;
-    this.fragmentSize = options.fragmentSize ?? 20;
-    if (!Number.isInteger(this.fragmentSize) || this.fragmentSize < 1) throw new RangeError('fragmentSize must be a positive integer');
+    const fragmentSize = options.fragmentSize ?? 20;
+    if (!Number.isInteger(fragmentSize) || fragmentSize < 1) throw new RangeError('fragmentSize must be a positive integer');
     this.hasDoorSensor = options.hasDoorSensor ?? false;
     this.doorState = options.door ?? 'closed';
     this.keyturnerStatesLength = options.keyturnerStatesLength ?? 27;
     this.nonce = options.nonce ?? ((): Buffer => randomNukiNonce(32));
     this.battery = clampPercent(options.batteryPercent ?? 100);
-    const pairingGdio = this.apiLevel === '2.3' ? NukiFamilyUuids.lockPairingGdioApi23 : NukiUuids.pairingGdio;
-    this.core = new NukiDeviceCore({
-      address: options.address,
-      clock: options.clock,
-      nukiId: options.nukiId,
-      lockUuidSeed: 'simulated-nuki',
-      keyPair: options.keyPair,
-      nonce32: () => this.nonce32(),
-      fragmentSize: this.fragmentSize,
-      maxAuthorizations: options.maxAuthorizations ?? 100,
-      authorizations: (options.authorizations ?? []).map((entry) => ({ id: entry.id, name: entry.name, type: entry.type, sharedKey: entry.sharedKey ?? null, appId: 0 })),
-      logCapacity: options.logCapacity ?? 500,
-      firstLogIndex: options.firstLogIndex ?? 1,
-      pairingTimeoutMs: options.pairingTimeoutMs ?? 30_000,
-      characteristics: { pairingGdio, keyturnerGdio: NukiUuids.keyturnerGdio, keyturnerUsdio: NukiUuids.keyturnerUsdio },
-      pairingResponder: (context) =>
-        this.apiLevel === '2.3' ? new NukiApi23PairingResponder({ ...context, securityPin: this.securityPin }) : new NukiPairingResponder(context),
-      keyturnerWrite: (link, value) => {
-        this.keyturner.handle(link, value);
-      },
-    });
-    this.address = this.core.address;
-    this.nukiId = this.core.nukiId;
-    this.faults = this.core.faults;
-    this.lockUuid = this.core.lockUuid;
-    if (!isU32(this.nukiId)) throw new RangeError(`a Nuki ID is a u32, not ${this.nukiId}`);
-    this.publicKey = Buffer.from(this.core.keyPair.publicKey);
+    this.publicKey = Buffer.from(this.keyPair.publicKey);
     this.mechanism = new NukiLockMechanism(options.motorTimeMs ?? 0, options.bolt ?? 'locked', () => {
       this.markNewState();
     });
@@ -151,14 +132,14 @@ export class SimulatedNuki implements SimulatedDevice {
       changed: () => undefined,
     });
     this.keyturner = new NukiKeyturnerResponder({
-      ...this.core.keyturnerContext(),
+      ...this.keyturnerContext(),
       securityPin: this.securityPin,
       hasDoorSensor: this.hasDoorSensor,
       keyturnerStates: () => keyturnerStatesPayload(this.statusSnapshot(), this.keyturnerStatesLength),
       config: () =>
         configPayload({ nukiId: this.nukiId, name: this.name, firmware: this.firmware, hardware: this.hardware }, this.clock.now(), {
-          fob: this.core.authorizations.firstOfType('fob') !== undefined,
-          keypad: this.keypadStore !== null || this.core.authorizations.firstOfType('keypad') !== undefined,
+          fob: this.authorizationTable.firstOfType('fob') !== undefined,
+          keypad: this.keypadStore !== null || this.authorizationTable.firstOfType('keypad') !== undefined,
         }),
       batteryReport: () => batteryReportPayload(this.statusSnapshot()),
       keypad: keypadResponder,
@@ -188,39 +169,14 @@ export class SimulatedNuki implements SimulatedDevice {
     return this.hasDoorSensor ? this.doorState : null;
   }
 
-  /** True while the lock is within radio range (advertising and answering). */
-  get inRange(): boolean {
-    return this.core.inRange;
-  }
-
   /** True while a motorised move is under way. */
   get isMoving(): boolean {
     return this.mechanism.isMoving;
   }
 
-  /** True while the beacon flags a new state or log entry (measured power −59). */
-  get newStateFlagged(): boolean {
-    return this.core.newStateFlagged;
-  }
-
   /** True while the lock accepts a new pairing. */
   get pairingMode(): boolean {
-    return this.core.inPairingMode;
-  }
-
-  /** The log, oldest first (as Log Entry messages carry it). */
-  get log(): readonly NukiLogEntry[] {
-    return this.core.log.all;
-  }
-
-  /** The authorizations, by id (without their keys). */
-  get authorizations(): readonly { id: number; name: string; type: NukiAuthorizationType; appId: number }[] {
-    return this.core.authorizations.list();
-  }
-
-  /** Number of open GATT links. */
-  get connectionCount(): number {
-    return this.core.connectionCount;
+    return this.inPairingMode;
   }
 
   /** Resolves when no motorised move is under way. */
@@ -228,17 +184,11 @@ export class SimulatedNuki implements SimulatedDevice {
     return this.mechanism.idle();
   }
 
-  /** Resolves when no move is under way and every reply queued on every link has been delivered. */
-  async settled(): Promise<void> {
-    await this.mechanism.idle();
-    await this.core.drained();
-  }
-
   /** The user held the button for 5 s: pairing is accepted for `pairingTimeoutMs`. */
-  startPairingMode(): void {
-    this.core.startPairingMode();
+  override startPairingMode(): void {
+    super.startPairingMode();
     // An API 2.3 lock's beacon shows pairing mode.
-    this.core.advertisementChanged();
+    this.advertisementChanged();
   }
 
   /**
@@ -248,7 +198,7 @@ export class SimulatedNuki implements SimulatedDevice {
    * tap is accepted but nothing moves (as SimulatedLock).
    */
   tap(authorizationName: string, action: LockAction): NukiTapResult {
-    const authorization = this.core.authorizations.byName(authorizationName);
+    const authorization = this.authorizationTable.byName(authorizationName);
     if (authorization === undefined) return 'refused';
     this.motorisedAction(toNukiAction(action), NukiTrigger.system, authorization, 'lock_action');
     return 'accepted';
@@ -260,23 +210,23 @@ export class SimulatedNuki implements SimulatedDevice {
    * A name already held returns that authorization's id. @throws RangeError when the lock is full.
    */
   addAuthorization(name: string, type: NukiAuthorizationType = 'app'): number {
-    const existing = this.core.authorizations.byName(name);
+    const existing = this.authorizationTable.byName(name);
     if (existing !== undefined) return existing.id;
-    if (this.core.authorizations.full) throw new RangeError(`${this.name} holds its maximum of ${this.core.authorizations.capacity} authorizations`);
-    const id = this.core.authorizations.nextId();
-    this.core.authorizations.add({ id, name, type, sharedKey: null, appId: 0 });
+    if (this.authorizationTable.full) throw new RangeError(`${this.name} holds its maximum of ${this.authorizationTable.capacity} authorizations`);
+    const id = this.authorizationTable.nextId();
+    this.authorizationTable.add({ id, name, type, sharedKey: null, appId: 0 });
     return id;
   }
 
   /** A Nuki Fob button: logged under the first paired fob (or authorization 0, "Nuki Fob"). */
   fob(action: LockAction): void {
-    const fob = this.core.authorizations.firstOfType('fob');
+    const fob = this.authorizationTable.firstOfType('fob');
     this.motorisedAction(toNukiAction(action), NukiTrigger.system, fob ?? { id: 0, name: 'Nuki Fob' }, 'lock_action');
   }
 
   /** A code typed on the Nuki Keypad: a Keypad action log entry (type 0x05) under the first paired keypad. */
   keypad(action: LockAction): void {
-    const keypad = this.core.authorizations.firstOfType('keypad');
+    const keypad = this.authorizationTable.firstOfType('keypad');
     this.motorisedAction(toNukiAction(action), NukiTrigger.system, keypad ?? { id: 0, name: 'Nuki Keypad' }, 'keypad_action');
   }
 
@@ -298,7 +248,7 @@ export class SimulatedNuki implements SimulatedDevice {
    */
   typeCode(code: string, action: LockAction): 'accepted' | 'refused' {
     const store = this.keypadOrThrow();
-    const keypad = this.core.authorizations.firstOfType('keypad') ?? { id: 0, name: 'Nuki Keypad' };
+    const keypad = this.authorizationTable.firstOfType('keypad') ?? { id: 0, name: 'Nuki Keypad' };
     const judgement = store.judge(code, this.lockNow(), this.timeZone);
     if (!judgement.accepted) {
       this.appendKeypadLog(keypad, toNukiAction(action), NukiCompletionStatus.invalidCode, 0);
@@ -341,7 +291,7 @@ export class SimulatedNuki implements SimulatedDevice {
   manualTurn(bolt: 'locked' | 'unlocked'): void {
     const action = this.mechanism.manualTurn(bolt);
     if (action === null) return;
-    this.appendLog({ id: 0, name: '' }, 'lock_action', action, NukiTrigger.manual, NukiCompletionStatus.success);
+    this.appendActionLog({ id: 0, name: '' }, 'lock_action', action, NukiTrigger.manual, NukiCompletionStatus.success);
   }
 
   /** The next motorised move ends motor blocked (lock state 0xFE) and stays so until a manual turn. */
@@ -363,7 +313,7 @@ export class SimulatedNuki implements SimulatedDevice {
     if (!this.hasDoorSensor) throw new RangeError(`${this.name} has no door sensor`);
     if (door === this.doorState) return;
     this.doorState = door;
-    this.core.appendLog({
+    this.appendLog({
       timestamp: this.clock.now(),
       authorizationId: 0,
       name: '',
@@ -372,28 +322,13 @@ export class SimulatedNuki implements SimulatedDevice {
     });
   }
 
-  /** The lock leaves radio range: open links are lost, it stops advertising and answering. */
-  goOutOfRange(): void {
-    this.core.goOutOfRange();
+  protected pairingResponder(context: NukiLinkPairingContext): { handle(frame: Buffer): void } {
+    return this.apiLevel === '2.3' ? new NukiApi23PairingResponder({ ...context, securityPin: this.securityPin }) : new NukiPairingResponder(context);
   }
 
-  /** The lock is back in range and advertises again. */
-  comeBackInRange(): void {
-    this.core.comeBackInRange();
-  }
-
-  openLink(): SimulatedLockLink {
-    return this.core.openLink();
-  }
-
-  /** An iBeacon with the keyturner service UUID; measured power −59 while something new is unread. */
-  advertisement(): SimulatedAdvertisement | null {
-    // An API 2.3 lock in pairing mode shows its pairing service, which is how a scan tells the model class.
-    return this.core.advertisement(this.apiLevel === '2.3' && this.core.inPairingMode ? NukiFamilyUuids.lockPairingServiceApi23 : NukiUuids.keyturnerService);
-  }
-
-  onAdvertisementChange(listener: () => void): () => void {
-    return this.core.onAdvertisementChange(listener);
+  /** The keyturner service; an API 2.3 lock in pairing mode shows its pairing service, which is how a scan tells the model class. */
+  protected beaconServiceUuid(): string {
+    return this.apiLevel === '2.3' && this.inPairingMode ? NukiFamilyUuids.lockPairingServiceApi23 : NukiUuids.keyturnerService;
   }
 
   private motorisedAction(
@@ -405,7 +340,7 @@ export class SimulatedNuki implements SimulatedDevice {
   ): NukiMoveRefusal | 'started' {
     const started = this.mechanism.start(action, trigger, (outcome) => {
       const completion = outcome === 'success' ? NukiCompletionStatus.success : NukiCompletionStatus.motorBlocked;
-      this.appendLog(actor, logType, action, trigger, completion);
+      this.appendActionLog(actor, logType, action, trigger, completion);
       settled?.(outcome);
     });
     if (started === 'started' && this.faults.motorBlocked) {
@@ -415,14 +350,14 @@ export class SimulatedNuki implements SimulatedDevice {
     return started;
   }
 
-  private appendLog(actor: { id: number; name: string }, logType: 'lock_action' | 'keypad_action', action: number, trigger: number, completionStatus: number): void {
+  private appendActionLog(actor: { id: number; name: string }, logType: 'lock_action' | 'keypad_action', action: number, trigger: number, completionStatus: number): void {
     if (logType === 'lock_action') {
-      this.core.appendLockAction(actor, action, trigger, completionStatus);
+      this.appendLockAction(actor, action, trigger, completionStatus);
       return;
     }
     // Type 0x05 data: action, source (0x01 code), completion status, code id u16 LE.
     const data = Buffer.from([action, 0x01, completionStatus, 0x01, 0x00]);
-    this.core.appendLog({ timestamp: this.clock.now(), authorizationId: actor.id, name: actor.name, detail: { kind: 'other', type: NukiLogEntryType.keypadAction, data } });
+    this.appendLog({ timestamp: this.clock.now(), authorizationId: actor.id, name: actor.name, detail: { kind: 'other', type: NukiLogEntryType.keypadAction, data } });
   }
 
   private keypadOrThrow(): NukiKeypadStore {
@@ -432,13 +367,13 @@ export class SimulatedNuki implements SimulatedDevice {
 
   private appendKeypadLog(actor: { id: number; name: string }, action: number, completionStatus: number, codeId: number): void {
     const data = encodeKeypadActionLogData({ action, source: NukiKeypadSource.code, completionStatus, codeId });
-    this.core.appendLog({ timestamp: this.lockNow(), authorizationId: actor.id, name: actor.name, detail: { kind: 'other', type: NukiLogEntryType.keypadAction, data } });
+    this.appendLog({ timestamp: this.lockNow(), authorizationId: actor.id, name: actor.name, detail: { kind: 'other', type: NukiLogEntryType.keypadAction, data } });
   }
 
   private statusSnapshot(): NukiStatusSnapshot {
     return {
       now: this.lockNow(),
-      pairingMode: this.core.inPairingMode,
+      pairingMode: this.inPairingMode,
       lockState: this.mechanism.lockState,
       trigger: this.mechanism.trigger,
       lastLockAction: this.mechanism.lastLockAction,
@@ -448,14 +383,10 @@ export class SimulatedNuki implements SimulatedDevice {
     };
   }
 
-  private nonce32(): Buffer {
+  protected override nonce32(): Buffer {
     const nonce = this.nonce();
     if (nonce.length < 32) throw new RangeError('the nonce source must return at least 32 bytes');
     return Buffer.from(nonce.subarray(0, 32));
-  }
-
-  private markNewState(): void {
-    this.core.markNewState();
   }
 }
 

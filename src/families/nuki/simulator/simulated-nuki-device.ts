@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../../domain/clock.js';
 import { NukiCommand } from '../protocol/nuki-commands.js';
-import { createNukiKeyPair, type NukiKeyPair } from '../protocol/nuki-crypto.js';
+import { createNukiKeyPair, randomNukiNonce, type NukiKeyPair } from '../protocol/nuki-crypto.js';
 import { encodeErrorReport, type NukiLogEntry } from '../protocol/nuki-messages.js';
 import { NUKI_APPLE_COMPANY_ID, encodeNukiBeacon } from '../protocol/nuki-uuids.js';
-import { GattOperationError, type SimulatedAdvertisement, type SimulatedLockLink } from '../../../gateway/simulator/simulated-device.js';
+import { GattOperationError, type SimulatedAdvertisement, type SimulatedDevice, type SimulatedGattService, type SimulatedLockLink } from '../../../gateway/simulator/simulated-device.js';
 import { NukiAuthorizationTable, type NukiAuthorization } from './nuki-authorization-table.js';
 import { keyturnerGdioErrorReport } from './nuki-gatt-database.js';
 import { NukiIndicationLink } from './nuki-indication-link.js';
-import type { NukiKeyturnerContext } from './nuki-keyturner-responder.js';
+import type { NukiKeyturnerContext, NukiKeyturnerResponder } from './nuki-keyturner-responder.js';
 import { NukiLockLog } from './nuki-lock-log.js';
 import type { NukiPairingContext } from './nuki-pairing-responder.js';
 import { NukiReplySender } from './nuki-reply-sender.js';
@@ -33,10 +33,12 @@ export interface NukiLinkPairingContext extends NukiPairingContext {
   replyEncrypted(sharedKey: Buffer, authorizationId: number, command: number, payload: Buffer): void;
 }
 
-/** How to build the core of a simulated Nuki device. */
-export interface NukiDeviceCoreOptions {
+/** How to build what every simulated Nuki device shares. */
+export interface SimulatedNukiDeviceOptions {
   /** BLE address, `AA:BB:CC:DD:EE:FF` (kept upper-case). */
   address: string;
+  /** Advertised name, also the name in Config. */
+  name: string;
   clock: Clock;
   /** The device's Nuki ID (u32); default: the last four bytes of the address. */
   nukiId?: number;
@@ -44,8 +46,6 @@ export interface NukiDeviceCoreOptions {
   lockUuidSeed: string;
   /** The device's X25519 key pair (default: a fresh one). */
   keyPair?: NukiKeyPair;
-  /** A fresh 32-byte nonce (challenges, and the first 24 bytes for encrypted frames). */
-  nonce32(): Buffer;
   /** Reply frames are cut into indications of at most this many bytes. */
   fragmentSize: number;
   /** How many authorizations it holds, and those it starts with. */
@@ -57,49 +57,64 @@ export interface NukiDeviceCoreOptions {
   /** How long pairing mode lasts, in ms of `clock`. */
   pairingTimeoutMs: number;
   characteristics: NukiDeviceCharacteristics;
-  /** The responder on a new link's pairing GDIO. */
-  pairingResponder(context: NukiLinkPairingContext): { handle(frame: Buffer): void };
-  /** A write on the keyturner USDIO (the device's keyturner responder answers on the same link). */
-  keyturnerWrite(link: NukiIndicationLink, value: Buffer): void;
 }
 
 /**
  * What every simulated Nuki device (the Smart Lock, the Opener) does alike: its identity, radio
  * range, GATT links (writes routed to the link's pairing responder or to the keyturner), pairing
- * mode, its authorizations and log, and its iBeacon with the new-state flag. Each device keeps
- * only what differs: its mechanics, its states and its beacon's service.
+ * mode, its authorizations and log, and its iBeacon with the new-state flag. A device adds only
+ * what differs: its mechanics, its states, its pairing responder and its beacon's service.
  */
-export class NukiDeviceCore {
+export abstract class SimulatedNukiDevice implements SimulatedDevice {
   readonly address: string;
+  readonly name: string;
   readonly nukiId: number;
   /** The device's UUID from Authorization-ID (derived from the address). */
   readonly lockUuid: Buffer;
-  readonly keyPair: NukiKeyPair;
   /** Injectable faults; change any field at any time. */
   readonly faults: SimulatedNukiFaults = noSimulatedNukiFaults();
-  readonly authorizations: NukiAuthorizationTable;
-  readonly log: NukiLockLog;
-  readonly sender: NukiReplySender;
+  abstract readonly gattDatabase: readonly SimulatedGattService[];
 
-  private readonly clock: Clock;
-  private readonly options: NukiDeviceCoreOptions;
+  protected readonly clock: Clock;
+  protected readonly keyPair: NukiKeyPair;
+  protected readonly authorizationTable: NukiAuthorizationTable;
+  protected readonly lockLog: NukiLockLog;
+  protected readonly sender: NukiReplySender;
+  /** Answers the keyturner USDIO (on the link the write came from). */
+  protected abstract readonly keyturner: NukiKeyturnerResponder;
+
+  private readonly fragmentSize: number;
+  private readonly pairingTimeoutMs: number;
+  private readonly characteristics: NukiDeviceCharacteristics;
   private readonly links = new Map<NukiIndicationLink, { handle(frame: Buffer): void }>();
   private readonly advertisementListeners = new Set<() => void>();
   private reachable = true;
   private newState = false;
   private pairingModeUntil: number | null = null;
 
-  constructor(options: NukiDeviceCoreOptions) {
-    this.options = options;
-    this.clock = options.clock;
+  constructor(options: SimulatedNukiDeviceOptions) {
     this.address = options.address.toUpperCase();
+    this.name = options.name;
+    this.clock = options.clock;
     this.nukiId = options.nukiId ?? Number.parseInt(this.address.replace(/:/g, '').slice(-8), 16);
     this.keyPair = options.keyPair ?? createNukiKeyPair();
     this.lockUuid = createHash('sha256').update(`${options.lockUuidSeed}:${this.address}`).digest().subarray(0, 16);
-    this.authorizations = new NukiAuthorizationTable(options.maxAuthorizations, options.authorizations);
-    this.log = new NukiLockLog(options.logCapacity, options.firstLogIndex);
-    this.sender = new NukiReplySender(this.faults, () => options.nonce32());
+    this.authorizationTable = new NukiAuthorizationTable(options.maxAuthorizations, options.authorizations);
+    this.lockLog = new NukiLockLog(options.logCapacity, options.firstLogIndex);
+    this.sender = new NukiReplySender(this.faults, () => this.nonce32());
+    this.fragmentSize = options.fragmentSize;
+    this.pairingTimeoutMs = options.pairingTimeoutMs;
+    this.characteristics = options.characteristics;
   }
+
+  /** Resolves when nothing the device does itself (a motor, a strike) is under way. */
+  abstract idle(): Promise<void>;
+
+  /** The responder on a new link's pairing GDIO. */
+  protected abstract pairingResponder(context: NukiLinkPairingContext): { handle(frame: Buffer): void };
+
+  /** The service UUID the iBeacon shows now. */
+  protected abstract beaconServiceUuid(): string;
 
   /** True while the device is within radio range (advertising and answering). */
   get inRange(): boolean {
@@ -111,54 +126,30 @@ export class NukiDeviceCore {
     return this.newState;
   }
 
+  /** The log, oldest first (as Log Entry messages carry it). */
+  get log(): readonly NukiLogEntry[] {
+    return this.lockLog.all;
+  }
+
+  /** The authorizations, by id (without their keys). */
+  get authorizations(): readonly Omit<NukiAuthorization, 'sharedKey'>[] {
+    return this.authorizationTable.list();
+  }
+
   /** Number of open GATT links. */
   get connectionCount(): number {
     return this.links.size;
   }
 
-  /** True while the device accepts a new pairing. */
-  get inPairingMode(): boolean {
-    return this.pairingModeUntil !== null && this.clock.now() < this.pairingModeUntil;
+  /** Resolves when the device is idle and every reply queued on every link has been delivered. */
+  async settled(): Promise<void> {
+    await this.idle();
+    await Promise.all([...this.links.keys()].map((link) => link.drained()));
   }
 
   /** The user held the button for 5 s: pairing is accepted for `pairingTimeoutMs`. */
   startPairingMode(): void {
-    this.pairingModeUntil = this.clock.now() + this.options.pairingTimeoutMs;
-  }
-
-  /** What the keyturner responder needs that every device answers alike. */
-  keyturnerContext(): Pick<NukiKeyturnerContext, 'authorizations' | 'faults' | 'sender' | 'nonce32' | 'keyturnerStatesRead' | 'selectLog'> {
-    return {
-      authorizations: this.authorizations,
-      faults: this.faults,
-      sender: this.sender,
-      nonce32: () => this.options.nonce32(),
-      keyturnerStatesRead: () => {
-        this.setNewState(false);
-      },
-      selectLog: (startIndex, sortOrder) => this.log.select(startIndex, sortOrder),
-    };
-  }
-
-  /** Appends a log entry (a new entry sets the beacon flag). */
-  appendLog(entry: Omit<NukiLogEntry, 'index'>): void {
-    this.log.append(entry);
-    this.markNewState();
-  }
-
-  /** Appends a Lock Action entry by `actor`, dated now. */
-  appendLockAction(actor: { id: number; name: string }, action: number, trigger: number, completionStatus: number): void {
-    this.appendLog({
-      timestamp: this.clock.now(),
-      authorizationId: actor.id,
-      name: actor.name,
-      detail: { kind: 'lock_action', action, trigger, flags: 0, completionStatus, trailing: Buffer.alloc(0) },
-    });
-  }
-
-  /** Resolves when every reply queued on every link has been delivered. */
-  async drained(): Promise<void> {
-    await Promise.all([...this.links.keys()].map((link) => link.drained()));
+    this.pairingModeUntil = this.clock.now() + this.pairingTimeoutMs;
   }
 
   /** The device leaves radio range: open links are lost, it stops advertising and answering. */
@@ -188,17 +179,17 @@ export class NukiDeviceCore {
         },
         replyDelayMs: () => this.faults.replyDelayMs,
       },
-      this.options.fragmentSize,
+      this.fragmentSize,
     );
-    const { pairingGdio } = this.options.characteristics;
-    const pairing = this.options.pairingResponder({
+    const { pairingGdio } = this.characteristics;
+    const pairing = this.pairingResponder({
       inPairingMode: () => this.inPairingMode,
       keyPair: this.keyPair,
       lockUuid: this.lockUuid,
-      authorizations: this.authorizations,
-      nonce32: () => this.options.nonce32(),
+      authorizations: this.authorizationTable,
+      nonce32: () => this.nonce32(),
       completePairing: (entry) => {
-        this.authorizations.add(entry);
+        this.authorizationTable.add(entry);
         this.pairingModeUntil = null;
       },
       reply: (command, payload) => {
@@ -212,10 +203,10 @@ export class NukiDeviceCore {
     return link;
   }
 
-  /** An iBeacon with `serviceUuid`; measured power −59 while something new is unread. Null out of range. */
-  advertisement(serviceUuid: string): SimulatedAdvertisement | null {
+  /** An iBeacon with the device's service UUID; measured power −59 while something new is unread. */
+  advertisement(): SimulatedAdvertisement | null {
     if (!this.reachable) return null;
-    const beacon = encodeNukiBeacon({ newState: this.newState, major: this.nukiId >>> 16, minor: this.nukiId & 0xffff, serviceUuid });
+    const beacon = encodeNukiBeacon({ newState: this.newState, major: this.nukiId >>> 16, minor: this.nukiId & 0xffff, serviceUuid: this.beaconServiceUuid() });
     return { manufacturerData: new Map([[NUKI_APPLE_COMPANY_ID, beacon]]), rssi: SIMULATED_RSSI };
   }
 
@@ -227,13 +218,53 @@ export class NukiDeviceCore {
     return () => this.advertisementListeners.delete(wrapped);
   }
 
+  /** True while the device accepts a new pairing. */
+  protected get inPairingMode(): boolean {
+    return this.pairingModeUntil !== null && this.clock.now() < this.pairingModeUntil;
+  }
+
+  /** A fresh 32-byte nonce (challenges, and the first 24 bytes for encrypted frames); random unless a device injects its source. */
+  protected nonce32(): Buffer {
+    return randomNukiNonce(32);
+  }
+
+  /** What the keyturner responder needs that every device answers alike. */
+  protected keyturnerContext(): Pick<NukiKeyturnerContext, 'authorizations' | 'faults' | 'sender' | 'nonce32' | 'keyturnerStatesRead' | 'selectLog'> {
+    return {
+      authorizations: this.authorizationTable,
+      faults: this.faults,
+      sender: this.sender,
+      nonce32: () => this.nonce32(),
+      keyturnerStatesRead: () => {
+        this.setNewState(false);
+      },
+      selectLog: (startIndex, sortOrder) => this.lockLog.select(startIndex, sortOrder),
+    };
+  }
+
+  /** Appends a log entry (a new entry sets the beacon flag). */
+  protected appendLog(entry: Omit<NukiLogEntry, 'index'>): void {
+    this.lockLog.append(entry);
+    this.markNewState();
+  }
+
+  /** Appends a Lock Action entry by `actor`, dated now. */
+  protected appendLockAction(actor: { id: number; name: string }, action: number, trigger: number, completionStatus: number): void {
+    this.appendLog({
+      timestamp: this.clock.now(),
+      authorizationId: actor.id,
+      name: actor.name,
+      detail: { kind: 'lock_action', action, trigger, flags: 0, completionStatus, trailing: Buffer.alloc(0) },
+    });
+  }
+
   /** Something new happened: the beacon flags it until a central reads the Keyturner States. */
-  markNewState(): void {
+  protected markNewState(): void {
     this.setNewState(true);
   }
 
   /** Tells every advertisement listener that the advertisement may have changed. */
-  advertisementChanged(): void {
+  protected advertisementChanged(): void {
     for (const listener of [...this.advertisementListeners]) listener();
   }
 
@@ -245,13 +276,13 @@ export class NukiDeviceCore {
 
   private handleWrite(link: NukiIndicationLink, uuid: string, value: Buffer): void {
     if (value.length === 0) throw new GattOperationError('invalid_length', 'empty write');
-    const { pairingGdio, keyturnerUsdio, keyturnerGdio } = this.options.characteristics;
+    const { pairingGdio, keyturnerUsdio, keyturnerGdio } = this.characteristics;
     switch (uuid) {
       case pairingGdio:
         this.links.get(link)?.handle(value);
         return;
       case keyturnerUsdio:
-        this.options.keyturnerWrite(link, value);
+        this.keyturner.handle(link, value);
         return;
       case keyturnerGdio:
         this.sender.unencrypted(link, uuid, NukiCommand.errorReport, encodeErrorReport(keyturnerGdioErrorReport(value)));
