@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call, startDemo, type DemoProcess } from '../../support/demo-process.js';
+import { untilCommandFinished } from '../../support/polling.js';
 
 type Body = Record<string, unknown>;
 
@@ -30,15 +31,7 @@ describe('ekey-locks demo: Building Door, the simulated Nuki Opener', () => {
     return found;
   };
   const events = async (query = ''): Promise<Body[]> => (await api('GET', `/locks/${buildingDoor}/events${query}`)).body.lock_events as Body[];
-  const finished = async (commandId: string): Promise<Body> => {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const answer = await api('GET', `/locks/${buildingDoor}/commands/${commandId}`);
-      if (answer.body.status === 'completed' || answer.body.status === 'failed') return answer.body;
-      if (Date.now() > deadline) throw new Error(`command still ${String(answer.body.status)}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  };
+  const finished = (commandId: string): Promise<Body> => untilCommandFinished(async () => (await api('GET', `/locks/${buildingDoor}/commands/${commandId}`)).body);
   const command = async (type: string): Promise<Body> => {
     const created = await api('POST', `/locks/${buildingDoor}/commands`, { type });
     expect(created.status).toBe(201);
