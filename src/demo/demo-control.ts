@@ -3,7 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 import { isUuid } from '../domain/ids.js';
 import { activityOfNukiLogEntry } from '../families/nuki/driver/nuki-state-mapping.js';
 import { SimulatedNuki } from '../families/nuki/simulator/simulated-nuki.js';
-import { SimulatedOpener } from '../families/nuki-opener/simulated-opener.js';
+import { SimulatedOpener } from '../families/nuki-opener/simulator/simulated-opener.js';
 import { OPENER_BATTERY_OK_LEVEL, openerActivityOf } from '../families/nuki-opener/opener-variant.js';
 import { CRITICAL_ONLY_BATTERY_LEVEL } from '../families/nuki/driver/nuki-state-mapping.js';
 import { DEMO_GATEWAY_AUTHORIZATION } from './demo-household.js';

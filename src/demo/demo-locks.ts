@@ -3,7 +3,7 @@ import type { Clock } from '../domain/clock.js';
 import { parseLockKey } from '../families/ekey/protocol/frame-authentication.js';
 import { SimulatedLock } from '../families/ekey/simulator/simulated-lock.js';
 import { SimulatedNuki } from '../families/nuki/simulator/simulated-nuki.js';
-import { SimulatedOpener } from '../families/nuki-opener/simulated-opener.js';
+import { SimulatedOpener } from '../families/nuki-opener/simulator/simulated-opener.js';
 import type { LockFamilyId } from '../families/registry.js';
 import type { ObservedLockState } from '../store/lock-state-repository.js';
 import { SimulatorTransport } from '../gateway/transports/simulator-transport.js';

@@ -15,7 +15,7 @@ import {
   openerActionsFor,
   openerStatusOf,
   type OpenerCommandType,
-} from './opener-protocol.js';
+} from './protocol/opener-protocol.js';
 
 /** Battery level of an Opener that is not critical: it reports no percentage, so HomeKit shows it full. */
 export const OPENER_BATTERY_OK_LEVEL = 1;

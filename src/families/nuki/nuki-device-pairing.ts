@@ -1,9 +1,8 @@
-import { withTimeout } from '../../gateway/deadline.js';
 import { TransportError, type GattProfile, type GattTransport } from '../../gateway/gatt-transport.js';
-import { NukiMessageAssembler } from './protocol/nuki-message-assembler.js';
+import { nukiPairingChannel } from './driver/nuki-pairing-link.js';
 import { NukiPairingError, pairNukiLock, type NukiCredentials, type NukiPairingOptions } from './protocol/nuki-pairing.js';
 import { allPairingTargets, type NukiPairingTarget } from './nuki-api-level.js';
-import { pairNukiApi23, type NukiApi23PairingChannel } from './nuki-api23-pairing.js';
+import { pairNukiApi23 } from './protocol/nuki-api23-pairing.js';
 
 /** Every Nuki pairing GDIO, each optional: the device offers the one of its kind and API level. */
 const ANY_NUKI_PAIRING_PROFILE: GattProfile = {
@@ -48,38 +47,7 @@ export async function pairNukiDevice(
     await connection.disconnect();
     throw error;
   }
-  const characteristic = `gdio${index}`;
-  let assembler = new NukiMessageAssembler('unencrypted');
-  const frames: Buffer[] = [];
-  const waiter: { wake: (() => void) | null } = { wake: null };
-  connection.onNotification((name, value) => {
-    if (name !== characteristic) return;
-    frames.push(...assembler.push(value));
-    waiter.wake?.();
-  });
-  connection.onDisconnect(() => {
-    waiter.wake?.();
-  });
-  const channel: NukiApi23PairingChannel = {
-    send: (frame) => connection.write(characteristic, frame),
-    receive: async (timeoutMs) => {
-      const waited = (async (): Promise<Buffer> => {
-        for (;;) {
-          const frame = frames.shift();
-          if (frame !== undefined) return frame;
-          if (!connection.connected) throw new NukiPairingError('timeout', 'the lock closed the connection');
-          await new Promise<void>((resolve) => {
-            waiter.wake = resolve;
-          });
-          waiter.wake = null;
-        }
-      })();
-      return withTimeout(waited, timeoutMs, () => new NukiPairingError('timeout', `no answer from the lock within ${timeoutMs} ms`));
-    },
-    expectEncrypted: () => {
-      assembler = new NukiMessageAssembler('encrypted');
-    },
-  };
+  const channel = nukiPairingChannel(connection, `gdio${index}`);
   try {
     if (target.apiLevel === '2.3') {
       if (options.securityPin === null) {
@@ -89,7 +57,7 @@ export async function pairNukiDevice(
     }
     return { credentials: await pairNukiLock(channel, options), target };
   } finally {
-    waiter.wake?.();
+    channel.release();
     await connection.disconnect();
   }
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
 import { SimulatedNuki } from '../../../src/families/nuki/simulator/simulated-nuki.js';
-import { SimulatedOpener } from '../../../src/families/nuki-opener/simulated-opener.js';
+import { SimulatedOpener } from '../../../src/families/nuki-opener/simulator/simulated-opener.js';
 import { NUKI_CREDENTIALS_FILE } from '../../../src/families/nuki/nuki-credential-file.js';
 import { builtCli, PROJECT_ROOT, spawnNode, type RunningChild } from '../../support/child-process.js';
 import { startDemo, type DemoProcess } from '../../support/demo-process.js';

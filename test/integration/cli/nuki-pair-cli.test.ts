@@ -8,7 +8,7 @@ import { NukiUuids } from '../../../src/families/nuki/protocol/nuki-uuids.js';
 import type { SimulatedAdvertisement, SimulatedDevice, SimulatedGattService, SimulatedLockLink } from '../../../src/gateway/simulator/simulated-device.js';
 import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
 import { SimulatedNuki, type SimulatedNukiOptions } from '../../../src/families/nuki/simulator/simulated-nuki.js';
-import { SimulatedOpener } from '../../../src/families/nuki-opener/simulated-opener.js';
+import { SimulatedOpener } from '../../../src/families/nuki-opener/simulator/simulated-opener.js';
 import { NUKI_MODELS } from '../../../src/families/nuki/nuki-api-level.js';
 import { NUKI_CREDENTIALS_FILE, NukiCredentialFile, type StoredNukiCredentials } from '../../../src/families/nuki/nuki-credential-file.js';
 import { builtCli, runNode, spawnNode } from '../../support/child-process.js';

@@ -1,18 +1,15 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { NukiDriver, type NukiDriverCredentials, type NukiDriverOptions } from '../../../src/families/nuki/driver/nuki-driver.js';
 import { pairNukiOverGatt } from '../../../src/families/nuki/driver/nuki-pairing-link.js';
 import type { ActivityEvent } from '../../../src/gateway/gateway-events.js';
-import { LockGateway, type LockGatewayOptions } from '../../../src/gateway/lock-gateway.js';
+import type { LockGateway, LockGatewayOptions } from '../../../src/gateway/lock-gateway.js';
 import { NukiCommand } from '../../../src/families/nuki/protocol/nuki-commands.js';
 import { NukiPairingError } from '../../../src/families/nuki/protocol/nuki-pairing.js';
 import { NUKI_APPLE_COMPANY_ID, parseNukiBeacon } from '../../../src/families/nuki/protocol/nuki-uuids.js';
 import type { SimulatedNuki, SimulatedNukiOptions } from '../../../src/families/nuki/simulator/simulated-nuki.js';
-import { BluezTransport } from '../../../src/gateway/transports/bluez-transport.js';
-import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
-import { testLogger } from '../../support/fake-bluez/test-logger.js';
 import { ManualClock } from '../../support/manual-clock.js';
 import { NukiWireRecorder } from '../../support/nuki-wire-recorder.js';
-import { gatewayRecordingLogger, nextGatewayEvent, pairedSimulatedNuki, startUntilReleased } from '../../support/nuki-gateway-rig.js';
+import { gatewayRecordingLogger, nextGatewayEvent, pairedSimulatedNuki, startUntilReleased, useNukiBluez } from '../../support/nuki-gateway-rig.js';
 import type { RecordingLogger } from '../../support/recording-logger.js';
 import { failOnUnhandledRejections } from '../../support/unhandled-rejections.js';
 
@@ -30,21 +27,7 @@ const LOCK_ID = 'nuki-over-bluez';
 /** Past the driver's news cooldown on the manual clock. */
 const LATER = 5_000;
 
-let environment: FakeBluezEnvironment;
-let nextAddress = 1;
-const cleanups: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  environment = await startFakeBluezEnvironment({ advertisementIntervalMs: 100 });
-});
-
-afterAll(async () => {
-  await environment.stop();
-});
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
+const bluez = useNukiBluez('C0:FF:EE:4E:00');
 // Late answers of abandoned D-Bus calls must never surface as unhandled rejections.
 failOnUnhandledRejections({ settleMs: 20 });
 
@@ -60,7 +43,7 @@ interface Rig {
 
 function newNuki(options: Partial<SimulatedNukiOptions> = {}): { nuki: SimulatedNuki; address: string; clock: ManualClock } {
   const clock = new ManualClock();
-  const address = `C0:FF:EE:4E:00:${(nextAddress++).toString(16).padStart(2, '0').toUpperCase()}`;
+  const address = bluez.address();
   const nuki = pairedSimulatedNuki({
     address,
     name: `Nuki ${address}`,
@@ -71,34 +54,20 @@ function newNuki(options: Partial<SimulatedNukiOptions> = {}): { nuki: Simulated
     batteryPercent: 72,
     overrides: options,
   });
-  environment.bluez.addDevice(nuki);
+  bluez.environment.bluez.addDevice(nuki);
   return { nuki, address, clock };
 }
 
-function newTransport(): BluezTransport {
-  return new BluezTransport({ busAddress: environment.busAddress, discoveryIntervalMs: 20, operationTimeoutMs: 3_000, logger: testLogger() });
-}
-
-/** Budgets are generous where things must work (a loaded machine), tight only where a test needs them to run out. */
 function newGateway(
   lock: { nuki: SimulatedNuki; address: string; clock: ManualClock },
   credentials: NukiDriverCredentials,
   options: { driver?: NukiDriverOptions; gateway?: LockGatewayOptions } = {},
 ): Rig {
-  const wire = new NukiWireRecorder(newTransport(), credentials.sharedKey);
+  const wire = new NukiWireRecorder(bluez.transport(), credentials.sharedKey);
   const logger = gatewayRecordingLogger();
-  const gateway = new LockGateway(wire, lock.clock, logger, {
-    connectTimeoutMs: 5_000,
-    operationTimeoutMs: 3_000,
-    commandTimeoutMs: 8_000,
-    presenceCheckIntervalMs: 3_600_000,
-    ...options.gateway,
-  });
-  cleanups.push(() => gateway.stop());
-  const r: Rig = { ...lock, wire, logger, gateway, activity: [] };
-  gateway.on('activity', (event) => r.activity.push(event));
-  gateway.addLock({ id: LOCK_ID, address: lock.address, name: 'Back Door', driver: new NukiDriver(credentials, { idleDisconnectMs: 50, ...options.driver }) });
-  return r;
+  const driver = new NukiDriver(credentials, { idleDisconnectMs: 50, ...options.driver });
+  const { gateway, activity } = bluez.gateway(lock.clock, { id: LOCK_ID, address: lock.address, name: 'Back Door', driver }, { transport: wire, logger, gateway: options.gateway });
+  return { ...lock, wire, logger, gateway, activity };
 }
 
 const PRE_PAIRED: NukiDriverCredentials = { sharedKey: KEY, authorizationId: GATEWAY_AUTHORIZATION, appId: 77, securityPin: PIN };
@@ -121,7 +90,7 @@ describe('Nuki over the fake BlueZ', () => {
     it('pairs through the pairing service in pairing mode, then locks and unlocks with the new credentials', async () => {
       const lock = newNuki({ fragmentSize, authorizations: [] });
       lock.nuki.startPairingMode();
-      const pairingTransport = newTransport();
+      const pairingTransport = bluez.transport();
       let credentials;
       try {
         credentials = await pairNukiOverGatt(pairingTransport, lock.address, { name: 'eKey Gateway', idType: 'app', appId: 0x0abc_def0, connectTimeoutMs: 5_000 });
@@ -140,7 +109,7 @@ describe('Nuki over the fake BlueZ', () => {
       expect(await r.gateway.sendCommand(LOCK_ID, 'lock')).toEqual({ status: 'completed', bolt: 'locked' });
       expect(lock.nuki.bolt).toBe('locked');
       // Every write was a write with response (spec: long writes, confirmed).
-      expect(new Set(environment.bluez.device(lock.address).log.writeTypes)).toEqual(new Set(['request']));
+      expect(new Set(bluez.environment.bluez.device(lock.address).log.writeTypes)).toEqual(new Set(['request']));
     });
 
     it('reads a log longer than a page, every entry once', async () => {
@@ -162,7 +131,7 @@ describe('Nuki over the fake BlueZ', () => {
 
   it('refuses to pair outside pairing mode', async () => {
     const lock = newNuki({ authorizations: [] });
-    const transport = newTransport();
+    const transport = bluez.transport();
     try {
       await expect(pairNukiOverGatt(transport, lock.address, { name: 'eKey Gateway', idType: 'app', appId: 5, connectTimeoutMs: 5_000 })).rejects.toMatchObject({
         name: NukiPairingError.name,
@@ -258,7 +227,7 @@ describe('Nuki over the fake BlueZ', () => {
     const r = newGateway(lock, PRE_PAIRED);
     await start(r);
     expect(r.wire.connects).toBe(1);
-    const device = environment.bluez.device(lock.address);
+    const device = bluez.environment.bluez.device(lock.address);
     const advertisedBefore = device.log.advertisements;
     r.clock.advance(LATER);
     const battery = nextEvent(r.gateway, 'battery');

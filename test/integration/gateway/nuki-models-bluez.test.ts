@@ -1,19 +1,16 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { NukiFamilyUuids } from '../../../src/families/nuki/nuki-api-level.js';
 import { pairNukiDevice } from '../../../src/families/nuki/nuki-device-pairing.js';
 import { smartLockVariant } from '../../../src/families/nuki/smart-lock-variant.js';
 import { openerVariant } from '../../../src/families/nuki-opener/opener-variant.js';
-import { SimulatedOpener } from '../../../src/families/nuki-opener/simulated-opener.js';
+import { SimulatedOpener } from '../../../src/families/nuki-opener/simulator/simulated-opener.js';
 import { NukiDriver } from '../../../src/families/nuki/driver/nuki-driver.js';
 import type { ActivityEvent } from '../../../src/gateway/gateway-events.js';
-import { LockGateway } from '../../../src/gateway/lock-gateway.js';
+import type { LockGateway } from '../../../src/gateway/lock-gateway.js';
 import { NUKI_APPLE_COMPANY_ID, parseNukiBeacon } from '../../../src/families/nuki/protocol/nuki-uuids.js';
 import { SimulatedNuki } from '../../../src/families/nuki/simulator/simulated-nuki.js';
-import { BluezTransport } from '../../../src/gateway/transports/bluez-transport.js';
-import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
-import { testLogger } from '../../support/fake-bluez/test-logger.js';
 import { ManualClock } from '../../support/manual-clock.js';
-import { RecordingLogger } from '../../support/recording-logger.js';
+import { useNukiBluez } from '../../support/nuki-gateway-rig.js';
 import { until } from '../../support/polling.js';
 
 /**
@@ -24,59 +21,26 @@ import { until } from '../../support/polling.js';
 
 const ULTRA_PIN = 482_913;
 const OPENER_PIN = 1_357;
-let environment: FakeBluezEnvironment;
-let nextAddress = 1;
-const cleanups: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  environment = await startFakeBluezEnvironment({ advertisementIntervalMs: 100 });
-});
-
-afterAll(async () => {
-  await environment.stop();
-});
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
-
-function address(): string {
-  return `C0:FF:EE:23:00:${(nextAddress++).toString(16).padStart(2, '0').toUpperCase()}`;
-}
-
-function newTransport(): BluezTransport {
-  const transport = new BluezTransport({ busAddress: environment.busAddress, discoveryIntervalMs: 20, operationTimeoutMs: 3_000, logger: testLogger() });
-  cleanups.push(() => transport.close());
-  return transport;
-}
+const bluez = useNukiBluez('C0:FF:EE:23:00');
 
 function gatewayFor(clock: ManualClock, lockAddress: string, driver: NukiDriver): { gateway: LockGateway; activity: ActivityEvent[] } {
-  const gateway = new LockGateway(newTransport(), clock, new RecordingLogger(), {
-    connectTimeoutMs: 5_000,
-    operationTimeoutMs: 3_000,
-    commandTimeoutMs: 8_000,
-    presenceCheckIntervalMs: 3_600_000,
-  });
-  cleanups.push(() => gateway.stop());
-  const activity: ActivityEvent[] = [];
-  gateway.on('activity', (event) => activity.push(event));
-  gateway.addLock({ id: 'lock', address: lockAddress, name: 'Door', driver });
-  gateway.start();
-  return { gateway, activity };
+  const started = bluez.gateway(clock, { id: 'lock', address: lockAddress, name: 'Door', driver });
+  started.gateway.start();
+  return started;
 }
 
 describe('API 2.3 Smart Lock (Ultra) over the fake BlueZ', () => {
   it('pairs on the 2.3 pairing service with the 6-digit PIN, then locks, unlatches and reads its log with the u32 PIN', async () => {
     const clock = new ManualClock();
-    const ultra = new SimulatedNuki({ address: address(), name: 'Ultra', clock, securityPin: ULTRA_PIN, model: 'smart_lock_ultra', batteryPercent: 80 });
-    environment.bluez.addDevice(ultra);
+    const ultra = new SimulatedNuki({ address: bluez.address(), name: 'Ultra', clock, securityPin: ULTRA_PIN, model: 'smart_lock_ultra', batteryPercent: 80 });
+    bluez.environment.bluez.addDevice(ultra);
     expect(ultra.gattDatabase.map((service) => service.uuid)).toContain(NukiFamilyUuids.lockPairingServiceApi23);
     expect(ultra.gattDatabase.map((service) => service.uuid)).not.toContain(NukiFamilyUuids.lockPairingService);
     ultra.startPairingMode();
     const beacon = parseNukiBeacon(ultra.advertisement()?.manufacturerData.get(NUKI_APPLE_COMPANY_ID) ?? Buffer.alloc(0));
     expect(beacon?.serviceUuid).toBe(NukiFamilyUuids.lockPairingServiceApi23);
 
-    const { credentials, target } = await pairNukiDevice(newTransport(), ultra.address, {
+    const { credentials, target } = await pairNukiDevice(bluez.transport(), ultra.address, {
       name: 'eKey Gateway',
       idType: 'app',
       appId: 0x0123_4567,
@@ -106,12 +70,12 @@ describe('API 2.3 Smart Lock (Ultra) over the fake BlueZ', () => {
 
   it('refuses a wrong PIN (bad_pin) and asks for one when none is given, pairing nobody', async () => {
     const clock = new ManualClock();
-    const go = new SimulatedNuki({ address: address(), name: 'Go', clock, securityPin: ULTRA_PIN, model: 'smart_lock_go' });
-    environment.bluez.addDevice(go);
+    const go = new SimulatedNuki({ address: bluez.address(), name: 'Go', clock, securityPin: ULTRA_PIN, model: 'smart_lock_go' });
+    bluez.environment.bluez.addDevice(go);
     go.startPairingMode();
     const options = { name: 'eKey Gateway', idType: 'app' as const, appId: 9, connectTimeoutMs: 5_000 };
-    await expect(pairNukiDevice(newTransport(), go.address, { ...options, securityPin: 111_111 })).rejects.toMatchObject({ reason: 'bad_pin' });
-    await expect(pairNukiDevice(newTransport(), go.address, { ...options, securityPin: null })).rejects.toThrow(/6-digit security PIN/);
+    await expect(pairNukiDevice(bluez.transport(), go.address, { ...options, securityPin: 111_111 })).rejects.toMatchObject({ reason: 'bad_pin' });
+    await expect(pairNukiDevice(bluez.transport(), go.address, { ...options, securityPin: null })).rejects.toThrow(/6-digit security PIN/);
     expect(go.authorizations).toEqual([]);
   });
 });
@@ -119,10 +83,10 @@ describe('API 2.3 Smart Lock (Ultra) over the fake BlueZ', () => {
 describe('Nuki Opener over the fake BlueZ', () => {
   it('pairs as an Opener, then: strike on unlock, Ring to Open opens once on a ring, Continuous Mode on every ring, lock turns both off', async () => {
     const clock = new ManualClock();
-    const opener = new SimulatedOpener({ address: address(), name: 'Building Door', clock, securityPin: OPENER_PIN });
-    environment.bluez.addDevice(opener);
+    const opener = new SimulatedOpener({ address: bluez.address(), name: 'Building Door', clock, securityPin: OPENER_PIN });
+    bluez.environment.bluez.addDevice(opener);
     opener.startPairingMode();
-    const { credentials, target } = await pairNukiDevice(newTransport(), opener.address, {
+    const { credentials, target } = await pairNukiDevice(bluez.transport(), opener.address, {
       name: 'eKey Gateway',
       idType: 'app',
       appId: 0x0bad_cafe,
@@ -172,14 +136,14 @@ describe('Nuki Opener over the fake BlueZ', () => {
   it('reports the critical battery flag as a low level', async () => {
     const clock = new ManualClock();
     const opener = new SimulatedOpener({
-      address: address(),
+      address: bluez.address(),
       name: 'Side Gate',
       clock,
       securityPin: OPENER_PIN,
       batteryCritical: true,
       authorizations: [{ id: 3, name: 'Gateway', sharedKey: Buffer.alloc(32, 7) }],
     });
-    environment.bluez.addDevice(opener);
+    bluez.environment.bluez.addDevice(opener);
     const driver = new NukiDriver({ sharedKey: Buffer.alloc(32, 7), authorizationId: 3, appId: 1, securityPin: OPENER_PIN }, { idleDisconnectMs: 50, variant: openerVariant() });
     const { gateway } = gatewayFor(clock, opener.address, driver);
     await until(() => gateway.getSnapshot('lock')?.batteryLevel !== null && gateway.getSnapshot('lock')?.batteryLevel !== undefined, 'the battery');

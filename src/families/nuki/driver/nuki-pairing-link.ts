@@ -1,7 +1,8 @@
 import { withTimeout } from '../../../gateway/deadline.js';
-import type { GattTransport } from '../../../gateway/gatt-transport.js';
+import type { GattConnection, GattTransport } from '../../../gateway/gatt-transport.js';
+import type { NukiApi23PairingChannel } from '../protocol/nuki-api23-pairing.js';
 import { NukiMessageAssembler } from '../protocol/nuki-message-assembler.js';
-import { NukiPairingError, pairNukiLock, type NukiCredentials, type NukiPairingChannel, type NukiPairingOptions } from '../protocol/nuki-pairing.js';
+import { NukiPairingError, pairNukiLock, type NukiCredentials, type NukiPairingOptions } from '../protocol/nuki-pairing.js';
 import { NUKI_PAIRING_PROFILE } from './nuki-gatt-profile.js';
 
 /**
@@ -17,19 +18,34 @@ export async function pairNukiOverGatt(
   options: NukiPairingOptions & { connectTimeoutMs?: number },
 ): Promise<NukiCredentials> {
   const connection = await transport.connect(address, NUKI_PAIRING_PROFILE, { timeoutMs: options.connectTimeoutMs ?? 15_000 });
-  const assembler = new NukiMessageAssembler('unencrypted');
+  const channel = nukiPairingChannel(connection, 'gdio');
+  try {
+    return await pairNukiLock(channel, options);
+  } finally {
+    channel.release();
+    await connection.disconnect();
+  }
+}
+
+/**
+ * The pairing GDIO `characteristic` of a connection as a pairing channel: whole frames out,
+ * indications reassembled in, as unencrypted frames until `expectEncrypted()` (API 2.3).
+ * `release()` wakes a receive still waiting, before the connection is closed.
+ */
+export function nukiPairingChannel(connection: GattConnection, characteristic: string): NukiApi23PairingChannel & { release(): void } {
+  let assembler = new NukiMessageAssembler('unencrypted');
   const frames: Buffer[] = [];
   const waiter: { wake: (() => void) | null } = { wake: null };
-  connection.onNotification((characteristic, value) => {
-    if (characteristic !== 'gdio') return;
+  connection.onNotification((name, value) => {
+    if (name !== characteristic) return;
     frames.push(...assembler.push(value));
     waiter.wake?.();
   });
   connection.onDisconnect(() => {
     waiter.wake?.();
   });
-  const channel: NukiPairingChannel = {
-    send: (frame) => connection.write('gdio', frame),
+  return {
+    send: (frame) => connection.write(characteristic, frame),
     receive: async (timeoutMs) => {
       const waited = (async (): Promise<Buffer> => {
         for (;;) {
@@ -44,11 +60,11 @@ export async function pairNukiOverGatt(
       })();
       return withTimeout(waited, timeoutMs, () => new NukiPairingError('timeout', `no answer from the lock within ${timeoutMs} ms`));
     },
+    expectEncrypted: () => {
+      assembler = new NukiMessageAssembler('encrypted');
+    },
+    release: () => {
+      waiter.wake?.();
+    },
   };
-  try {
-    return await pairNukiLock(channel, options);
-  } finally {
-    waiter.wake?.();
-    await connection.disconnect();
-  }
 }

@@ -94,7 +94,6 @@ export class NukiPairingError extends Error {
   }
 }
 
-const DEFAULT_STEP_TIMEOUT_MS = 10_000;
 const NONCE_LENGTH = 32;
 
 /**
@@ -109,42 +108,27 @@ export async function pairNukiLock(channel: NukiPairingChannel, options: NukiPai
   if (!Number.isInteger(options.appId) || options.appId < 0 || options.appId > 0xffffffff) {
     throw new RangeError(`A Nuki app id is a u32, not ${options.appId}.`);
   }
-  const timeoutMs = options.stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS;
-  const send = (command: number, payload: Buffer): Promise<void> => channel.send(encodeUnencryptedFrame(command, payload));
-  const receive = (expected: number): Promise<Buffer> => receivePayload(channel, timeoutMs, expected);
-
-  // Steps 3–4: ask for the lock's public key.
-  await send(NukiCommand.requestData, encodeRequestData({ command: NukiCommand.publicKey, additionalData: Buffer.alloc(0) }));
-  const lockPublicKey = decodeOrFail(decodePublicKey, await receive(NukiCommand.publicKey)).publicKey;
-
-  // Steps 5–8: send ours; both sides derive the shared key.
-  const keyPair = options.keyPair ?? createNukiKeyPair();
-  await send(NukiCommand.publicKey, encodePublicKey({ publicKey: keyPair.publicKey }));
-  const sharedKey = deriveOrFail(keyPair, lockPublicKey);
-
-  // Steps 9–13: authenticate both public keys with the first challenge.
-  const firstChallenge = decodeOrFail(decodeChallenge, await receive(NukiCommand.challenge)).nonce;
-  const keysAuthenticator = nukiAuthenticator(sharedKey, authorizationAuthenticatorBytes(keyPair.publicKey, lockPublicKey, firstChallenge));
-  await send(NukiCommand.authorizationAuthenticator, encodeAuthorizationAuthenticator({ authenticator: keysAuthenticator }));
+  const steps = new NukiPairingSteps(channel, options.stepTimeoutMs);
+  const { sharedKey, lockPublicKey } = await steps.authenticateKeys(options.keyPair ?? createNukiKeyPair());
 
   // Steps 15–16: introduce ourselves with the second challenge.
-  const secondChallenge = decodeOrFail(decodeChallenge, await receive(NukiCommand.challenge)).nonce;
+  const secondChallenge = (await steps.receive(NukiCommand.challenge, decodeChallenge)).nonce;
   const clientNonce = options.nonce?.() ?? randomNukiNonce(NONCE_LENGTH);
   if (clientNonce.length !== NONCE_LENGTH) throw new RangeError(`The pairing nonce has ${NONCE_LENGTH} bytes.`);
   const fields = { idType: NukiIdType[options.idType], appId: options.appId, name: options.name, nonce: clientNonce };
   const dataAuthenticator = nukiAuthenticator(sharedKey, authorizationDataAuthenticatedBytes(fields, secondChallenge));
-  await send(NukiCommand.authorizationData, encodeAuthorizationData({ ...fields, authenticator: dataAuthenticator }));
+  await steps.send(NukiCommand.authorizationData, encodeAuthorizationData({ ...fields, authenticator: dataAuthenticator }));
 
   // Steps 19–21: check the lock's authenticator before confirming the id it assigned.
-  const assigned = decodeOrFail(decodeAuthorizationId, await receive(NukiCommand.authorizationId));
+  const assigned = await steps.receive(NukiCommand.authorizationId, decodeAuthorizationId);
   if (!verifyNukiAuthenticator(sharedKey, assigned.authenticator, authorizationIdAuthenticatedBytes(assigned, clientNonce))) {
     throw new NukiPairingError('bad_authenticator', "The lock's Authorization-ID authenticator does not match; not confirming the pairing.");
   }
   const confirmation = nukiAuthenticator(sharedKey, authorizationIdConfirmationAuthenticatedBytes(assigned.authorizationId, assigned.nonce));
-  await send(NukiCommand.authorizationIdConfirmation, encodeAuthorizationIdConfirmation({ authenticator: confirmation, authorizationId: assigned.authorizationId }));
+  await steps.send(NukiCommand.authorizationIdConfirmation, encodeAuthorizationIdConfirmation({ authenticator: confirmation, authorizationId: assigned.authorizationId }));
 
   // Step 22: Status COMPLETE.
-  const { status } = decodeOrFail(decodeStatus, await receive(NukiCommand.status));
+  const { status } = await steps.receive(NukiCommand.status, decodeStatus);
   if (status !== NukiStatusCode.COMPLETE) {
     throw new NukiPairingError('protocol', `The lock ended the pairing with status 0x${hex2(status)} instead of COMPLETE.`);
   }
@@ -158,21 +142,75 @@ export async function pairNukiLock(channel: NukiPairingChannel, options: NukiPai
   };
 }
 
-/** Receives the next frame and returns its payload if it is the expected command. */
-async function receivePayload(channel: NukiPairingChannel, timeoutMs: number, expected: number): Promise<Buffer> {
-  let bytes: Buffer;
-  try {
-    bytes = await channel.receive(timeoutMs);
-  } catch (error) {
-    throw new NukiPairingError('timeout', `No ${nukiCommandName(expected)} from the lock within ${timeoutMs} ms.`, { cause: error });
+/** A frame as a decoder of either kind (unencrypted, or encrypted under the new shared key) gives it. */
+interface ReceivedFrame {
+  command: number;
+  payload: Buffer;
+  crcOk: boolean;
+}
+
+const DEFAULT_STEP_TIMEOUT_MS = 10_000;
+
+/**
+ * The framing every pairing shares (API 2.1/2.2 and 2.3): messages out as unencrypted frames, the
+ * expected message in (a timeout, an Error Report, a bad CRC or another message is a
+ * NukiPairingError), and the start both API levels have in common.
+ */
+export class NukiPairingSteps {
+  /** How long to wait for each message of the lock. */
+  readonly timeoutMs: number;
+
+  constructor(
+    private readonly channel: NukiPairingChannel,
+    stepTimeoutMs: number | undefined,
+  ) {
+    this.timeoutMs = stepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS;
   }
-  const frame = decodeOrFail(decodeUnencryptedFrame, bytes);
-  if (!frame.crcOk) throw new NukiPairingError('protocol', `Bad CRC on a ${nukiCommandName(frame.command)} frame from the lock.`);
-  if (frame.command === NukiCommand.errorReport) throw errorReportFailure(frame.payload);
-  if (frame.command !== expected) {
-    throw new NukiPairingError('protocol', `Expected ${nukiCommandName(expected)} from the lock, got ${nukiCommandName(frame.command)} (0x${hex4(frame.command)}).`);
+
+  /** Sends one message as an unencrypted frame. */
+  send(command: number, payload: Buffer): Promise<void> {
+    return this.channel.send(encodeUnencryptedFrame(command, payload));
   }
-  return frame.payload;
+
+  /**
+   * Receives the next frame (unencrypted unless `decodeFrame` says otherwise) and decodes its
+   * payload with `decode` if it is the expected command.
+   */
+  async receive<T>(expected: number, decode: (payload: Buffer) => T, decodeFrame: (bytes: Buffer) => ReceivedFrame = decodeUnencryptedFrame): Promise<T> {
+    let bytes: Buffer;
+    try {
+      bytes = await this.channel.receive(this.timeoutMs);
+    } catch (error) {
+      throw new NukiPairingError('timeout', `No ${nukiCommandName(expected)} from the lock within ${this.timeoutMs} ms.`, { cause: error });
+    }
+    const frame = decodeOrFail(decodeFrame, bytes);
+    if (!frame.crcOk) throw new NukiPairingError('protocol', `Bad CRC on a ${nukiCommandName(frame.command)} frame from the lock.`);
+    if (frame.command === NukiCommand.errorReport) throw errorReportFailure(frame.payload);
+    if (frame.command !== expected) {
+      throw new NukiPairingError('protocol', `Expected ${nukiCommandName(expected)} from the lock, got ${nukiCommandName(frame.command)} (0x${hex4(frame.command)}).`);
+    }
+    return decodeOrFail(decode, frame.payload);
+  }
+
+  /**
+   * §9 steps 3–13, the same on every API level: ask for the lock's public key, send ours, derive
+   * the shared key, and authenticate both public keys with the lock's first challenge.
+   */
+  async authenticateKeys(keyPair: NukiKeyPair): Promise<{ sharedKey: Buffer; lockPublicKey: Buffer }> {
+    // Steps 3–4: ask for the lock's public key.
+    await this.send(NukiCommand.requestData, encodeRequestData({ command: NukiCommand.publicKey, additionalData: Buffer.alloc(0) }));
+    const lockPublicKey = (await this.receive(NukiCommand.publicKey, decodePublicKey)).publicKey;
+
+    // Steps 5–8: send ours; both sides derive the shared key.
+    await this.send(NukiCommand.publicKey, encodePublicKey({ publicKey: keyPair.publicKey }));
+    const sharedKey = deriveOrFail(keyPair, lockPublicKey);
+
+    // Steps 9–13: authenticate both public keys with the first challenge.
+    const challenge = (await this.receive(NukiCommand.challenge, decodeChallenge)).nonce;
+    const authenticator = nukiAuthenticator(sharedKey, authorizationAuthenticatorBytes(keyPair.publicKey, lockPublicKey, challenge));
+    await this.send(NukiCommand.authorizationAuthenticator, encodeAuthorizationAuthenticator({ authenticator }));
+    return { sharedKey, lockPublicKey };
+  }
 }
 
 function errorReportFailure(payload: Buffer): NukiPairingError {
@@ -185,6 +223,9 @@ function errorReportFailure(payload: Buffer): NukiPairingError {
       return new NukiPairingError('bad_authenticator', `The lock refused our authenticator: ${code}.`);
     case NukiErrorCode.P_ERROR_MAX_USER:
       return new NukiPairingError('max_users', `The lock has no room for another authorization: ${code}.`);
+    case NukiErrorCode.K_ERROR_BAD_PIN:
+      // Only an API 2.3 lock checks a PIN while pairing.
+      return new NukiPairingError('bad_pin', `The lock refused the security PIN: ${code}.`);
     default:
       return new NukiPairingError('protocol', `The lock reported ${code} for ${nukiCommandName(report.command)}.`);
   }

@@ -1,27 +1,20 @@
 import { NukiCommand, NukiErrorCode, NukiIdType, NukiStatusCode } from '../protocol/nuki-commands.js';
-import { deriveNukiSharedKey, nukiAuthenticator, verifyNukiAuthenticator, type NukiKeyPair } from '../protocol/nuki-crypto.js';
-import { decodeUnencryptedFrame } from '../protocol/nuki-frame.js';
+import { nukiAuthenticator, verifyNukiAuthenticator, type NukiKeyPair } from '../protocol/nuki-crypto.js';
 import {
-  authorizationAuthenticatorBytes,
   authorizationDataAuthenticatedBytes,
   authorizationIdAuthenticatedBytes,
   authorizationIdConfirmationAuthenticatedBytes,
-  decodeAuthorizationAuthenticator,
   decodeAuthorizationData,
   decodeAuthorizationIdConfirmation,
-  decodePublicKey,
-  decodeRequestData,
-  encodeAuthorizationAuthenticator,
   encodeAuthorizationData,
   encodeAuthorizationId,
   encodeAuthorizationIdConfirmation,
   encodeChallenge,
-  encodeErrorReport,
-  encodePublicKey,
   encodeStatus,
 } from '../protocol/nuki-messages.js';
 import type { NukiAuthorization, NukiAuthorizationTable, NukiAuthorizationType } from './nuki-authorization-table.js';
-import { NukiCommandRefusal, errorCodeOf, exactLength } from './nuki-command-refusal.js';
+import { NukiCommandRefusal, exactLength } from './nuki-command-refusal.js';
+import { advanceKeyExchange, answerPairingFrame, type NukiKeyExchangeStep } from './nuki-key-exchange.js';
 
 /** What the pairing side needs from the lock. */
 export interface NukiPairingContext {
@@ -41,9 +34,7 @@ export interface NukiPairingContext {
 
 /** Where one central is in "Authorize App" (§9). */
 type PairingStep =
-  | { step: 'idle' }
-  | { step: 'public_key_sent' }
-  | { step: 'challenge_sent'; clientPublicKey: Buffer; sharedKey: Buffer; lockNonce: Buffer }
+  | NukiKeyExchangeStep
   | { step: 'second_challenge_sent'; sharedKey: Buffer; lockNonce: Buffer }
   | { step: 'authorization_id_sent'; sharedKey: Buffer; lockNonce: Buffer; entry: NukiAuthorization };
 
@@ -59,52 +50,18 @@ export class NukiPairingResponder {
   constructor(private readonly context: NukiPairingContext) {}
 
   handle(frame: Buffer): void {
-    let command = 0;
-    try {
-      const decoded = decodeUnencryptedFrame(frame);
-      command = decoded.command;
-      if (!decoded.crcOk) throw new NukiCommandRefusal(NukiErrorCode.ERROR_BAD_CRC);
-      this.state = this.advance(decoded.command, decoded.payload);
-    } catch (error) {
-      this.state = { step: 'idle' };
-      this.context.reply(NukiCommand.errorReport, encodeErrorReport({ errorCode: errorCodeOf(error), command }));
-    }
+    this.state = answerPairingFrame(this.context, frame, (command, payload) => this.advance(command, payload));
   }
 
   private advance(command: number, payload: Buffer): PairingStep {
-    // P_ERROR_NOT_PAIRING (§6) answers a public key request outside pairing mode; a pairing mode
-    // that ends half-way (timeout, or another central paired) refuses the later steps the same way.
-    if (!this.context.inPairingMode()) throw new NukiCommandRefusal(NukiErrorCode.P_ERROR_NOT_PAIRING);
     const { state, context } = this;
+    const keys = advanceKeyExchange(context, state, command, payload, (sharedKey): PairingStep => {
+      const lockNonce = context.nonce32();
+      context.reply(NukiCommand.challenge, encodeChallenge({ nonce: lockNonce }));
+      return { step: 'second_challenge_sent', sharedKey, lockNonce };
+    });
+    if (keys !== null) return keys;
     switch (command) {
-      case NukiCommand.requestData: {
-        const request = decodeRequestData(payload);
-        if (request.command !== NukiCommand.publicKey) throw new NukiCommandRefusal(NukiErrorCode.P_ERROR_BAD_PARAMETER);
-        context.reply(NukiCommand.publicKey, encodePublicKey({ publicKey: context.keyPair.publicKey }));
-        return { step: 'public_key_sent' };
-      }
-      case NukiCommand.publicKey: {
-        if (state.step !== 'public_key_sent') throw new NukiCommandRefusal(NukiErrorCode.ERROR_UNKNOWN);
-        const { publicKey } = exactLength(decodePublicKey(payload), encodePublicKey, payload);
-        let sharedKey: Buffer;
-        try {
-          sharedKey = deriveNukiSharedKey(context.keyPair.secretKey, publicKey);
-        } catch {
-          throw new NukiCommandRefusal(NukiErrorCode.P_ERROR_BAD_PARAMETER);
-        }
-        const lockNonce = context.nonce32();
-        context.reply(NukiCommand.challenge, encodeChallenge({ nonce: lockNonce }));
-        return { step: 'challenge_sent', clientPublicKey: publicKey, sharedKey, lockNonce };
-      }
-      case NukiCommand.authorizationAuthenticator: {
-        if (state.step !== 'challenge_sent') throw new NukiCommandRefusal(NukiErrorCode.ERROR_UNKNOWN);
-        const { authenticator } = exactLength(decodeAuthorizationAuthenticator(payload), encodeAuthorizationAuthenticator, payload);
-        const covered = authorizationAuthenticatorBytes(state.clientPublicKey, context.keyPair.publicKey, state.lockNonce);
-        if (!verifyNukiAuthenticator(state.sharedKey, authenticator, covered)) throw new NukiCommandRefusal(NukiErrorCode.P_ERROR_BAD_AUTHENTICATOR);
-        const lockNonce = context.nonce32();
-        context.reply(NukiCommand.challenge, encodeChallenge({ nonce: lockNonce }));
-        return { step: 'second_challenge_sent', sharedKey: state.sharedKey, lockNonce };
-      }
       case NukiCommand.authorizationData: {
         if (state.step !== 'second_challenge_sent') throw new NukiCommandRefusal(NukiErrorCode.ERROR_UNKNOWN);
         const data = exactLength(decodeAuthorizationData(payload), encodeAuthorizationData, payload);

@@ -1,24 +1,21 @@
 import type { BoltPosition, LockAction } from '../../../domain/lock-vocabulary.js';
-import { createHash } from 'node:crypto';
 import type { Clock } from '../../../domain/clock.js';
-import { NukiCommand, NukiCompletionStatus, NukiLockAction, NukiLogEntryType, NukiTrigger } from '../protocol/nuki-commands.js';
-import { createNukiKeyPair, randomNukiNonce, type NukiKeyPair } from '../protocol/nuki-crypto.js';
-import { encodeErrorReport, type NukiLogEntry } from '../protocol/nuki-messages.js';
-import { NUKI_APPLE_COMPANY_ID, NukiUuids, encodeNukiBeacon } from '../protocol/nuki-uuids.js';
-import { NukiAuthorizationTable, type NukiAuthorizationType } from './nuki-authorization-table.js';
-import { NUKI_GATT_DATABASE, keyturnerGdioErrorReport } from './nuki-gatt-database.js';
-import { NukiIndicationLink } from './nuki-indication-link.js';
+import { NukiCompletionStatus, NukiLockAction, NukiLogEntryType, NukiTrigger } from '../protocol/nuki-commands.js';
+import { randomNukiNonce } from '../protocol/nuki-crypto.js';
+import type { NukiLogEntry } from '../protocol/nuki-messages.js';
+import { NukiUuids } from '../protocol/nuki-uuids.js';
+import type { NukiAuthorizationType } from './nuki-authorization-table.js';
+import { NukiDeviceCore } from './nuki-device-core.js';
+import { NUKI_GATT_DATABASE } from './nuki-gatt-database.js';
 import { NukiKeyturnerResponder } from './nuki-keyturner-responder.js';
-import { NukiLockLog } from './nuki-lock-log.js';
 import { NukiLockMechanism, boltOfNukiLockState, type NukiMoveRefusal, type SimulatedNukiAction, type SimulatedNukiLockState } from './nuki-lock-mechanism.js';
 import { NukiPairingResponder } from './nuki-pairing-responder.js';
-import { NukiReplySender } from './nuki-reply-sender.js';
 import { batteryReportPayload, configPayload, keyturnerStatesPayload, type NukiKeyturnerStatesLength, type NukiStatusSnapshot } from './nuki-status-payloads.js';
-import { noSimulatedNukiFaults, type SimulatedNukiFaults } from './simulated-nuki-faults.js';
+import type { SimulatedNukiFaults } from './simulated-nuki-faults.js';
 import type { SimulatedNukiOptions } from './simulated-nuki-options.js';
-import { GattOperationError, type SimulatedAdvertisement, type SimulatedDevice, type SimulatedGattService, type SimulatedLockLink } from '../../../gateway/simulator/simulated-device.js';
+import type { SimulatedAdvertisement, SimulatedDevice, SimulatedGattService, SimulatedLockLink } from '../../../gateway/simulator/simulated-device.js';
 import { NUKI_MODELS, NukiFamilyUuids, type NukiApiLevel, type NukiModel } from '../nuki-api-level.js';
-import { SimulatedApi23PairingResponder } from '../simulated-api23-pairing-responder.js';
+import { NukiApi23PairingResponder } from './nuki-api23-pairing-responder.js';
 import { NukiKeypadStore, NUKI_KEYPAD_CAPACITY } from './nuki-keypad-store.js';
 import { NukiKeypadResponder } from './nuki-keypad-responder.js';
 import type { NukiKeypadCode } from '../protocol/nuki-keypad-messages.js';
@@ -32,9 +29,6 @@ export type { SimulatedNukiAuthorizationOption, SimulatedNukiOptions } from './s
 
 /** What a tap did: the named authorization acted, or no authorization has that name. */
 export type NukiTapResult = 'accepted' | 'refused';
-
-/** Signal strength every scan reports, dBm (the simulation has no distance). */
-const SIMULATED_RSSI = -65;
 
 /**
  * The lock side of the Nuki Smart Lock Bluetooth API V2.1, in memory: pairing ("Authorize App"),
@@ -63,7 +57,7 @@ export class SimulatedNuki implements SimulatedDevice {
   /** The lock's UUID from Authorization-ID (derived from the address). */
   readonly lockUuid: Buffer;
   /** Injectable faults; change any field at any time. */
-  readonly faults: SimulatedNukiFaults = noSimulatedNukiFaults();
+  readonly faults: SimulatedNukiFaults;
   readonly gattDatabase: readonly SimulatedGattService[];
   /** The model it simulates; its API level decides the pairing service and the PIN's size. */
   readonly model: Exclude<NukiModel, 'opener'>;
@@ -75,23 +69,14 @@ export class SimulatedNuki implements SimulatedDevice {
   private readonly securityPin: number;
   private readonly fragmentSize: number;
   private readonly hasDoorSensor: boolean;
-  private readonly pairingTimeoutMs: number;
   private readonly keyturnerStatesLength: NukiKeyturnerStatesLength;
-  private readonly keyPair: NukiKeyPair;
   private readonly nonce: () => Buffer;
-  private readonly authorizationTable: NukiAuthorizationTable;
-  private readonly lockLog: NukiLockLog;
+  private readonly core: NukiDeviceCore;
   private readonly mechanism: NukiLockMechanism;
-  private readonly sender: NukiReplySender;
   private readonly keyturner: NukiKeyturnerResponder;
-  private readonly links = new Map<NukiIndicationLink, { handle(frame: Buffer): void }>();
-  private readonly advertisementListeners = new Set<() => void>();
   private battery: number;
   private charging = false;
   private doorState: 'open' | 'closed';
-  private reachable = true;
-  private newState = false;
-  private pairingModeUntil: number | null = null;
   /** The keypad's codes; null without a keypad. */
   private readonly keypadStore: NukiKeypadStore | null;
   /** The lock's own clock runs this far from the injected one (ms; `lock_clock`, Update Time). */
@@ -100,11 +85,8 @@ export class SimulatedNuki implements SimulatedDevice {
   readonly timeZone: string;
 
   constructor(options: SimulatedNukiOptions) {
-    this.address = options.address.toUpperCase();
     this.name = options.name;
     this.clock = options.clock;
-    this.nukiId = options.nukiId ?? Number.parseInt(this.address.replace(/:/g, '').slice(-8), 16);
-    if (!isU32(this.nukiId)) throw new RangeError(`a Nuki ID is a u32, not ${this.nukiId}`);
     this.firmware = options.firmware ?? [2, 14, 6];
     this.hardware = options.hardware ?? [2, 0];
     this.model = options.model ?? 'smart_lock_4';
@@ -119,22 +101,39 @@ export class SimulatedNuki implements SimulatedDevice {
     if (!Number.isInteger(this.fragmentSize) || this.fragmentSize < 1) throw new RangeError('fragmentSize must be a positive integer');
     this.hasDoorSensor = options.hasDoorSensor ?? false;
     this.doorState = options.door ?? 'closed';
-    this.pairingTimeoutMs = options.pairingTimeoutMs ?? 30_000;
     this.keyturnerStatesLength = options.keyturnerStatesLength ?? 27;
-    this.keyPair = options.keyPair ?? createNukiKeyPair();
-    this.publicKey = Buffer.from(this.keyPair.publicKey);
-    this.lockUuid = createHash('sha256').update(`simulated-nuki:${this.address}`).digest().subarray(0, 16);
     this.nonce = options.nonce ?? ((): Buffer => randomNukiNonce(32));
     this.battery = clampPercent(options.batteryPercent ?? 100);
-    this.authorizationTable = new NukiAuthorizationTable(
-      options.maxAuthorizations ?? 100,
-      (options.authorizations ?? []).map((entry) => ({ id: entry.id, name: entry.name, type: entry.type, sharedKey: entry.sharedKey ?? null, appId: 0 })),
-    );
-    this.lockLog = new NukiLockLog(options.logCapacity ?? 500, options.firstLogIndex ?? 1);
+    const pairingGdio = this.apiLevel === '2.3' ? NukiFamilyUuids.lockPairingGdioApi23 : NukiUuids.pairingGdio;
+    this.core = new NukiDeviceCore({
+      address: options.address,
+      clock: options.clock,
+      nukiId: options.nukiId,
+      lockUuidSeed: 'simulated-nuki',
+      keyPair: options.keyPair,
+      nonce32: () => this.nonce32(),
+      fragmentSize: this.fragmentSize,
+      maxAuthorizations: options.maxAuthorizations ?? 100,
+      authorizations: (options.authorizations ?? []).map((entry) => ({ id: entry.id, name: entry.name, type: entry.type, sharedKey: entry.sharedKey ?? null, appId: 0 })),
+      logCapacity: options.logCapacity ?? 500,
+      firstLogIndex: options.firstLogIndex ?? 1,
+      pairingTimeoutMs: options.pairingTimeoutMs ?? 30_000,
+      characteristics: { pairingGdio, keyturnerGdio: NukiUuids.keyturnerGdio, keyturnerUsdio: NukiUuids.keyturnerUsdio },
+      pairingResponder: (context) =>
+        this.apiLevel === '2.3' ? new NukiApi23PairingResponder({ ...context, securityPin: this.securityPin }) : new NukiPairingResponder(context),
+      keyturnerWrite: (link, value) => {
+        this.keyturner.handle(link, value);
+      },
+    });
+    this.address = this.core.address;
+    this.nukiId = this.core.nukiId;
+    this.faults = this.core.faults;
+    this.lockUuid = this.core.lockUuid;
+    if (!isU32(this.nukiId)) throw new RangeError(`a Nuki ID is a u32, not ${this.nukiId}`);
+    this.publicKey = Buffer.from(this.core.keyPair.publicKey);
     this.mechanism = new NukiLockMechanism(options.motorTimeMs ?? 0, options.bolt ?? 'locked', () => {
       this.markNewState();
     });
-    this.sender = new NukiReplySender(this.faults, () => this.nonce32());
     this.timeZone = options.timeZone ?? 'UTC';
     this.keypadStore = options.keypad === true ? new NukiKeypadStore(options.keypadCapacity ?? NUKI_KEYPAD_CAPACITY) : null;
     const keypadResponder = new NukiKeypadResponder({
@@ -152,23 +151,16 @@ export class SimulatedNuki implements SimulatedDevice {
       changed: () => undefined,
     });
     this.keyturner = new NukiKeyturnerResponder({
-      authorizations: this.authorizationTable,
-      faults: this.faults,
-      sender: this.sender,
+      ...this.core.keyturnerContext(),
       securityPin: this.securityPin,
       hasDoorSensor: this.hasDoorSensor,
-      nonce32: () => this.nonce32(),
       keyturnerStates: () => keyturnerStatesPayload(this.statusSnapshot(), this.keyturnerStatesLength),
-      keyturnerStatesRead: () => {
-        this.setNewState(false);
-      },
       config: () =>
         configPayload({ nukiId: this.nukiId, name: this.name, firmware: this.firmware, hardware: this.hardware }, this.clock.now(), {
-          fob: this.authorizationTable.firstOfType('fob') !== undefined,
-          keypad: this.keypadStore !== null || this.authorizationTable.firstOfType('keypad') !== undefined,
+          fob: this.core.authorizations.firstOfType('fob') !== undefined,
+          keypad: this.keypadStore !== null || this.core.authorizations.firstOfType('keypad') !== undefined,
         }),
       batteryReport: () => batteryReportPayload(this.statusSnapshot()),
-      selectLog: (startIndex, sortOrder) => this.lockLog.select(startIndex, sortOrder),
       keypad: keypadResponder,
       remoteAction: (action, authorization, nameSuffix, settled) =>
         // The responder passes only codes isSimulatedNukiAction accepted.
@@ -198,7 +190,7 @@ export class SimulatedNuki implements SimulatedDevice {
 
   /** True while the lock is within radio range (advertising and answering). */
   get inRange(): boolean {
-    return this.reachable;
+    return this.core.inRange;
   }
 
   /** True while a motorised move is under way. */
@@ -208,27 +200,27 @@ export class SimulatedNuki implements SimulatedDevice {
 
   /** True while the beacon flags a new state or log entry (measured power −59). */
   get newStateFlagged(): boolean {
-    return this.newState;
+    return this.core.newStateFlagged;
   }
 
   /** True while the lock accepts a new pairing. */
   get pairingMode(): boolean {
-    return this.inPairingMode();
+    return this.core.inPairingMode;
   }
 
   /** The log, oldest first (as Log Entry messages carry it). */
   get log(): readonly NukiLogEntry[] {
-    return this.lockLog.all;
+    return this.core.log.all;
   }
 
   /** The authorizations, by id (without their keys). */
   get authorizations(): readonly { id: number; name: string; type: NukiAuthorizationType; appId: number }[] {
-    return this.authorizationTable.list();
+    return this.core.authorizations.list();
   }
 
   /** Number of open GATT links. */
   get connectionCount(): number {
-    return this.links.size;
+    return this.core.connectionCount;
   }
 
   /** Resolves when no motorised move is under way. */
@@ -239,13 +231,14 @@ export class SimulatedNuki implements SimulatedDevice {
   /** Resolves when no move is under way and every reply queued on every link has been delivered. */
   async settled(): Promise<void> {
     await this.mechanism.idle();
-    await Promise.all([...this.links.keys()].map((link) => link.drained()));
+    await this.core.drained();
   }
 
   /** The user held the button for 5 s: pairing is accepted for `pairingTimeoutMs`. */
   startPairingMode(): void {
-    this.pairingModeUntil = this.clock.now() + this.pairingTimeoutMs;
-    this.advertisementChanged();
+    this.core.startPairingMode();
+    // An API 2.3 lock's beacon shows pairing mode.
+    this.core.advertisementChanged();
   }
 
   /**
@@ -255,7 +248,7 @@ export class SimulatedNuki implements SimulatedDevice {
    * tap is accepted but nothing moves (as SimulatedLock).
    */
   tap(authorizationName: string, action: LockAction): NukiTapResult {
-    const authorization = this.authorizationTable.byName(authorizationName);
+    const authorization = this.core.authorizations.byName(authorizationName);
     if (authorization === undefined) return 'refused';
     this.motorisedAction(toNukiAction(action), NukiTrigger.system, authorization, 'lock_action');
     return 'accepted';
@@ -267,23 +260,23 @@ export class SimulatedNuki implements SimulatedDevice {
    * A name already held returns that authorization's id. @throws RangeError when the lock is full.
    */
   addAuthorization(name: string, type: NukiAuthorizationType = 'app'): number {
-    const existing = this.authorizationTable.byName(name);
+    const existing = this.core.authorizations.byName(name);
     if (existing !== undefined) return existing.id;
-    if (this.authorizationTable.full) throw new RangeError(`${this.name} holds its maximum of ${this.authorizationTable.capacity} authorizations`);
-    const id = this.authorizationTable.nextId();
-    this.authorizationTable.add({ id, name, type, sharedKey: null, appId: 0 });
+    if (this.core.authorizations.full) throw new RangeError(`${this.name} holds its maximum of ${this.core.authorizations.capacity} authorizations`);
+    const id = this.core.authorizations.nextId();
+    this.core.authorizations.add({ id, name, type, sharedKey: null, appId: 0 });
     return id;
   }
 
   /** A Nuki Fob button: logged under the first paired fob (or authorization 0, "Nuki Fob"). */
   fob(action: LockAction): void {
-    const fob = this.authorizationTable.firstOfType('fob');
+    const fob = this.core.authorizations.firstOfType('fob');
     this.motorisedAction(toNukiAction(action), NukiTrigger.system, fob ?? { id: 0, name: 'Nuki Fob' }, 'lock_action');
   }
 
   /** A code typed on the Nuki Keypad: a Keypad action log entry (type 0x05) under the first paired keypad. */
   keypad(action: LockAction): void {
-    const keypad = this.authorizationTable.firstOfType('keypad');
+    const keypad = this.core.authorizations.firstOfType('keypad');
     this.motorisedAction(toNukiAction(action), NukiTrigger.system, keypad ?? { id: 0, name: 'Nuki Keypad' }, 'keypad_action');
   }
 
@@ -305,7 +298,7 @@ export class SimulatedNuki implements SimulatedDevice {
    */
   typeCode(code: string, action: LockAction): 'accepted' | 'refused' {
     const store = this.keypadOrThrow();
-    const keypad = this.authorizationTable.firstOfType('keypad') ?? { id: 0, name: 'Nuki Keypad' };
+    const keypad = this.core.authorizations.firstOfType('keypad') ?? { id: 0, name: 'Nuki Keypad' };
     const judgement = store.judge(code, this.lockNow(), this.timeZone);
     if (!judgement.accepted) {
       this.appendKeypadLog(keypad, toNukiAction(action), NukiCompletionStatus.invalidCode, 0);
@@ -370,110 +363,37 @@ export class SimulatedNuki implements SimulatedDevice {
     if (!this.hasDoorSensor) throw new RangeError(`${this.name} has no door sensor`);
     if (door === this.doorState) return;
     this.doorState = door;
-    this.lockLog.append({
+    this.core.appendLog({
       timestamp: this.clock.now(),
       authorizationId: 0,
       name: '',
       // Type 0x06 data: 0x00 door opened, 0x01 door closed.
       detail: { kind: 'other', type: NukiLogEntryType.doorSensor, data: Buffer.from([door === 'open' ? 0x00 : 0x01]) },
     });
-    this.markNewState();
   }
 
   /** The lock leaves radio range: open links are lost, it stops advertising and answering. */
   goOutOfRange(): void {
-    if (!this.reachable) return;
-    this.reachable = false;
-    for (const link of [...this.links.keys()]) link.lose();
-    this.advertisementChanged();
+    this.core.goOutOfRange();
   }
 
   /** The lock is back in range and advertises again. */
   comeBackInRange(): void {
-    if (this.reachable) return;
-    this.reachable = true;
-    this.advertisementChanged();
+    this.core.comeBackInRange();
   }
 
   openLink(): SimulatedLockLink {
-    if (!this.reachable) throw new GattOperationError('not_connected', `${this.address} is out of range`);
-    const link = new NukiIndicationLink(
-      {
-        handleWrite: (from, uuid, value) => {
-          this.handleWrite(from, uuid, value);
-        },
-        detach: (from) => {
-          this.links.delete(from);
-        },
-        replyDelayMs: () => this.faults.replyDelayMs,
-      },
-      this.fragmentSize,
-    );
-    const gdio = this.apiLevel === '2.3' ? NukiFamilyUuids.lockPairingGdioApi23 : NukiUuids.pairingGdio;
-    const context = {
-      inPairingMode: () => this.inPairingMode(),
-      keyPair: this.keyPair,
-      lockUuid: this.lockUuid,
-      authorizations: this.authorizationTable,
-      nonce32: () => this.nonce32(),
-      completePairing: (entry: Parameters<NukiAuthorizationTable['add']>[0]) => {
-        this.authorizationTable.add(entry);
-        this.pairingModeUntil = null;
-      },
-      reply: (command: number, payload: Buffer) => {
-        this.sender.unencrypted(link, gdio, command, payload);
-      },
-    };
-    const pairing =
-      this.apiLevel === '2.3'
-        ? new SimulatedApi23PairingResponder({
-            ...context,
-            securityPin: this.securityPin,
-            replyEncrypted: (sharedKey, authorizationId, command, payload) => {
-              this.sender.encrypted(link, gdio, sharedKey, authorizationId, command, payload);
-            },
-          })
-        : new NukiPairingResponder(context);
-    this.links.set(link, pairing);
-    return link;
+    return this.core.openLink();
   }
 
   /** An iBeacon with the keyturner service UUID; measured power −59 while something new is unread. */
   advertisement(): SimulatedAdvertisement | null {
-    if (!this.reachable) return null;
     // An API 2.3 lock in pairing mode shows its pairing service, which is how a scan tells the model class.
-    const serviceUuid = this.apiLevel === '2.3' && this.inPairingMode() ? NukiFamilyUuids.lockPairingServiceApi23 : NukiUuids.keyturnerService;
-    const beacon = encodeNukiBeacon({ newState: this.newState, major: this.nukiId >>> 16, minor: this.nukiId & 0xffff, serviceUuid });
-    return { manufacturerData: new Map([[NUKI_APPLE_COMPANY_ID, beacon]]), rssi: SIMULATED_RSSI };
+    return this.core.advertisement(this.apiLevel === '2.3' && this.core.inPairingMode ? NukiFamilyUuids.lockPairingServiceApi23 : NukiUuids.keyturnerService);
   }
 
   onAdvertisementChange(listener: () => void): () => void {
-    const wrapped = (): void => {
-      listener();
-    };
-    this.advertisementListeners.add(wrapped);
-    return () => this.advertisementListeners.delete(wrapped);
-  }
-
-  private handleWrite(link: NukiIndicationLink, uuid: string, value: Buffer): void {
-    if (value.length === 0) throw new GattOperationError('invalid_length', 'empty write');
-    switch (uuid) {
-      case NukiUuids.pairingGdio:
-      case NukiFamilyUuids.lockPairingGdioApi23:
-        if (uuid !== (this.apiLevel === '2.3' ? NukiFamilyUuids.lockPairingGdioApi23 : NukiUuids.pairingGdio)) {
-          throw new GattOperationError('not_supported', `characteristic ${uuid} is not writable`);
-        }
-        this.links.get(link)?.handle(value);
-        return;
-      case NukiUuids.keyturnerUsdio:
-        this.keyturner.handle(link, value);
-        return;
-      case NukiUuids.keyturnerGdio:
-        this.sender.unencrypted(link, uuid, NukiCommand.errorReport, encodeErrorReport(keyturnerGdioErrorReport(value)));
-        return;
-      default:
-        throw new GattOperationError('not_supported', `characteristic ${uuid} is not writable`);
-    }
+    return this.core.onAdvertisementChange(listener);
   }
 
   private motorisedAction(
@@ -496,13 +416,13 @@ export class SimulatedNuki implements SimulatedDevice {
   }
 
   private appendLog(actor: { id: number; name: string }, logType: 'lock_action' | 'keypad_action', action: number, trigger: number, completionStatus: number): void {
-    const detail: NukiLogEntry['detail'] =
-      logType === 'lock_action'
-        ? { kind: 'lock_action', action, trigger, flags: 0, completionStatus, trailing: Buffer.alloc(0) }
-        : // Type 0x05 data: action, source (0x01 code), completion status, code id u16 LE.
-          { kind: 'other', type: NukiLogEntryType.keypadAction, data: Buffer.from([action, 0x01, completionStatus, 0x01, 0x00]) };
-    this.lockLog.append({ timestamp: this.clock.now(), authorizationId: actor.id, name: actor.name, detail });
-    this.markNewState();
+    if (logType === 'lock_action') {
+      this.core.appendLockAction(actor, action, trigger, completionStatus);
+      return;
+    }
+    // Type 0x05 data: action, source (0x01 code), completion status, code id u16 LE.
+    const data = Buffer.from([action, 0x01, completionStatus, 0x01, 0x00]);
+    this.core.appendLog({ timestamp: this.clock.now(), authorizationId: actor.id, name: actor.name, detail: { kind: 'other', type: NukiLogEntryType.keypadAction, data } });
   }
 
   private keypadOrThrow(): NukiKeypadStore {
@@ -512,14 +432,13 @@ export class SimulatedNuki implements SimulatedDevice {
 
   private appendKeypadLog(actor: { id: number; name: string }, action: number, completionStatus: number, codeId: number): void {
     const data = encodeKeypadActionLogData({ action, source: NukiKeypadSource.code, completionStatus, codeId });
-    this.lockLog.append({ timestamp: this.lockNow(), authorizationId: actor.id, name: actor.name, detail: { kind: 'other', type: NukiLogEntryType.keypadAction, data } });
-    this.markNewState();
+    this.core.appendLog({ timestamp: this.lockNow(), authorizationId: actor.id, name: actor.name, detail: { kind: 'other', type: NukiLogEntryType.keypadAction, data } });
   }
 
   private statusSnapshot(): NukiStatusSnapshot {
     return {
       now: this.lockNow(),
-      pairingMode: this.inPairingMode(),
+      pairingMode: this.core.inPairingMode,
       lockState: this.mechanism.lockState,
       trigger: this.mechanism.trigger,
       lastLockAction: this.mechanism.lastLockAction,
@@ -529,10 +448,6 @@ export class SimulatedNuki implements SimulatedDevice {
     };
   }
 
-  private inPairingMode(): boolean {
-    return this.pairingModeUntil !== null && this.clock.now() < this.pairingModeUntil;
-  }
-
   private nonce32(): Buffer {
     const nonce = this.nonce();
     if (nonce.length < 32) throw new RangeError('the nonce source must return at least 32 bytes');
@@ -540,17 +455,7 @@ export class SimulatedNuki implements SimulatedDevice {
   }
 
   private markNewState(): void {
-    this.setNewState(true);
-  }
-
-  private setNewState(value: boolean): void {
-    if (this.newState === value) return;
-    this.newState = value;
-    this.advertisementChanged();
-  }
-
-  private advertisementChanged(): void {
-    for (const listener of [...this.advertisementListeners]) listener();
+    this.core.markNewState();
   }
 }
 

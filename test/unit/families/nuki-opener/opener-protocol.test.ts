@@ -7,7 +7,7 @@ import {
   encodeDoorbellRecognition,
   openerActionsFor,
   openerStatusOf,
-} from '../../../../src/families/nuki-opener/opener-protocol.js';
+} from '../../../../src/families/nuki-opener/protocol/opener-protocol.js';
 import { decodeKeyturnerStates, encodeKeyturnerStates, encodeLockAction, type NukiKeyturnerStates } from '../../../../src/families/nuki/protocol/nuki-messages.js';
 
 function states(overrides: Partial<NukiKeyturnerStates>): NukiKeyturnerStates {

@@ -12,7 +12,7 @@ import {
   decodeApi23AuthorizationId,
   encodeApi23AuthorizationData,
   encodeApi23AuthorizationId,
-} from '../../../../src/families/nuki/nuki-api23-messages.js';
+} from '../../../../src/families/nuki/protocol/nuki-api23-messages.js';
 
 describe('Nuki API levels and models (vendor constants)', () => {
   it('names the services of the vendor constants exactly', () => {

@@ -1,20 +1,15 @@
-import { createHash } from 'node:crypto';
-import type { Clock } from '../../domain/clock.js';
-import { NukiCommand, NukiCompletionStatus } from '../nuki/protocol/nuki-commands.js';
-import { createNukiKeyPair, randomNukiNonce, type NukiKeyPair } from '../nuki/protocol/nuki-crypto.js';
-import { encodeErrorReport, encodeKeyturnerStates, type NukiLogEntry } from '../nuki/protocol/nuki-messages.js';
-import { NUKI_APPLE_COMPANY_ID, encodeNukiBeacon } from '../nuki/protocol/nuki-uuids.js';
-import { NukiAuthorizationTable, type NukiAuthorization } from '../nuki/simulator/nuki-authorization-table.js';
-import { keyturnerGdioErrorReport } from '../nuki/simulator/nuki-gatt-database.js';
-import { NukiIndicationLink } from '../nuki/simulator/nuki-indication-link.js';
-import { NukiKeyturnerResponder } from '../nuki/simulator/nuki-keyturner-responder.js';
-import { NukiLockLog } from '../nuki/simulator/nuki-lock-log.js';
-import { NukiPairingResponder } from '../nuki/simulator/nuki-pairing-responder.js';
-import { NukiReplySender } from '../nuki/simulator/nuki-reply-sender.js';
-import { configPayload } from '../nuki/simulator/nuki-status-payloads.js';
-import { noSimulatedNukiFaults, type SimulatedNukiFaults } from '../nuki/simulator/simulated-nuki-faults.js';
-import { GattOperationError, type SimulatedAdvertisement, type SimulatedDevice, type SimulatedGattService, type SimulatedLockLink } from '../../gateway/simulator/simulated-device.js';
-import { NukiFamilyUuids } from '../nuki/nuki-api-level.js';
+import type { Clock } from '../../../domain/clock.js';
+import { NukiCompletionStatus } from '../../nuki/protocol/nuki-commands.js';
+import { randomNukiNonce, type NukiKeyPair } from '../../nuki/protocol/nuki-crypto.js';
+import { encodeKeyturnerStates, type NukiLogEntry } from '../../nuki/protocol/nuki-messages.js';
+import type { NukiAuthorization } from '../../nuki/simulator/nuki-authorization-table.js';
+import { NukiDeviceCore } from '../../nuki/simulator/nuki-device-core.js';
+import { NukiKeyturnerResponder } from '../../nuki/simulator/nuki-keyturner-responder.js';
+import { NukiPairingResponder } from '../../nuki/simulator/nuki-pairing-responder.js';
+import { configPayload } from '../../nuki/simulator/nuki-status-payloads.js';
+import type { SimulatedNukiFaults } from '../../nuki/simulator/simulated-nuki-faults.js';
+import type { SimulatedAdvertisement, SimulatedDevice, SimulatedGattService, SimulatedLockLink } from '../../../gateway/simulator/simulated-device.js';
+import { NukiFamilyUuids } from '../../nuki/nuki-api-level.js';
 import {
   OpenerLockAction,
   OpenerLockState,
@@ -23,10 +18,8 @@ import {
   OpenerTrigger,
   encodeDoorbellRecognition,
   type OpenerRingMode,
-} from './opener-protocol.js';
+} from '../protocol/opener-protocol.js';
 
-/** Signal strength every scan reports, dBm. */
-const SIMULATED_RSSI = -65;
 const WRITE_INDICATE = ['write', 'indicate'] as const;
 
 /** The GATT database of a Nuki Opener: its pairing service and its keyturner service. */
@@ -84,19 +77,14 @@ export class SimulatedOpener implements SimulatedDevice {
   readonly address: string;
   readonly name: string;
   readonly nukiId: number;
-  readonly faults: SimulatedNukiFaults = noSimulatedNukiFaults();
+  readonly faults: SimulatedNukiFaults;
   readonly gattDatabase = OPENER_GATT_DATABASE;
   readonly lockUuid: Buffer;
 
   private readonly clock: Clock;
   private readonly strikeTimeMs: number;
-  private readonly keyPair: NukiKeyPair;
-  private readonly authorizationTable: NukiAuthorizationTable;
-  private readonly lockLog: NukiLockLog;
-  private readonly sender: NukiReplySender;
+  private readonly core: NukiDeviceCore;
   private readonly keyturner: NukiKeyturnerResponder;
-  private readonly links = new Map<NukiIndicationLink, NukiPairingResponder>();
-  private readonly advertisementListeners = new Set<() => void>();
   private readonly idleWaiters: (() => void)[] = [];
   private ringToOpenActive = false;
   private continuousModeActive = false;
@@ -104,42 +92,49 @@ export class SimulatedOpener implements SimulatedDevice {
   private stateTrigger: number = OpenerTrigger.system;
   private last: { action: number; trigger: number; completionStatus: number } | null = null;
   private critical: boolean;
-  private reachable = true;
-  private newState = false;
-  private pairingModeUntil: number | null = null;
 
   constructor(options: SimulatedOpenerOptions) {
-    this.address = options.address.toUpperCase();
     this.name = options.name;
     this.clock = options.clock;
-    this.nukiId = options.nukiId ?? Number.parseInt(this.address.replace(/:/g, '').slice(-8), 16);
     this.strikeTimeMs = options.strikeTimeMs ?? 0;
     this.critical = options.batteryCritical ?? false;
-    this.keyPair = options.keyPair ?? createNukiKeyPair();
-    this.lockUuid = createHash('sha256').update(`simulated-opener:${this.address}`).digest().subarray(0, 16);
-    this.authorizationTable = new NukiAuthorizationTable(
-      100,
-      (options.authorizations ?? []).map((entry) => ({ id: entry.id, name: entry.name, type: 'app', sharedKey: entry.sharedKey ?? null, appId: 0 })),
-    );
-    this.lockLog = new NukiLockLog(500, options.firstLogIndex ?? 1);
-    this.sender = new NukiReplySender(this.faults, () => randomNukiNonce(32));
+    this.core = new NukiDeviceCore({
+      address: options.address,
+      clock: options.clock,
+      nukiId: options.nukiId,
+      lockUuidSeed: 'simulated-opener',
+      keyPair: options.keyPair,
+      nonce32: () => randomNukiNonce(32),
+      fragmentSize: options.fragmentSize ?? 20,
+      maxAuthorizations: 100,
+      authorizations: (options.authorizations ?? []).map((entry) => ({ id: entry.id, name: entry.name, type: 'app', sharedKey: entry.sharedKey ?? null, appId: 0 })),
+      logCapacity: 500,
+      firstLogIndex: options.firstLogIndex ?? 1,
+      pairingTimeoutMs: 30_000,
+      characteristics: {
+        pairingGdio: NukiFamilyUuids.openerPairingGdio,
+        keyturnerGdio: NukiFamilyUuids.openerKeyturnerGdio,
+        keyturnerUsdio: NukiFamilyUuids.openerKeyturnerUsdio,
+      },
+      pairingResponder: (context) => new NukiPairingResponder(context),
+      keyturnerWrite: (link, value) => {
+        this.keyturner.handle(link, value);
+      },
+    });
+    this.address = this.core.address;
+    this.nukiId = this.core.nukiId;
+    this.faults = this.core.faults;
+    this.lockUuid = this.core.lockUuid;
     this.keyturner = new NukiKeyturnerResponder({
-      authorizations: this.authorizationTable,
-      faults: this.faults,
-      sender: this.sender,
+      ...this.core.keyturnerContext(),
       securityPin: options.securityPin,
       hasDoorSensor: false,
       usdio: NukiFamilyUuids.openerKeyturnerUsdio,
       isAction: (action) => action >= OpenerLockAction.activateRingToOpen && action <= OpenerLockAction.deactivateContinuousMode,
-      nonce32: () => randomNukiNonce(32),
       keyturnerStates: () => this.keyturnerStatesPayload(),
-      keyturnerStatesRead: () => {
-        this.setNewState(false);
-      },
       config: () =>
         configPayload({ nukiId: this.nukiId, name: this.name, firmware: [1, 10, 2], hardware: [3, 0] }, this.clock.now(), { fob: false, keypad: false }),
       batteryReport: () => Buffer.alloc(0),
-      selectLog: (startIndex, sortOrder) => this.lockLog.select(startIndex, sortOrder),
       remoteAction: (action, authorization, nameSuffix, settled) => this.remoteAction(action, authorization, nameSuffix, settled),
     });
   }
@@ -163,19 +158,19 @@ export class SimulatedOpener implements SimulatedDevice {
   }
 
   get inRange(): boolean {
-    return this.reachable;
+    return this.core.inRange;
   }
 
   get newStateFlagged(): boolean {
-    return this.newState;
+    return this.core.newStateFlagged;
   }
 
   get log(): readonly NukiLogEntry[] {
-    return this.lockLog.all;
+    return this.core.log.all;
   }
 
   get authorizations(): readonly { id: number; name: string }[] {
-    return this.authorizationTable.list();
+    return this.core.authorizations.list();
   }
 
   /** Resolves when the strike is not running. */
@@ -187,11 +182,11 @@ export class SimulatedOpener implements SimulatedDevice {
   /** Resolves when the strike is idle and every queued reply has been delivered. */
   async settled(): Promise<void> {
     await this.idle();
-    await Promise.all([...this.links.keys()].map((link) => link.drained()));
+    await this.core.drained();
   }
 
   startPairingMode(): void {
-    this.pairingModeUntil = this.clock.now() + 30_000;
+    this.core.startPairingMode();
   }
 
   /**
@@ -201,13 +196,12 @@ export class SimulatedOpener implements SimulatedDevice {
    */
   async ring(): Promise<{ opened: boolean }> {
     const mode: OpenerRingMode = this.continuousModeActive ? 'continuous_mode' : this.ringToOpenActive ? 'ring_to_open' : 'none';
-    this.lockLog.append({
+    this.core.appendLog({
       timestamp: this.clock.now(),
       authorizationId: 0,
       name: '',
       detail: { kind: 'other', type: OpenerLogEntryType.doorbellRecognition, data: encodeDoorbellRecognition({ mode, source: 0, trailing: Buffer.alloc(0) }) },
     });
-    this.markNewState();
     if (mode === 'none') return { opened: false };
     if (mode === 'ring_to_open') this.ringToOpenActive = false;
     await new Promise<void>((resolve) => {
@@ -230,80 +224,24 @@ export class SimulatedOpener implements SimulatedDevice {
   }
 
   goOutOfRange(): void {
-    if (!this.reachable) return;
-    this.reachable = false;
-    for (const link of [...this.links.keys()]) link.lose();
-    this.advertisementChanged();
+    this.core.goOutOfRange();
   }
 
   comeBackInRange(): void {
-    if (this.reachable) return;
-    this.reachable = true;
-    this.advertisementChanged();
+    this.core.comeBackInRange();
   }
 
   openLink(): SimulatedLockLink {
-    if (!this.reachable) throw new GattOperationError('not_connected', `${this.address} is out of range`);
-    const link = new NukiIndicationLink(
-      {
-        handleWrite: (from, uuid, value) => {
-          this.handleWrite(from, uuid, value);
-        },
-        detach: (from) => {
-          this.links.delete(from);
-        },
-        replyDelayMs: () => this.faults.replyDelayMs,
-      },
-      20,
-    );
-    const pairing = new NukiPairingResponder({
-      inPairingMode: () => this.pairingModeUntil !== null && this.clock.now() < this.pairingModeUntil,
-      keyPair: this.keyPair,
-      lockUuid: this.lockUuid,
-      authorizations: this.authorizationTable,
-      nonce32: () => randomNukiNonce(32),
-      completePairing: (entry) => {
-        this.authorizationTable.add(entry);
-        this.pairingModeUntil = null;
-      },
-      reply: (command, payload) => {
-        this.sender.unencrypted(link, NukiFamilyUuids.openerPairingGdio, command, payload);
-      },
-    });
-    this.links.set(link, pairing);
-    return link;
+    return this.core.openLink();
   }
 
   /** An iBeacon with the Opener's keyturner service UUID; measured power −59 while something new is unread. */
   advertisement(): SimulatedAdvertisement | null {
-    if (!this.reachable) return null;
-    const beacon = encodeNukiBeacon({ newState: this.newState, major: this.nukiId >>> 16, minor: this.nukiId & 0xffff, serviceUuid: NukiFamilyUuids.openerKeyturnerService });
-    return { manufacturerData: new Map([[NUKI_APPLE_COMPANY_ID, beacon]]), rssi: SIMULATED_RSSI };
+    return this.core.advertisement(NukiFamilyUuids.openerKeyturnerService);
   }
 
   onAdvertisementChange(listener: () => void): () => void {
-    const wrapped = (): void => {
-      listener();
-    };
-    this.advertisementListeners.add(wrapped);
-    return () => this.advertisementListeners.delete(wrapped);
-  }
-
-  private handleWrite(link: NukiIndicationLink, uuid: string, value: Buffer): void {
-    if (value.length === 0) throw new GattOperationError('invalid_length', 'empty write');
-    switch (uuid) {
-      case NukiFamilyUuids.openerPairingGdio:
-        this.links.get(link)?.handle(value);
-        return;
-      case NukiFamilyUuids.openerKeyturnerUsdio:
-        this.keyturner.handle(link, value);
-        return;
-      case NukiFamilyUuids.openerKeyturnerGdio:
-        this.sender.unencrypted(link, uuid, NukiCommand.errorReport, encodeErrorReport(keyturnerGdioErrorReport(value)));
-        return;
-      default:
-        throw new GattOperationError('not_supported', `characteristic ${uuid} is not writable`);
-    }
+    return this.core.onAdvertisementChange(listener);
   }
 
   private remoteAction(
@@ -336,7 +274,7 @@ export class SimulatedOpener implements SimulatedDevice {
     }
     this.stateTrigger = OpenerTrigger.system;
     this.last = { action, trigger: OpenerTrigger.system, completionStatus: NukiCompletionStatus.success };
-    this.appendAction(actor, action, OpenerTrigger.system);
+    this.core.appendLockAction(actor, action, OpenerTrigger.system, NukiCompletionStatus.success);
     setImmediate(() => {
       settled('success');
     });
@@ -351,7 +289,7 @@ export class SimulatedOpener implements SimulatedDevice {
     const finish = (): void => {
       this.strikeRunning = false;
       this.last = { action: OpenerLockAction.electricStrikeActuation, trigger, completionStatus: NukiCompletionStatus.success };
-      this.appendAction(actor, OpenerLockAction.electricStrikeActuation, trigger);
+      this.core.appendLockAction(actor, OpenerLockAction.electricStrikeActuation, trigger, NukiCompletionStatus.success);
       done();
       for (const resolve of this.idleWaiters.splice(0)) resolve();
     };
@@ -359,18 +297,8 @@ export class SimulatedOpener implements SimulatedDevice {
     else setTimeout(finish, this.strikeTimeMs);
   }
 
-  private appendAction(actor: { id: number; name: string }, action: number, trigger: number): void {
-    this.lockLog.append({
-      timestamp: this.clock.now(),
-      authorizationId: actor.id,
-      name: actor.name,
-      detail: { kind: 'lock_action', action, trigger, flags: 0, completionStatus: NukiCompletionStatus.success, trailing: Buffer.alloc(0) },
-    });
-    this.markNewState();
-  }
-
   private keyturnerStatesPayload(): Buffer {
-    const pairing = this.pairingModeUntil !== null && this.clock.now() < this.pairingModeUntil;
+    const pairing = this.core.inPairingMode;
     const lockState = this.strikeRunning ? OpenerLockState.opening : this.ringToOpenActive ? OpenerLockState.ringToOpenActive : OpenerLockState.locked;
     const states = {
       nukiState: pairing ? OpenerState.pairingMode : this.continuousModeActive ? OpenerState.continuousMode : OpenerState.doorMode,
@@ -394,16 +322,6 @@ export class SimulatedOpener implements SimulatedDevice {
   }
 
   private markNewState(): void {
-    this.setNewState(true);
-  }
-
-  private setNewState(value: boolean): void {
-    if (this.newState === value) return;
-    this.newState = value;
-    this.advertisementChanged();
-  }
-
-  private advertisementChanged(): void {
-    for (const listener of [...this.advertisementListeners]) listener();
+    this.core.markNewState();
   }
 }

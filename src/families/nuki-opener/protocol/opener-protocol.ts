@@ -5,7 +5,7 @@
  * Smart Lock's layout; the byte where the lock keeps its lock 'n' go timer holds the Ring to Open
  * timer, there is no door sensor, and the battery byte carries only the critical flag (bit 0).
  */
-import type { NukiKeyturnerStates } from '../nuki/protocol/nuki-messages.js';
+import type { NukiKeyturnerStates } from '../../nuki/protocol/nuki-messages.js';
 
 /** Nuki State of an Opener (Keyturner States byte 0). */
 export const OpenerState = {

@@ -12,8 +12,8 @@
  * Pairing needs the lock's 6-digit security PIN (set in the Nuki app at setup); a wrong PIN is
  * answered with Error Report K_ERROR_BAD_PIN (0x21). No Authorization-ID Confirmation follows.
  */
-import { NukiFrameError } from './protocol/nuki-frame.js';
-import { encodeSecurityPin } from './nuki-api-level.js';
+import { NukiFrameError } from './nuki-frame.js';
+import { encodeSecurityPin } from '../nuki-api-level.js';
 
 /** Authorization Info (0x004C): what an API 2.3 lock sends after accepting our authenticator. */
 export const NUKI_AUTHORIZATION_INFO_COMMAND = 0x004c;
