@@ -5,6 +5,13 @@ import { defaultDataDir } from './data-dir.js';
 import { parseOptions } from './parse-options.js';
 import { UsageError } from './usage-error.js';
 
+/** A refusal of the service as the CLI's usage error, naming the option of each field at fault; any other error as it is. */
+function asUsageError(error: unknown): unknown {
+  if (!(error instanceof ServiceError)) return error;
+  const details = error.errors?.map((e) => ` ${e.field.replace(/^\//, '--')} ${e.message}.`).join('') ?? '';
+  return new UsageError(`${error.message}${details}`);
+}
+
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
@@ -64,11 +71,7 @@ export async function userCommand(args: string[]): Promise<void> {
     });
     process.stdout.write(`${JSON.stringify({ id: user.id, email: user.email, name: user.name })}\n`);
   } catch (error) {
-    if (error instanceof ServiceError) {
-      const details = error.errors?.map((e) => ` ${e.field.replace(/^\//, '--')} ${e.message}.`).join('') ?? '';
-      throw new UsageError(`${error.message}${details}`);
-    }
-    throw error;
+    throw asUsageError(error);
   } finally {
     await service.close();
   }
@@ -90,11 +93,7 @@ async function resetPassword(args: string[]): Promise<void> {
     const user = await service.services.passwords.reset(values.email, password);
     process.stdout.write(`${JSON.stringify({ id: user.id, email: user.email, sessions_ended: true })}\n`);
   } catch (error) {
-    if (error instanceof ServiceError) {
-      const details = error.errors?.map((e) => ` ${e.field.replace(/^\//, '--')} ${e.message}.`).join('') ?? '';
-      throw new UsageError(`${error.message}${details}`);
-    }
-    throw error;
+    throw asUsageError(error);
   } finally {
     await service.close();
   }

@@ -44,6 +44,20 @@ export async function openPage(browser: Browser, options: BrowserContextOptions 
   return { context, page, problems };
 }
 
+/**
+ * Signs in through the web app at `url` as a person does: its Sign in button, the service's
+ * sign-in page, "Sign in and allow"; then waits (15 s) for "Your locks" unless `waitForLocks` is
+ * false (for a sign-in the test follows itself).
+ */
+export async function signInToApp(page: Page, url: string, user: { email: string; password: string }, options: { waitForLocks?: boolean } = {}): Promise<void> {
+  await page.goto(url);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.getByLabel('E-mail').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in and allow', exact: true }).click();
+  if (options.waitForLocks ?? true) await page.getByRole('heading', { name: 'Your locks' }).waitFor({ timeout: 15_000 });
+}
+
 /** The little of the DOM the helpers below use (this file compiles without the DOM's types). */
 interface ElementLike {
   classList: { contains(name: string): boolean };

@@ -1,4 +1,7 @@
+import { afterAll, afterEach, beforeAll } from '@jest/globals';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureBuild, PROJECT_ROOT } from './global-setup.js';
 
@@ -69,25 +72,25 @@ export function spawnNode(
   });
   let consumed = 0;
 
-  const nextLine = (predicate: (line: string) => boolean = () => true, timeoutMs = 15_000): Promise<string> =>
+  /**
+   * Resolves with what `find` finds, checking again on every output chunk; rejects with
+   * `exitedMessage` once the child has exited without it, and with `timeoutMessage` past `timeoutMs`.
+   */
+  const waitForOutput = <T>(find: () => T | undefined, timeoutMs: number, exitedMessage: string, timeoutMessage: string): Promise<T> =>
     new Promise((resolvePromise, reject) => {
       const check = (): void => {
-        while (consumed < stdoutLines.length) {
-          const line = stdoutLines[consumed++] ?? '';
-          if (predicate(line)) {
-            finish();
-            resolvePromise(line);
-            return;
-          }
-        }
-        if (exitedNow) {
+        const found = find();
+        if (found !== undefined) {
           finish();
-          reject(new Error(`child exited before printing the expected line; stderr:\n${stderr}`));
+          resolvePromise(found);
+        } else if (exitedNow) {
+          finish();
+          reject(new Error(`${exitedMessage}; stderr:\n${stderr}`));
         }
       };
       const timer = setTimeout(() => {
         finish();
-        reject(new Error(`no matching stdout line within ${timeoutMs} ms; stderr:\n${stderr}`));
+        reject(new Error(`${timeoutMessage}; stderr:\n${stderr}`));
       }, timeoutMs);
       const finish = (): void => {
         clearTimeout(timer);
@@ -97,29 +100,27 @@ export function spawnNode(
       check();
     });
 
-  const stderrMatch = (pattern: RegExp, timeoutMs = 15_000): Promise<RegExpMatchArray> =>
-    new Promise((resolvePromise, reject) => {
-      const check = (): void => {
-        const match = pattern.exec(stderr);
-        if (match) {
-          finish();
-          resolvePromise(match);
-        } else if (exitedNow) {
-          finish();
-          reject(new Error(`child exited before stderr matched ${String(pattern)}; stderr:\n${stderr}`));
+  const nextLine = (predicate: (line: string) => boolean = () => true, timeoutMs = 15_000): Promise<string> =>
+    waitForOutput(
+      () => {
+        while (consumed < stdoutLines.length) {
+          const line = stdoutLines[consumed++] ?? '';
+          if (predicate(line)) return line;
         }
-      };
-      const timer = setTimeout(() => {
-        finish();
-        reject(new Error(`stderr did not match ${String(pattern)} within ${timeoutMs} ms; stderr:\n${stderr}`));
-      }, timeoutMs);
-      const finish = (): void => {
-        clearTimeout(timer);
-        waiters.delete(check);
-      };
-      waiters.add(check);
-      check();
-    });
+        return undefined;
+      },
+      timeoutMs,
+      'child exited before printing the expected line',
+      `no matching stdout line within ${timeoutMs} ms`,
+    );
+
+  const stderrMatch = (pattern: RegExp, timeoutMs = 15_000): Promise<RegExpMatchArray> =>
+    waitForOutput(
+      () => pattern.exec(stderr) ?? undefined,
+      timeoutMs,
+      `child exited before stderr matched ${String(pattern)}`,
+      `stderr did not match ${String(pattern)} within ${timeoutMs} ms`,
+    );
 
   return {
     process: child,
@@ -131,6 +132,53 @@ export function spawnNode(
     exited,
     kill: (signal = 'SIGKILL') => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    },
+  };
+}
+
+/** What the tests of the CLI share, see {@link cliTestBed}. */
+export interface CliTestBed {
+  /** The built `ekey-locks` entry point. */
+  readonly cli: string;
+  /** A data folder of the test file's own, removed after it. */
+  readonly dataDir: string;
+  /** Spawns the CLI with `args`; the child is killed (and awaited) after the test. */
+  spawn(args: string[]): RunningChild;
+}
+
+/**
+ * Registers (at the top level of a test file) the hooks the CLI tests share: the CLI built and a
+ * data folder made (`mkdtemp` with `folderPrefix`) before the file, the children spawned through
+ * the bed killed after each test, the folder removed after the file.
+ */
+export function cliTestBed(folderPrefix: string): CliTestBed {
+  let cli = '';
+  let dataDir = '';
+  const running: RunningChild[] = [];
+  beforeAll(() => {
+    cli = builtCli();
+    dataDir = mkdtempSync(join(tmpdir(), folderPrefix));
+  });
+  afterEach(async () => {
+    for (const child of running.splice(0)) {
+      child.kill();
+      await child.exited;
+    }
+  });
+  afterAll(() => {
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  return {
+    get cli() {
+      return cli;
+    },
+    get dataDir() {
+      return dataDir;
+    },
+    spawn: (args) => {
+      const child = spawnNode(cli, args);
+      running.push(child);
+      return child;
     },
   };
 }

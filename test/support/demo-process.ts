@@ -3,15 +3,24 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { builtCli, spawnNode, type RunningChild } from './child-process.js';
-import { loginOverHttp, type OAuthTokens } from './oauth-login.js';
+import { loginOverHttp, type LoginClient, type OAuthTokens } from './oauth-login.js';
 import { untilCommandFinished } from './polling.js';
 
-/** The first stdout line of `ekey-locks demo` (docs/design.md §6 "Running it"). */
+/**
+ * The first stdout line of `ekey-locks demo` (docs/design.md §6 "Running it"), and the
+ * `EKEY_DEMO` line the plugin prints under Homebridge in demo mode.
+ */
 export interface DemoLine {
   base_url: string;
   clients: { client_id: string; client_secret: string; redirect_uri: string }[];
   users: { id: string; email: string; password: string; name: string }[];
   locks: { id: string; name: string; owner_id: string; gateway: boolean; family: string }[];
+}
+
+/** What a sign-in needs of a demo household: the demo line's, or a test service's (src/demo/demo-household.ts). */
+interface DemoHouseholdLike {
+  users: readonly { email: string; password: string }[];
+  clients: readonly LoginClient[];
 }
 
 /** One answer line of the demo's stdin control protocol. */
@@ -78,9 +87,8 @@ export async function startDemo(options: { dataDir?: string; env?: Record<string
 
   const login = (userIndex: number): Promise<OAuthTokens> => {
     const user = demo.users[userIndex];
-    const client = demo.clients[0];
-    if (!user || !client) throw new Error(`demo line has no user ${userIndex} or no client`);
-    return loginOverHttp({ baseUrl: demo.base_url, client, email: user.email, password: user.password });
+    if (!user) throw new Error(`demo line has no user ${userIndex}`);
+    return signInDemoUser(demo.base_url, demo, user.email);
   };
 
   const stop = async (): Promise<{ code: number | null; signal: NodeJS.Signals | null }> => {
@@ -94,6 +102,17 @@ export async function startDemo(options: { dataDir?: string; env?: Record<string
   };
 
   return { child, demo, firstLine, control, controlRaw, login, stop };
+}
+
+/**
+ * The authorization-code flow over HTTP for a demo user (by e-mail; the first user, the owner,
+ * by default) with the demo's OAuth client, against `baseUrl` (the demo's, or a relay's).
+ */
+export function signInDemoUser(baseUrl: string, demo: DemoHouseholdLike, email?: string): Promise<OAuthTokens> {
+  const user = email === undefined ? demo.users[0] : demo.users.find((candidate) => candidate.email === email);
+  const client = demo.clients[0];
+  if (!user || !client) throw new Error(`demo line has no user ${email ?? '#0'} or no client`);
+  return loginOverHttp({ baseUrl, client, email: user.email, password: user.password });
 }
 
 /** The answer of one HTTP call, body parsed when it is JSON. */

@@ -25,6 +25,7 @@ import { testLogger } from './fake-bluez/test-logger.js';
 import { ManualClock } from './manual-clock.js';
 import { NukiWireRecorder } from './nuki-wire-recorder.js';
 import { RecordingLogger } from './recording-logger.js';
+import { lockRecord } from './lock-record.js';
 
 const SHARED_KEY = Buffer.alloc(32, 0x6b);
 const AUTHORIZATION_ID = 21;
@@ -74,22 +75,7 @@ export class DoorCodeBluezRig {
     this.device = environment.bluez.addDevice(this.nuki);
     const db = openDatabase(dbFile);
     new UserRepository(db).insert({ id: this.ownerId, email: 'olivia@example.org', name: 'Olivia', passwordHash: null, ekeyQuota: null, canSendEkeys: true, createdAt: this.clock.now() });
-    new LockRepository(db).upsert({
-      id: this.lockId,
-      name: 'Back Door',
-      family: 'nuki',
-      bleAddress: address,
-      lockKey: null,
-      timeZone: 'UTC',
-      ownerId: this.ownerId,
-      hasGateway: true,
-      keypad: true,
-      boltState: 'unknown',
-      batteryLevel: null,
-      lastSeenAt: null,
-      lastActivitySequence: 0,
-      createdAt: this.clock.now(),
-    });
+    new LockRepository(db).upsert(lockRecord({ id: this.lockId, name: 'Back Door', family: 'nuki', bleAddress: address, ownerId: this.ownerId, keypad: true, createdAt: this.clock.now() }));
     db.close();
   }
 

@@ -4,6 +4,11 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { describe } from '@jest/globals';
+import type { DemoLine } from './demo-process.js';
+import { until } from './polling.js';
+
+export type { DemoLine };
 
 /** The repository root (this file is test/support/homebridge-process.ts). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -16,6 +21,58 @@ const API_PORT_INSIDE = 8787;
 export function canUsePrivateNetwork(): boolean {
   const probe = spawnSync('unshare', ['-n', 'sh', '-c', 'ip link set lo up'], { stdio: 'ignore', timeout: 5000 });
   return probe.status === 0;
+}
+
+/**
+ * The `describe` of an end-to-end suite that needs what `available` says (a private network
+ * namespace, strace, ...): `describe` when it is there; without it the suite fails with `needs`,
+ * or is skipped when EKEY_SKIP_HOMEKIT_E2E=1 asks for that.
+ */
+export function describeWhen(available: boolean, needs: string): typeof describe | typeof describe.skip {
+  if (!available && process.env.EKEY_SKIP_HOMEKIT_E2E !== '1') throw new Error(`${needs} Or set EKEY_SKIP_HOMEKIT_E2E=1.`);
+  return available ? describe : describe.skip;
+}
+
+/** What {@link awaitHomebridgeReady} watches of a starting Homebridge. */
+export interface HomebridgeStart {
+  /** Names it in the errors ("Homebridge", "Homebridge with Matter"). */
+  what: string;
+  /** Everything it wrote so far. */
+  output(): string;
+  /** True once its process has exited. */
+  exited(): boolean;
+  /** Ends it when it is not ready within the budget. */
+  kill(): void;
+  /** Whether to wait for the `EKEY_DEMO` line (false: the plugin is expected not to start). */
+  waitForDemo: boolean;
+  /** Anything else it must show before it counts as ready (Matter's pairing code). */
+  ready?: () => boolean;
+  timeoutMs: number;
+}
+
+/**
+ * Waits (bounded) until the bridge is published ("is running on port"), with the demo line out
+ * when asked and whatever `ready` adds; answers the parsed demo line. Throws with the output when
+ * Homebridge exits during start-up, and kills it when it is not ready within the budget.
+ */
+export async function awaitHomebridgeReady(start: HomebridgeStart): Promise<DemoLine | undefined> {
+  let demo: DemoLine | undefined;
+  const ready = (): boolean => {
+    const output = start.output();
+    const demoLine = /^EKEY_DEMO (.+)$/m.exec(output);
+    if (demoLine?.[1] !== undefined) demo ??= JSON.parse(demoLine[1]) as DemoLine;
+    if ((demo !== undefined || !start.waitForDemo) && (start.ready?.() ?? true) && /is running on port \d+/.test(output)) return true;
+    if (start.exited()) throw new Error(`${start.what} exited during start-up:\n${output}`);
+    return false;
+  };
+  try {
+    await until(ready, start.what, start.timeoutMs, 50);
+  } catch (error) {
+    if (start.exited()) throw error;
+    start.kill();
+    throw new Error(`${start.what} did not become ready within ${start.timeoutMs} ms:\n${start.output()}`);
+  }
+  return demo;
 }
 
 /**
@@ -70,14 +127,6 @@ export interface RunningHomebridge {
   output(): string;
   /** SIGTERM, wait for a clean exit (SIGKILL after 10 s); relays stay up for a restart. */
   stop(): Promise<void>;
-}
-
-/** The demo JSON line (docs/design.md §6). */
-export interface DemoLine {
-  base_url: string;
-  clients: { client_id: string; client_secret: string; redirect_uri: string }[];
-  users: { id: string; email: string; password: string; name: string }[];
-  locks: { id: string; name: string; owner_id: string; gateway: boolean; family: string }[];
 }
 
 /**
@@ -248,19 +297,16 @@ export class HomebridgeSupervisor {
       });
     });
 
-    const deadline = Date.now() + timeoutMs;
-    let demo: DemoLine | undefined;
-    for (;;) {
-      const demoLine = /^EKEY_DEMO (.+)$/m.exec(output);
-      if (demoLine?.[1] !== undefined) demo ??= JSON.parse(demoLine[1]) as DemoLine;
-      if ((demo !== undefined || !waitForDemo) && /is running on port \d+/.test(output)) break;
-      if (state.exited) throw new Error(`Homebridge exited during start-up:\n${output}`);
-      if (Date.now() > deadline) {
+    const demo = await awaitHomebridgeReady({
+      what: 'Homebridge',
+      output: () => output,
+      exited: () => state.exited,
+      kill: () => {
         killGroup(child, 'SIGKILL');
-        throw new Error(`Homebridge did not become ready within ${timeoutMs} ms:\n${output}`);
-      }
-      await delay(50);
-    }
+      },
+      waitForDemo,
+      timeoutMs,
+    });
     const stop = async (): Promise<void> => {
       if (state.exited) return;
       // To the launcher only: it forwards one SIGTERM to Homebridge, which then saves its cache.

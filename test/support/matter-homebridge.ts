@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { delay, LoopbackRelay, REPO_ROOT, type DemoLine } from './homebridge-process.js';
+import { awaitHomebridgeReady, LoopbackRelay, REPO_ROOT, type DemoLine } from './homebridge-process.js';
+import { until } from './polling.js';
 
 /*
  * Homebridge with Matter enabled, and a matter.js controller, in one private network namespace
@@ -180,11 +181,8 @@ export class MatterHomebridgeSupervisor {
     holder.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
     holder.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
     this.holder = holder;
-    const deadline = Date.now() + 10_000;
-    while (!existsSync(socketPath)) {
-      if (holder.exitCode !== null || Date.now() > deadline) throw new Error(`could not set up the network namespace:\n${output}`);
-      await delay(20);
-    }
+    await until(() => existsSync(socketPath) || holder.exitCode !== null, () => `the network namespace:\n${output}`, 10_000, 20);
+    if (!existsSync(socketPath)) throw new Error(`could not set up the network namespace:\n${output}`);
     await this.apiRelay.listen();
     if (holder.pid === undefined) throw new Error('namespace holder has no pid');
     return holder.pid;
@@ -231,21 +229,17 @@ export class MatterHomebridgeSupervisor {
       done();
     }));
 
-    const deadline = Date.now() + timeoutMs;
-    let demo: DemoLine | undefined;
     let manualPairingCode: string | undefined;
-    for (;;) {
-      const demoLine = /^EKEY_DEMO (.+)$/m.exec(output);
-      if (demoLine?.[1] !== undefined) demo ??= JSON.parse(demoLine[1]) as DemoLine;
-      manualPairingCode ??= readPairingCode(setup.storage);
-      if (demo && manualPairingCode !== undefined && /is running on port \d+/.test(output)) break;
-      if (child.exitCode !== null) throw new Error(`Homebridge exited during start-up:\n${output}`);
-      if (Date.now() > deadline) {
-        child.kill('SIGKILL');
-        throw new Error(`Homebridge with Matter did not become ready within ${timeoutMs} ms:\n${output}`);
-      }
-      await delay(50);
-    }
+    const demo = await awaitHomebridgeReady({
+      what: 'Homebridge with Matter',
+      output: () => output,
+      exited: () => child.exitCode !== null,
+      kill: () => child.kill('SIGKILL'),
+      waitForDemo: true,
+      ready: () => (manualPairingCode ??= readPairingCode(setup.storage)) !== undefined,
+      timeoutMs,
+    });
+    if (demo === undefined || manualPairingCode === undefined) throw new Error('no EKEY_DEMO line or no pairing code');
     const stop = async (): Promise<void> => {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');

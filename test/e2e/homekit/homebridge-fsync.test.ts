@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createConnection } from 'node:net';
@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROBE_ENV, askProbe, type ProbeReading } from '../../../src/bench/homebridge-probe.js';
 import { DEMO_CONTROL_ENV } from '../../../src/homebridge/demo-control-channel.js';
-import { buildPluginFolder, canUsePrivateNetwork, delay, HomebridgeSupervisor, type RunningHomebridge } from '../../support/homebridge-process.js';
+import { call, signInDemoUser } from '../../support/demo-process.js';
+import { buildPluginFolder, canUsePrivateNetwork, delay, describeWhen, HomebridgeSupervisor, type RunningHomebridge } from '../../support/homebridge-process.js';
 import { ensureBuild } from '../../support/global-setup.js';
-import { loginOverHttp } from '../../support/oauth-login.js';
 
 /*
  * Issue #11 part 3: no fsync on Homebridge's main thread. The real `homebridge` with the plugin in
@@ -31,13 +31,12 @@ const COMMANDS = 50;
 const EKEY_WRITES = 50;
 const TAPS = 1000;
 
-const privateNetwork = canUsePrivateNetwork();
 // strace present and allowed to trace (ptrace may be forbidden in a container).
 const hasStrace = spawnSync('strace', ['-f', '-o', '/dev/null', 'true'], { stdio: 'ignore' }).status === 0;
-if ((!privateNetwork || !hasStrace) && process.env.EKEY_SKIP_HOMEKIT_E2E !== '1') {
-  throw new Error('This test runs Homebridge under strace in a private network namespace: it needs root (unshare -n, ip) and strace (.ci/run installs it). Or set EKEY_SKIP_HOMEKIT_E2E=1.');
-}
-const describeE2E = privateNetwork && hasStrace ? describe : describe.skip;
+const describeE2E = describeWhen(
+  canUsePrivateNetwork() && hasStrace,
+  'This test runs Homebridge under strace in a private network namespace: it needs root (unshare -n, ip) and strace (.ci/run installs it).',
+);
 const traced = process.env.EKEY_FSYNC_NO_STRACE !== '1';
 
 interface SyscallCount {
@@ -113,17 +112,11 @@ describeE2E('Homebridge with eKey Locks under strace: no fsync on the main threa
     const demo = homebridge.demo;
     const owner = demo.users.find((user) => user.email === 'olivia@example.com');
     const frontDoor = demo.locks.find((lock) => lock.name === 'Front Door')?.id ?? '';
-    const client = demo.clients[0];
-    if (!owner || !client) throw new Error('demo line lacks the owner or the client');
-    const { access_token: token } = await loginOverHttp({ baseUrl: homebridge.apiUrl, client, email: owner.email, password: owner.password });
+    if (!owner) throw new Error('demo line lacks the owner');
+    const { access_token: token } = await signInDemoUser(homebridge.apiUrl, demo, owner.email);
     const api = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> => {
-      const response = await fetch(`${homebridge.apiUrl}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const text = await response.text();
-      return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
+      const answer = await call(homebridge.apiUrl, method, path, { token, ...(body === undefined ? {} : { body }) });
+      return { status: answer.status, body: answer.json };
     };
     const ownLocks = (await api('GET', `/users/${owner.id}/locks`)).body.locks as { lock_id?: string; id?: string; ekey_id: string }[];
     const ownerKey = ownLocks.find((entry) => (entry.lock_id ?? entry.id) === frontDoor)?.ekey_id ?? '';

@@ -1,21 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { Characteristic, Service } from '@homebridge/hap-nodejs';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { AccessoryObject } from 'hap-controller/lib/model/accessory.js';
-import type { PairingData } from 'hap-controller';
-import { DEMO_CONTROL_ENV } from '../../../src/homebridge/demo-control-channel.js';
-import { findAccessory, findCharacteristic, HapTestController, serialNumberOf, serviceTypes, type CharacteristicAddress } from '../../support/hap-test-controller.js';
-import {
-  buildPluginFolder,
-  canUsePrivateNetwork,
-  HomebridgeSupervisor,
-  type HomebridgeSetup,
-  type RunningHomebridge,
-} from '../../support/homebridge-process.js';
-import { loginOverHttp } from '../../support/oauth-login.js';
-import { DemoControlClient } from '../../support/demo-control-client.js';
+import { findAccessory, findCharacteristic, serialNumberOf, serviceTypes, type CharacteristicAddress } from '../../support/hap-test-controller.js';
+import { canUsePrivateNetwork, describeWhen } from '../../support/homebridge-process.js';
+import { HomeKitDemoBridge } from '../../support/homekit-demo-bridge.js';
+import { eventually, readUntil } from '../../support/polling.js';
 
 /*
  * The real `homebridge` binary with this plugin in demo mode (simulated locks behind the real
@@ -32,24 +21,16 @@ const GARDEN_GATE_SERIAL = 'D0:E1:00:00:00:02';
  */
 const BACK_DOOR_SERIAL = 'Back Door';
 const LINKED_AUTHORIZATION = "Olivia's iPhone";
-const PIN = '031-45-154';
 const USERNAME = '0E:4B:00:00:E2:E1';
-
-const privateNetwork = canUsePrivateNetwork();
-if (!privateNetwork && process.env.EKEY_SKIP_HOMEKIT_E2E !== '1') {
-  throw new Error('The HomeKit end-to-end test runs Homebridge in a private network namespace and needs root (unshare -n, ip). Run as root, or set EKEY_SKIP_HOMEKIT_E2E=1.');
-}
-const describeE2E = privateNetwork ? describe : describe.skip;
+const describeE2E = describeWhen(canUsePrivateNetwork(), 'The HomeKit end-to-end test runs Homebridge in a private network namespace and needs root (unshare -n, ip). Run as root.');
 
 describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => {
-  const supervisor = new HomebridgeSupervisor();
-  const storage = mkdtempSync(join(tmpdir(), 'ekey-hb-storage-'));
-  let pluginFolder = '';
-  let setup: HomebridgeSetup;
-  let homebridge: RunningHomebridge;
-  let controller: HapTestController;
-  let control: DemoControlClient;
-  let pairing: PairingData;
+  const bridge = new HomeKitDemoBridge({
+    storagePrefix: 'ekey-hb-storage-',
+    pin: '031-45-154',
+    username: USERNAME,
+    platform: { homekit: { arrival_triggers: ['olivia@example.com'], low_battery_threshold: 0.2 } },
+  });
   let accessories: AccessoryObject[];
   const address = (serial: string, service: string, characteristic: string, nth = 0): CharacteristicAddress =>
     findCharacteristic(accessories, serial, service, characteristic, nth);
@@ -70,8 +51,8 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
     contact: (): CharacteristicAddress => address(BACK_DOOR_SERIAL, Service.ContactSensor.UUID, Characteristic.ContactSensorState.UUID),
     contactFault: (): CharacteristicAddress => address(BACK_DOOR_SERIAL, Service.ContactSensor.UUID, Characteristic.StatusFault.UUID),
   };
-  const backDoorId = (): string => homebridge.demo.locks.find((lock) => lock.name === 'Back Door')?.id ?? '';
-  const frontDoorId = (): string => homebridge.demo.locks[0]?.id ?? '';
+  const backDoorId = (): string => bridge.lockId('Back Door');
+  const frontDoorId = (): string => bridge.homebridge.demo.locks[0]?.id ?? '';
   /** Homebridge's output up to the demo line of its first start (later tests restart it). */
   let firstOutput = '';
 
@@ -79,27 +60,23 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
    * Each test puts the locks where it needs them before it acts (Jest may run them in any order:
    * `--randomize`). A manual turn is answered once the service shows the bolt.
    */
-  const boltAt = (lockId: string, bolt: 'locked' | 'unlocked'): Promise<void> => control.send({ op: 'manual', lock_id: lockId, bolt });
+  const boltAt = (lockId: string, bolt: 'locked' | 'unlocked'): Promise<void> => bridge.control.send({ op: 'manual', lock_id: lockId, bolt });
 
-  /** Lists the accessories again until `complete` holds (services that come with a lock's first reading), within a budget. */
-  const listAccessoriesUntil = async (complete: () => boolean, budgetMs = 20_000): Promise<void> => {
-    const deadline = Date.now() + budgetMs;
-    accessories = await controller.accessories();
-    while (!complete() && Date.now() < deadline) {
-      await new Promise((done) => setTimeout(done, 100));
-      accessories = await controller.accessories();
-    }
+  /** Lists the accessories again (within a budget) until Back Door shows what comes with its first reading: its door sensor and its Nuki ID. */
+  const listAccessoriesUntilBackDoorComplete = async (): Promise<void> => {
+    accessories = await readUntil(
+      () => bridge.controller.accessories(),
+      (listed) => serviceTypes(findAccessory(listed, BACK_DOOR_SERIAL)).includes(Service.ContactSensor.UUID) && /^[0-9A-F]{8}$/.test(String(serialNumberOf(listed, BACK_DOOR_SERIAL))),
+      { timeoutMs: 20_000, everyMs: 100 },
+    );
   };
-  const backDoorComplete = (): boolean =>
-    serviceTypes(findAccessory(accessories, BACK_DOOR_SERIAL)).includes(Service.ContactSensor.UUID) &&
-    /^[0-9A-F]{8}$/.test(String(serialNumberOf(accessories, BACK_DOOR_SERIAL)));
 
   /**
    * One subscribe per connection: hap-controller 0.10.2 attaches a second event reader on a
    * second subscribe, and the two then spin forever on each other's decryption counter.
    */
   const subscribeAll = (): Promise<void> =>
-    controller.subscribe([
+    bridge.controller.subscribe([
       front.current(),
       front.target(),
       front.fault(),
@@ -114,38 +91,14 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
     ]);
 
   beforeAll(async () => {
-    pluginFolder = buildPluginFolder();
-    setup = {
-      storage,
-      pluginFolder,
-      pin: PIN,
-      username: USERNAME,
-      platform: { demo: true, homekit: { arrival_triggers: ['olivia@example.com'], low_battery_threshold: 0.2 } },
-      env: { [DEMO_CONTROL_ENV]: join(supervisor.socketFolder, 'control.sock') },
-    };
-    homebridge = await supervisor.start(setup);
-    firstOutput = homebridge.output();
-    control = new DemoControlClient(join(supervisor.socketFolder, 'control.sock'));
     // Paired and subscribed once, here: every test needs a paired, subscribed controller.
-    controller = new HapTestController(USERNAME, homebridge.hapPort);
-    await controller.pair(PIN);
-    pairing = controller.pairingData();
-    await listAccessoriesUntil(backDoorComplete);
+    await bridge.start();
+    firstOutput = bridge.homebridge.output();
+    await listAccessoriesUntilBackDoorComplete();
     await subscribeAll();
   }, 240_000);
 
-  afterAll(async () => {
-    // Runs after failures too (also a failed start): every step tolerates what never started.
-    try {
-      (control as DemoControlClient | undefined)?.close();
-      await (controller as HapTestController | undefined)?.close().catch(() => undefined);
-      await (homebridge as RunningHomebridge | undefined)?.stop().catch(() => undefined);
-    } finally {
-      await supervisor.dispose();
-      rmSync(storage, { recursive: true, force: true });
-      if (pluginFolder !== '') rmSync(pluginFolder, { recursive: true, force: true });
-    }
-  }, 30_000);
+  afterAll(() => bridge.dispose(), 30_000);
 
   it('prints the demo line once, after the accessories are registered', () => {
     const output = firstOutput;
@@ -153,13 +106,13 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
     const added = output.indexOf('Added HomeKit accessory Front Door');
     expect(added).toBeGreaterThan(-1);
     expect(added).toBeLessThan(output.indexOf('EKEY_DEMO '));
-    expect(homebridge.demo.locks.map((lock) => lock.name)).toEqual(['Front Door', 'Garden Gate', 'Back Door', 'Building Door']);
+    expect(bridge.homebridge.demo.locks.map((lock) => lock.name)).toEqual(['Front Door', 'Garden Gate', 'Back Door', 'Building Door']);
   });
 
   it('pairs with the setup PIN and lists one lock accessory per lock', async () => {
     // Paired with the PIN in beforeAll (pair-setup works once per bridge): the pairing verifies.
-    expect(Buffer.from(pairing.AccessoryPairingID, 'hex').toString()).toBe(USERNAME);
-    const listed = await controller.accessories();
+    expect(Buffer.from(bridge.pairing.AccessoryPairingID, 'hex').toString()).toBe(USERNAME);
+    const listed = await bridge.controller.accessories();
     for (const serial of [FRONT_DOOR_SERIAL, GARDEN_GATE_SERIAL]) {
       expect(serviceTypes(findAccessory(listed, serial))).toEqual(
         expect.arrayContaining([Service.AccessoryInformation.UUID, Service.LockMechanism.UUID, Service.Battery.UUID, Service.LockManagement.UUID]),
@@ -177,15 +130,14 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
       ),
     );
     expect(readable.length).toBeGreaterThan(30);
-    const values = await controller.read(readable);
+    const values = await bridge.controller.read(readable);
     expect(values.size).toBe(readable.length);
 
     // Device Information arrives once the gateway has connected; poll until it did.
     const manufacturer = address(FRONT_DOOR_SERIAL, Service.AccessoryInformation.UUID, Characteristic.Manufacturer.UUID);
-    const deadline = Date.now() + 10_000;
-    while ((await controller.readOne(manufacturer)) !== 'Open Lock Project' && Date.now() < deadline) await new Promise((done) => setTimeout(done, 100));
-    accessories = await controller.accessories();
-    const information = await controller.read([
+    await readUntil(() => bridge.controller.readOne(manufacturer), (value) => value === 'Open Lock Project', { everyMs: 100 });
+    accessories = await bridge.controller.accessories();
+    const information = await bridge.controller.read([
       manufacturer,
       address(FRONT_DOOR_SERIAL, Service.AccessoryInformation.UUID, Characteristic.Model.UUID),
       address(FRONT_DOOR_SERIAL, Service.AccessoryInformation.UUID, Characteristic.FirmwareRevision.UUID),
@@ -206,159 +158,135 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
       Characteristic.StatusFault.NO_FAULT,
     ]);
     // The Garden Gate has no gateway connection: a fault shown as a value, not a read error.
-    await expect(controller.readOne(address(GARDEN_GATE_SERIAL, Service.LockMechanism.UUID, Characteristic.StatusFault.UUID))).resolves.toBe(
+    await expect(bridge.controller.readOne(address(GARDEN_GATE_SERIAL, Service.LockMechanism.UUID, Characteristic.StatusFault.UUID))).resolves.toBe(
       Characteristic.StatusFault.GENERAL_FAULT,
     );
   }, 30_000);
 
   it('unlocks from a LockTargetState write and reports LockCurrentState as an event', async () => {
     await boltAt(frontDoorId(), 'locked');
-    const mark = controller.mark();
-    await controller.write(front.target(), Characteristic.LockTargetState.UNSECURED);
-    await controller.waitForEvent(front.current(), Characteristic.LockCurrentState.UNSECURED, mark);
-    await controller.waitForEvent(front.lastAction(), Characteristic.LockLastKnownAction.UNSECURED_REMOTELY, mark);
+    const mark = bridge.controller.mark();
+    await bridge.controller.write(front.target(), Characteristic.LockTargetState.UNSECURED);
+    await bridge.controller.waitForEvent(front.current(), Characteristic.LockCurrentState.UNSECURED, mark);
+    await bridge.controller.waitForEvent(front.lastAction(), Characteristic.LockLastKnownAction.UNSECURED_REMOTELY, mark);
   });
 
   it('shows an API command in both current and target state', async () => {
-    const tokens = await loginOverHttp({
-      baseUrl: homebridge.apiUrl,
-      client: homebridge.demo.clients[0] ?? { client_id: '', redirect_uri: '' },
-      email: 'olivia@example.com',
-      password: homebridge.demo.users.find((user) => user.email === 'olivia@example.com')?.password ?? '',
-    });
+    const token = await bridge.signIn('olivia@example.com');
     const lockId = frontDoorId();
     await boltAt(lockId, 'unlocked');
-    const mark = controller.mark();
-    const response = await fetch(`${homebridge.apiUrl}/locks/${lockId}/commands`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ type: 'lock' }),
-    });
-    expect(response.status).toBe(201);
-    await controller.waitForEvent(front.current(), Characteristic.LockCurrentState.SECURED, mark);
-    await controller.waitForEvent(front.target(), Characteristic.LockTargetState.SECURED, mark);
+    const mark = bridge.controller.mark();
+    expect((await bridge.api(token, 'POST', `/locks/${lockId}/commands`, { type: 'lock' })).status).toBe(201);
+    await bridge.controller.waitForEvent(front.current(), Characteristic.LockCurrentState.SECURED, mark);
+    await bridge.controller.waitForEvent(front.target(), Characteristic.LockTargetState.SECURED, mark);
   });
 
   it('shows a tap in both states and fires the tapping user’s arrival switch', async () => {
-    const tokens = await loginOverHttp({
-      baseUrl: homebridge.apiUrl,
-      client: homebridge.demo.clients[0] ?? { client_id: '', redirect_uri: '' },
-      email: 'olivia@example.com',
-      password: homebridge.demo.users.find((user) => user.email === 'olivia@example.com')?.password ?? '',
-    });
+    const token = await bridge.signIn('olivia@example.com');
     const lockId = frontDoorId();
     await boltAt(lockId, 'locked');
-    const keys = (await (
-      await fetch(`${homebridge.apiUrl}/locks/${lockId}/ekeys`, { headers: { authorization: `Bearer ${tokens.access_token}`, accept: 'application/json' } })
-    ).json()) as { ekeys: { id: string; user_id?: string; type?: string }[] };
+    const keys = (await bridge.api(token, 'GET', `/locks/${lockId}/ekeys`)).json as { ekeys: { id: string; user_id?: string; type?: string }[] };
     const ownerKey = keys.ekeys.find((key) => key.type === 'owner') ?? keys.ekeys[0];
     expect(ownerKey).toBeDefined();
 
-    const mark = controller.mark();
-    await control.send({ op: 'tap', lock_id: lockId, ekey_id: ownerKey?.id, action: 'unlock' });
-    await controller.waitForEvent(front.current(), Characteristic.LockCurrentState.UNSECURED, mark);
-    await controller.waitForEvent(front.target(), Characteristic.LockTargetState.UNSECURED, mark);
-    await controller.waitForEvent(front.lastAction(), Characteristic.LockLastKnownAction.UNSECURED_PHYSICALLY_EXTERIOR, mark);
-    await controller.waitForEvent(front.arrival(), Characteristic.ProgrammableSwitchEvent.SINGLE_PRESS, mark);
+    const mark = bridge.controller.mark();
+    await bridge.control.send({ op: 'tap', lock_id: lockId, ekey_id: ownerKey?.id, action: 'unlock' });
+    await bridge.controller.waitForEvent(front.current(), Characteristic.LockCurrentState.UNSECURED, mark);
+    await bridge.controller.waitForEvent(front.target(), Characteristic.LockTargetState.UNSECURED, mark);
+    await bridge.controller.waitForEvent(front.lastAction(), Characteristic.LockLastKnownAction.UNSECURED_PHYSICALLY_EXTERIOR, mark);
+    await bridge.controller.waitForEvent(front.arrival(), Characteristic.ProgrammableSwitchEvent.SINGLE_PRESS, mark);
   });
 
   it('shows a jam as JAMMED', async () => {
     const lockId = frontDoorId();
     await boltAt(lockId, 'unlocked');
-    await control.send({ op: 'jam', lock_id: lockId });
-    const mark = controller.mark();
-    await controller.write(front.target(), Characteristic.LockTargetState.SECURED);
-    await controller.waitForEvent(front.current(), Characteristic.LockCurrentState.JAMMED, mark);
+    await bridge.control.send({ op: 'jam', lock_id: lockId });
+    const mark = bridge.controller.mark();
+    await bridge.controller.write(front.target(), Characteristic.LockTargetState.SECURED);
+    await bridge.controller.waitForEvent(front.current(), Characteristic.LockCurrentState.JAMMED, mark);
     // A manual turn frees the bolt; both states follow.
-    const freed = controller.mark();
-    await control.send({ op: 'manual', lock_id: lockId, bolt: 'locked' });
-    await controller.waitForEvent(front.current(), Characteristic.LockCurrentState.SECURED, freed);
-    await expect(controller.readOne(front.target())).resolves.toBe(Characteristic.LockTargetState.SECURED);
+    const freed = bridge.controller.mark();
+    await bridge.control.send({ op: 'manual', lock_id: lockId, bolt: 'locked' });
+    await bridge.controller.waitForEvent(front.current(), Characteristic.LockCurrentState.SECURED, freed);
+    await expect(bridge.controller.readOne(front.target())).resolves.toBe(Characteristic.LockTargetState.SECURED);
   });
 
   it('shows a battery change in BatteryLevel and StatusLowBattery', async () => {
     const lockId = frontDoorId();
-    await control.send({ op: 'battery', lock_id: lockId, level: 0.5 });
-    await expect(controller.readOne(front.lowBattery())).resolves.toBe(Characteristic.StatusLowBattery.BATTERY_LEVEL_NORMAL);
-    const mark = controller.mark();
-    await control.send({ op: 'battery', lock_id: lockId, level: 0.12 });
-    await controller.waitForEvent(front.battery(), 12, mark);
-    await controller.waitForEvent(front.lowBattery(), Characteristic.StatusLowBattery.BATTERY_LEVEL_LOW, mark);
+    await bridge.control.send({ op: 'battery', lock_id: lockId, level: 0.5 });
+    await expect(bridge.controller.readOne(front.lowBattery())).resolves.toBe(Characteristic.StatusLowBattery.BATTERY_LEVEL_NORMAL);
+    const mark = bridge.controller.mark();
+    await bridge.control.send({ op: 'battery', lock_id: lockId, level: 0.12 });
+    await bridge.controller.waitForEvent(front.battery(), 12, mark);
+    await bridge.controller.waitForEvent(front.lowBattery(), Characteristic.StatusLowBattery.BATTERY_LEVEL_LOW, mark);
   });
 
   it('shows Back Door, the simulated Nuki, with a LockMechanism and a ContactSensor for its door sensor', async () => {
     await boltAt(backDoorId(), 'locked');
     // The door sensor's service comes with the lock's first reading: list the accessories again until it is there.
-    await listAccessoriesUntil(backDoorComplete);
+    await listAccessoriesUntilBackDoorComplete();
     expect(serviceTypes(findAccessory(accessories, BACK_DOOR_SERIAL))).toEqual(
       expect.arrayContaining([Service.AccessoryInformation.UUID, Service.LockMechanism.UUID, Service.Battery.UUID, Service.ContactSensor.UUID]),
     );
-    expect(homebridge.demo.locks.find((lock) => lock.name === 'Back Door')).toMatchObject({ family: 'nuki', gateway: true });
+    expect(bridge.homebridge.demo.locks.find((lock) => lock.name === 'Back Door')).toMatchObject({ family: 'nuki', gateway: true });
     // Request Config → HomeKit serial (the Nuki ID, as the Nuki app shows it) and firmware.
     expect(serialNumberOf(accessories, BACK_DOOR_SERIAL)).toMatch(/^[0-9A-F]{8}$/);
-    const values = await controller.read([back.current(), back.contact(), back.contactFault()]);
+    const values = await bridge.controller.read([back.current(), back.contact(), back.contactFault()]);
     expect([...values.values()]).toEqual([Characteristic.LockCurrentState.SECURED, Characteristic.ContactSensorState.CONTACT_DETECTED, Characteristic.StatusFault.NO_FAULT]);
   });
 
   it('unlocks Back Door from a LockTargetState write through the Nuki driver', async () => {
     await boltAt(backDoorId(), 'locked');
-    const mark = controller.mark();
-    await controller.write(back.target(), Characteristic.LockTargetState.UNSECURED);
-    await controller.waitForEvent(back.current(), Characteristic.LockCurrentState.UNSECURED, mark);
-    await controller.waitForEvent(back.lastAction(), Characteristic.LockLastKnownAction.UNSECURED_REMOTELY, mark);
+    const mark = bridge.controller.mark();
+    await bridge.controller.write(back.target(), Characteristic.LockTargetState.UNSECURED);
+    await bridge.controller.waitForEvent(back.current(), Characteristic.LockCurrentState.UNSECURED, mark);
+    await bridge.controller.waitForEvent(back.lastAction(), Characteristic.LockLastKnownAction.UNSECURED_REMOTELY, mark);
   });
 
   it('shows a tap by the linked Nuki authorization on Back Door in both states and fires the owner’s arrival switch', async () => {
     await boltAt(backDoorId(), 'unlocked');
-    const locked = controller.mark();
-    await control.send({ op: 'tap', lock_id: backDoorId(), authorization: LINKED_AUTHORIZATION, action: 'lock' });
-    await controller.waitForEvent(back.current(), Characteristic.LockCurrentState.SECURED, locked);
-    await controller.waitForEvent(back.target(), Characteristic.LockTargetState.SECURED, locked);
-    await controller.waitForEvent(back.lastAction(), Characteristic.LockLastKnownAction.SECURED_PHYSICALLY_EXTERIOR, locked);
-    const unlocked = controller.mark();
-    await control.send({ op: 'tap', lock_id: backDoorId(), authorization: LINKED_AUTHORIZATION, action: 'unlock' });
-    await controller.waitForEvent(back.current(), Characteristic.LockCurrentState.UNSECURED, unlocked);
-    await controller.waitForEvent(back.arrival(), Characteristic.ProgrammableSwitchEvent.SINGLE_PRESS, unlocked);
+    const locked = bridge.controller.mark();
+    await bridge.control.send({ op: 'tap', lock_id: backDoorId(), authorization: LINKED_AUTHORIZATION, action: 'lock' });
+    await bridge.controller.waitForEvent(back.current(), Characteristic.LockCurrentState.SECURED, locked);
+    await bridge.controller.waitForEvent(back.target(), Characteristic.LockTargetState.SECURED, locked);
+    await bridge.controller.waitForEvent(back.lastAction(), Characteristic.LockLastKnownAction.SECURED_PHYSICALLY_EXTERIOR, locked);
+    const unlocked = bridge.controller.mark();
+    await bridge.control.send({ op: 'tap', lock_id: backDoorId(), authorization: LINKED_AUTHORIZATION, action: 'unlock' });
+    await bridge.controller.waitForEvent(back.current(), Characteristic.LockCurrentState.UNSECURED, unlocked);
+    await bridge.controller.waitForEvent(back.arrival(), Characteristic.ProgrammableSwitchEvent.SINGLE_PRESS, unlocked);
   });
 
   it('keeps the last state of a lock that goes offline and shows StatusFault', async () => {
     const lockId = frontDoorId();
     await boltAt(lockId, 'locked');
-    await expect(controller.readOne(front.fault())).resolves.toBe(Characteristic.StatusFault.NO_FAULT);
-    const mark = controller.mark();
+    await expect(bridge.controller.readOne(front.fault())).resolves.toBe(Characteristic.StatusFault.NO_FAULT);
+    const mark = bridge.controller.mark();
     // The control answer comes once the service shows the lock offline; the event follows within a batch.
-    await control.send({ op: 'offline', lock_id: lockId });
-    await controller.waitForEvent(front.fault(), Characteristic.StatusFault.GENERAL_FAULT, mark);
-    await expect(controller.readOne(front.current())).resolves.toBe(Characteristic.LockCurrentState.SECURED);
-    const back = controller.mark();
-    await control.send({ op: 'online', lock_id: lockId });
-    await controller.waitForEvent(front.fault(), Characteristic.StatusFault.NO_FAULT, back, 10_000);
+    await bridge.control.send({ op: 'offline', lock_id: lockId });
+    await bridge.controller.waitForEvent(front.fault(), Characteristic.StatusFault.GENERAL_FAULT, mark);
+    await expect(bridge.controller.readOne(front.current())).resolves.toBe(Characteristic.LockCurrentState.SECURED);
+    const back = bridge.controller.mark();
+    await bridge.control.send({ op: 'online', lock_id: lockId });
+    await bridge.controller.waitForEvent(front.fault(), Characteristic.StatusFault.NO_FAULT, back, 10_000);
   }, 30_000);
 
   it('keeps the pairing and the accessories across a Homebridge restart', async () => {
-    const before = (await controller.accessories()).map((accessory) => accessory.aid).sort();
+    const before = (await bridge.controller.accessories()).map((accessory) => accessory.aid).sort();
     await boltAt(frontDoorId(), 'locked');
-    await control.send({ op: 'battery', lock_id: frontDoorId(), level: 0.37 });
-    await expect(controller.readOne(front.battery())).resolves.toBe(37);
-    await controller.close();
-    control.close();
-    await homebridge.stop();
-    homebridge = await supervisor.start(setup);
-    control = new DemoControlClient(join(supervisor.socketFolder, 'control.sock'));
+    await bridge.control.send({ op: 'battery', lock_id: frontDoorId(), level: 0.37 });
+    await expect(bridge.controller.readOne(front.battery())).resolves.toBe(37);
+    await bridge.restart();
 
     // No pair-setup: the stored long-term keys still verify.
-    controller = new HapTestController(USERNAME, homebridge.hapPort, pairing);
-    accessories = await controller.accessories();
+    accessories = await bridge.controller.accessories();
     expect(accessories.map((accessory) => accessory.aid).sort()).toEqual(before);
-    expect(homebridge.output()).toContain('Restored HomeKit accessory Front Door');
+    expect(bridge.homebridge.output()).toContain('Restored HomeKit accessory Front Door');
     // State is live again: the battery reading made before the restart is still the lock's.
-    const deadline = Date.now() + 10_000;
-    while ((await controller.readOne(front.battery())) !== 37 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 100));
-    await expect(controller.readOne(front.battery())).resolves.toBe(37);
+    await eventually(() => bridge.controller.readOne(front.battery()), 37);
     // The new connection subscribes to everything, as beforeAll did, for the tests that may follow.
     await subscribeAll();
-    const mark = controller.mark();
-    await controller.write(front.target(), Characteristic.LockTargetState.UNSECURED);
-    await controller.waitForEvent(front.current(), Characteristic.LockCurrentState.UNSECURED, mark);
+    const mark = bridge.controller.mark();
+    await bridge.controller.write(front.target(), Characteristic.LockTargetState.UNSECURED);
+    await bridge.controller.waitForEvent(front.current(), Characteristic.LockCurrentState.UNSECURED, mark);
   }, 90_000);
 });

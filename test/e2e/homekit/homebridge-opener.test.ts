@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { Characteristic, Service } from '@homebridge/hap-nodejs';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Characteristic as HapCharacteristic, Service as HapService } from 'hap-controller';
 import type { AccessoryObject } from 'hap-controller/lib/model/accessory.js';
-import { DEMO_CONTROL_ENV } from '../../../src/homebridge/demo-control-channel.js';
-import { findAccessory, findCharacteristic, HapTestController, serviceTypes, type CharacteristicAddress } from '../../support/hap-test-controller.js';
-import { buildPluginFolder, canUsePrivateNetwork, HomebridgeSupervisor, type HomebridgeSetup, type RunningHomebridge } from '../../support/homebridge-process.js';
-import { loginOverHttp } from '../../support/oauth-login.js';
-import { DemoControlClient } from '../../support/demo-control-client.js';
+import { findAccessory, findCharacteristic, serviceTypes, type CharacteristicAddress } from '../../support/hap-test-controller.js';
+import { canUsePrivateNetwork, describeWhen } from '../../support/homebridge-process.js';
+import { HomeKitDemoBridge } from '../../support/homekit-demo-bridge.js';
+import { readUntil } from '../../support/polling.js';
 
 /*
  * docs/design.md §4d, §5: the demo's Nuki Opener (Building Door) and unlatch in HomeKit, with the
@@ -19,13 +15,7 @@ import { DemoControlClient } from '../../support/demo-control-client.js';
  * (a Smart Lock) has a second lock service "Open Back Door" that unlatches.
  */
 
-const PIN = '031-45-157';
-const USERNAME = '0E:4B:00:00:E2:E4';
-const privateNetwork = canUsePrivateNetwork();
-if (!privateNetwork && process.env.EKEY_SKIP_HOMEKIT_E2E !== '1') {
-  throw new Error('The HomeKit end-to-end test runs Homebridge in a private network namespace and needs root (unshare -n, ip). Run as root, or set EKEY_SKIP_HOMEKIT_E2E=1.');
-}
-const describeE2E = privateNetwork ? describe : describe.skip;
+const describeE2E = describeWhen(canUsePrivateNetwork(), 'The HomeKit end-to-end test runs Homebridge in a private network namespace and needs root (unshare -n, ip). Run as root.');
 
 /** The `aid.iid` of a characteristic of the service whose Name is `serviceName`, on the accessory named `accessoryName`. */
 function namedCharacteristic(accessories: AccessoryObject[], accessoryName: string, serviceUuid: string, serviceName: string, characteristicUuid: string): CharacteristicAddress {
@@ -48,16 +38,11 @@ interface ApiEvent {
 }
 
 describeE2E('Homebridge: the Nuki Opener and unlatch, driven by a HomeKit controller', () => {
-  const supervisor = new HomebridgeSupervisor();
-  const storage = mkdtempSync(join(tmpdir(), 'ekey-hb-opener-'));
-  let pluginFolder = '';
-  let homebridge: RunningHomebridge;
-  let controller: HapTestController;
-  let control: DemoControlClient;
+  const bridge = new HomeKitDemoBridge({ storagePrefix: 'ekey-hb-opener-', pin: '031-45-157', username: '0E:4B:00:00:E2:E4', platform: { homekit: { unlatch: 'separate' } } });
   let accessories: AccessoryObject[];
   let token = '';
 
-  const lockId = (name: string): string => homebridge.demo.locks.find((lock) => lock.name === name)?.id ?? '';
+  const lockId = (name: string): string => bridge.lockId(name);
   const building = {
     current: (): CharacteristicAddress => namedCharacteristic(accessories, 'Building Door', Service.LockMechanism.UUID, 'Building Door', Characteristic.LockCurrentState.UUID),
     target: (): CharacteristicAddress => namedCharacteristic(accessories, 'Building Door', Service.LockMechanism.UUID, 'Building Door', Characteristic.LockTargetState.UUID),
@@ -71,69 +56,33 @@ describeE2E('Homebridge: the Nuki Opener and unlatch, driven by a HomeKit contro
     openTarget: (): CharacteristicAddress => namedCharacteristic(accessories, 'Back Door', Service.LockMechanism.UUID, 'Open Back Door', Characteristic.LockTargetState.UUID),
   };
 
-  const api = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
-    const response = await fetch(`${homebridge.apiUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: response.status, json: response.status === 204 ? {} : ((await response.json()) as Record<string, unknown>) };
-  };
   const newestEvent = async (name: string, type?: string): Promise<ApiEvent | undefined> =>
-    ((await api('GET', `/locks/${lockId(name)}/events?limit=1${type === undefined ? '' : `&type=${type}`}`)).json.lock_events as ApiEvent[])[0];
+    ((await bridge.api(token, 'GET', `/locks/${lockId(name)}/events?limit=1${type === undefined ? '' : `&type=${type}`}`)).json.lock_events as ApiEvent[])[0];
   /** Polls the history until its newest event (of `type`) matches; the event is recorded when the lock's log is read. */
-  const eventuallyNewest = async (name: string, expected: Partial<ApiEvent>, type?: string): Promise<ApiEvent | undefined> => {
-    const deadline = Date.now() + 10_000;
-    let newest = await newestEvent(name, type);
-    while (!(newest !== undefined && Object.entries(expected).every(([key, value]) => JSON.stringify(newest?.[key as keyof ApiEvent]) === JSON.stringify(value))) && Date.now() < deadline) {
-      await new Promise((done) => setTimeout(done, 50));
-      newest = await newestEvent(name, type);
-    }
-    return newest;
-  };
+  const eventuallyNewest = (name: string, expected: Partial<ApiEvent>, type?: string): Promise<ApiEvent | undefined> =>
+    readUntil(
+      () => newestEvent(name, type),
+      (newest) => newest !== undefined && Object.entries(expected).every(([key, value]) => JSON.stringify(newest[key as keyof ApiEvent]) === JSON.stringify(value)),
+      { everyMs: 50 },
+    );
   const openerBolt = async (): Promise<string> => {
-    const owner = homebridge.demo.users[0]?.id ?? '';
-    const locks = (await api('GET', `/users/${owner}/locks`)).json.locks as { id: string; bolt_state: string }[];
+    const owner = bridge.homebridge.demo.users[0]?.id ?? '';
+    const locks = (await bridge.api(token, 'GET', `/users/${owner}/locks`)).json.locks as { id: string; bolt_state: string }[];
     return locks.find((lock) => lock.id === lockId('Building Door'))?.bolt_state ?? '';
   };
 
   beforeAll(async () => {
-    pluginFolder = buildPluginFolder();
-    const setup: HomebridgeSetup = {
-      storage,
-      pluginFolder,
-      pin: PIN,
-      username: USERNAME,
-      platform: { demo: true, homekit: { unlatch: 'separate' } },
-      env: { [DEMO_CONTROL_ENV]: join(supervisor.socketFolder, 'control.sock') },
-    };
-    homebridge = await supervisor.start(setup);
-    control = new DemoControlClient(join(supervisor.socketFolder, 'control.sock'));
-    controller = new HapTestController(USERNAME, homebridge.hapPort);
-    await controller.pair(PIN);
-    accessories = await controller.accessories();
-    const owner = homebridge.demo.users[0];
-    token = (
-      await loginOverHttp({ baseUrl: homebridge.apiUrl, client: homebridge.demo.clients[0] ?? { client_id: '', redirect_uri: '' }, email: owner?.email ?? '', password: owner?.password ?? '' })
-    ).access_token;
+    await bridge.start();
+    accessories = await bridge.controller.accessories();
+    token = await bridge.signIn();
     // One subscribe per connection (hap-controller 0.10.2, see homebridge-hap.test.ts).
-    await controller.subscribe([building.current(), building.target(), building.doorbell(), building.ringToOpen(), building.continuousMode(), back.current(), back.openCurrent()]);
+    await bridge.controller.subscribe([building.current(), building.target(), building.doorbell(), building.ringToOpen(), building.continuousMode(), back.current(), back.openCurrent()]);
   }, 240_000);
 
-  afterAll(async () => {
-    try {
-      (control as DemoControlClient | undefined)?.close();
-      await (controller as HapTestController | undefined)?.close().catch(() => undefined);
-      await (homebridge as RunningHomebridge | undefined)?.stop().catch(() => undefined);
-    } finally {
-      await supervisor.dispose();
-      rmSync(storage, { recursive: true, force: true });
-      if (pluginFolder !== '') rmSync(pluginFolder, { recursive: true, force: true });
-    }
-  }, 30_000);
+  afterAll(() => bridge.dispose(), 30_000);
 
   it('shows Building Door as a lock with a Doorbell and two switches, Back Door with "Open Back Door", Front Door without (it cannot unlatch)', () => {
-    expect(homebridge.demo.locks.map((lock) => lock.name)).toEqual(['Front Door', 'Garden Gate', 'Back Door', 'Building Door']);
+    expect(bridge.homebridge.demo.locks.map((lock) => lock.name)).toEqual(['Front Door', 'Garden Gate', 'Back Door', 'Building Door']);
     const opener = serviceTypes(findAccessory(accessories, 'Building Door'));
     expect(opener).toEqual(expect.arrayContaining([Service.LockMechanism.UUID, Service.Doorbell.UUID, Service.Switch.UUID]));
     expect(opener.filter((type) => type === Service.Switch.UUID)).toHaveLength(2);
@@ -145,68 +94,68 @@ describeE2E('Homebridge: the Nuki Opener and unlatch, driven by a HomeKit contro
   });
 
   it('presses the Doorbell (SINGLE_PRESS) when someone rings, so the Home app notifies', async () => {
-    const mark = controller.mark();
-    await control.send({ op: 'ring', lock_id: lockId('Building Door') });
-    await controller.waitForEvent(building.doorbell(), Characteristic.ProgrammableSwitchEvent.SINGLE_PRESS, mark);
+    const mark = bridge.controller.mark();
+    await bridge.control.send({ op: 'ring', lock_id: lockId('Building Door') });
+    await bridge.controller.waitForEvent(building.doorbell(), Characteristic.ProgrammableSwitchEvent.SINGLE_PRESS, mark);
     expect(await eventuallyNewest('Building Door', { type: 'ring' }, 'ring')).toMatchObject({ type: 'ring' });
   });
 
   it('switches Ring to Open on from HomeKit; the next ring opens the door once, rings the Doorbell and turns the switch off', async () => {
-    const on = controller.mark();
-    await controller.write(building.ringToOpen(), true);
-    await controller.waitForEvent(building.current(), Characteristic.LockCurrentState.UNSECURED, on);
+    const on = bridge.controller.mark();
+    await bridge.controller.write(building.ringToOpen(), true);
+    await bridge.controller.waitForEvent(building.current(), Characteristic.LockCurrentState.UNSECURED, on);
     expect(await eventuallyNewest('Building Door', { type: 'unlock', mode: 'ring_to_open' })).toMatchObject({ type: 'unlock', mode: 'ring_to_open' });
     // HAP carries a bool characteristic as 1/0 on the wire.
-    await expect(controller.readOne(building.ringToOpen())).resolves.toBe(1);
-    const ring = controller.mark();
-    await control.send({ op: 'ring', lock_id: lockId('Building Door') });
-    await controller.waitForEvent(building.doorbell(), Characteristic.ProgrammableSwitchEvent.SINGLE_PRESS, ring);
-    await controller.waitForEvent(building.ringToOpen(), 0, ring);
-    await controller.waitForEvent(building.current(), Characteristic.LockCurrentState.SECURED, ring);
+    await expect(bridge.controller.readOne(building.ringToOpen())).resolves.toBe(1);
+    const ring = bridge.controller.mark();
+    await bridge.control.send({ op: 'ring', lock_id: lockId('Building Door') });
+    await bridge.controller.waitForEvent(building.doorbell(), Characteristic.ProgrammableSwitchEvent.SINGLE_PRESS, ring);
+    await bridge.controller.waitForEvent(building.ringToOpen(), 0, ring);
+    await bridge.controller.waitForEvent(building.current(), Characteristic.LockCurrentState.SECURED, ring);
     expect(await eventuallyNewest('Building Door', { type: 'ring', opened: true }, 'ring')).toMatchObject({ opened: true });
   });
 
   it('switches Continuous Mode on and off from HomeKit: the API shows the mode events and the bolt', async () => {
-    const on = controller.mark();
-    await controller.write(building.continuousMode(), true);
-    await controller.waitForEvent(building.current(), Characteristic.LockCurrentState.UNSECURED, on);
+    const on = bridge.controller.mark();
+    await bridge.controller.write(building.continuousMode(), true);
+    await bridge.controller.waitForEvent(building.current(), Characteristic.LockCurrentState.UNSECURED, on);
     expect(await eventuallyNewest('Building Door', { type: 'unlock', mode: 'continuous_mode' })).toMatchObject({ mode: 'continuous_mode' });
     expect(await openerBolt()).toBe('unlocked');
-    const off = controller.mark();
-    await controller.write(building.continuousMode(), false);
-    await controller.waitForEvent(building.current(), Characteristic.LockCurrentState.SECURED, off);
+    const off = bridge.controller.mark();
+    await bridge.controller.write(building.continuousMode(), false);
+    await bridge.controller.waitForEvent(building.current(), Characteristic.LockCurrentState.SECURED, off);
     expect(await eventuallyNewest('Building Door', { type: 'lock', mode: 'continuous_mode' })).toMatchObject({ type: 'lock', mode: 'continuous_mode' });
     expect(await openerBolt()).toBe('locked');
   });
 
   it('shows a mode switched through the API on its switch', async () => {
-    const mark = controller.mark();
-    const created = await api('POST', `/locks/${lockId('Building Door')}/commands`, { type: 'continuous_mode_on' });
+    const mark = bridge.controller.mark();
+    const created = await bridge.api(token, 'POST', `/locks/${lockId('Building Door')}/commands`, { type: 'continuous_mode_on' });
     expect(created.status).toBe(201);
-    await controller.waitForEvent(building.continuousMode(), 1, mark);
-    const off = controller.mark();
-    expect((await api('POST', `/locks/${lockId('Building Door')}/commands`, { type: 'lock' })).status).toBe(201);
-    await controller.waitForEvent(building.continuousMode(), 0, off);
+    await bridge.controller.waitForEvent(building.continuousMode(), 1, mark);
+    const off = bridge.controller.mark();
+    expect((await bridge.api(token, 'POST', `/locks/${lockId('Building Door')}/commands`, { type: 'lock' })).status).toBe(201);
+    await bridge.controller.waitForEvent(building.continuousMode(), 0, off);
   });
 
   it("opens the strike on a LockTargetState UNSECURED write: an unlock event without a mode, and the Opener is back to locked", async () => {
-    const mark = controller.mark();
-    await controller.write(building.target(), Characteristic.LockTargetState.UNSECURED);
+    const mark = bridge.controller.mark();
+    await bridge.controller.write(building.target(), Characteristic.LockTargetState.UNSECURED);
     const opened = await eventuallyNewest('Building Door', { type: 'unlock' });
-    expect(opened).toMatchObject({ type: 'unlock', performer: { id: homebridge.demo.users[0]?.id } });
+    expect(opened).toMatchObject({ type: 'unlock', performer: { id: bridge.homebridge.demo.users[0]?.id } });
     expect(opened).not.toHaveProperty('mode');
     // The write set the target to UNSECURED; the outcome puts it back where the Opener is: locked.
-    await controller.waitForEvent(building.target(), Characteristic.LockTargetState.SECURED, mark);
-    await expect(controller.readOne(building.current())).resolves.toBe(Characteristic.LockCurrentState.SECURED);
+    await bridge.controller.waitForEvent(building.target(), Characteristic.LockTargetState.SECURED, mark);
+    await expect(bridge.controller.readOne(building.current())).resolves.toBe(Characteristic.LockCurrentState.SECURED);
   });
 
   it('unlatches Back Door from "Open Back Door" (homekit.unlatch "separate"): an unlock event with "unlatched": true, both lock services unsecured', async () => {
     const backDoor = lockId('Back Door');
-    await control.send({ op: 'manual', lock_id: backDoor, bolt: 'locked' });
-    const mark = controller.mark();
-    await controller.write(back.openTarget(), Characteristic.LockTargetState.UNSECURED);
-    await controller.waitForEvent(back.openCurrent(), Characteristic.LockCurrentState.UNSECURED, mark);
-    await controller.waitForEvent(back.current(), Characteristic.LockCurrentState.UNSECURED, mark);
-    expect(await eventuallyNewest('Back Door', { type: 'unlock', unlatched: true })).toMatchObject({ type: 'unlock', unlatched: true, performer: { id: homebridge.demo.users[0]?.id } });
+    await bridge.control.send({ op: 'manual', lock_id: backDoor, bolt: 'locked' });
+    const mark = bridge.controller.mark();
+    await bridge.controller.write(back.openTarget(), Characteristic.LockTargetState.UNSECURED);
+    await bridge.controller.waitForEvent(back.openCurrent(), Characteristic.LockCurrentState.UNSECURED, mark);
+    await bridge.controller.waitForEvent(back.current(), Characteristic.LockCurrentState.UNSECURED, mark);
+    expect(await eventuallyNewest('Back Door', { type: 'unlock', unlatched: true })).toMatchObject({ type: 'unlock', unlatched: true, performer: { id: bridge.homebridge.demo.users[0]?.id } });
   });
 });

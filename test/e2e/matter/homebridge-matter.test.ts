@@ -1,14 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { DoorLock } from '@matter/main/clusters/door-lock';
 import { Status } from '@matter/main/types';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEMO_CONTROL_ENV } from '../../../src/homebridge/demo-control-channel.js';
-import { buildPluginFolder, canUsePrivateNetwork } from '../../support/homebridge-process.js';
+import { call, signInDemoUser } from '../../support/demo-process.js';
+import { buildPluginFolder, canUsePrivateNetwork, describeWhen } from '../../support/homebridge-process.js';
 import { MatterHomebridgeSupervisor, type MatterControllerProcess, type MatterHomebridgeSetup, type RunningMatterHomebridge } from '../../support/matter-homebridge.js';
-import { loginOverHttp, type OAuthTokens } from '../../support/oauth-login.js';
+import type { OAuthTokens } from '../../support/oauth-login.js';
 import { DemoControlClient } from '../../support/demo-control-client.js';
+import { readUntil } from '../../support/polling.js';
 
 /*
  * The real `homebridge` binary (2.4) with Matter enabled on its bridge and this plugin in demo
@@ -23,11 +25,7 @@ interface MatterLockEndpoint {
   serial: string;
 }
 
-const privateNetwork = canUsePrivateNetwork();
-if (!privateNetwork && process.env.EKEY_SKIP_HOMEKIT_E2E !== '1') {
-  throw new Error('The Matter end-to-end test runs Homebridge in a private network namespace and needs root (unshare -n, nsenter, ip). Run as root, or set EKEY_SKIP_HOMEKIT_E2E=1.');
-}
-const describeE2E = privateNetwork ? describe : describe.skip;
+const describeE2E = describeWhen(canUsePrivateNetwork(), 'The Matter end-to-end test runs Homebridge in a private network namespace and needs root (unshare -n, nsenter, ip). Run as root.');
 
 describeE2E('Homebridge with Matter and eKey Locks, driven by a matter.js controller', () => {
   const supervisor = new MatterHomebridgeSupervisor();
@@ -52,20 +50,13 @@ describeE2E('Homebridge with Matter and eKey Locks, driven by a matter.js contro
     const answer = await controller.expectOk('read', { endpoint: endpointOf(name) });
     return answer.lockState as number | null;
   };
-  /** Reads until `expected` or the deadline (a real read each time, no subscription). */
-  const readUntil = async (name: string, expected: number | null, withinMs: number): Promise<number | null> => {
-    const deadline = Date.now() + withinMs;
-    let value = await readLockState(name);
-    while (value !== expected && Date.now() < deadline) {
-      await new Promise((done) => setTimeout(done, 50));
-      value = await readLockState(name);
-    }
-    return value;
-  };
+  /** Reads the lock state until `expected` or the budget (a real read each time, no subscription); answers the last read. */
+  const lockStateWithin = (name: string, expected: number | null, withinMs: number): Promise<number | null> =>
+    readUntil(() => readLockState(name), (value) => value === expected, { timeoutMs: withinMs, everyMs: 50 });
   const api = async <T>(path: string): Promise<T> => {
-    const response = await fetch(`${homebridge.apiUrl}${path}`, { headers: { authorization: `Bearer ${tokens.access_token}`, accept: 'application/json' } });
-    expect(response.status).toBe(200);
-    return (await response.json()) as T;
+    const answer = await call(homebridge.apiUrl, 'GET', path, { token: tokens.access_token });
+    expect(answer.status).toBe(200);
+    return answer.body as T;
   };
   const owner = (): { id: string; email: string; password: string } => {
     const ownerId = homebridge.demo.locks[0]?.owner_id;
@@ -78,12 +69,7 @@ describeE2E('Homebridge with Matter and eKey Locks, driven by a matter.js contro
   async function startAndSignIn(): Promise<void> {
     homebridge = await supervisor.start(setup);
     control = new DemoControlClient(controlPath);
-    tokens = await loginOverHttp({
-      baseUrl: homebridge.apiUrl,
-      client: homebridge.demo.clients[0] ?? { client_id: '', redirect_uri: '' },
-      email: owner().email,
-      password: owner().password,
-    });
+    tokens = await signInDemoUser(homebridge.apiUrl, homebridge.demo, owner().email);
   }
 
   beforeAll(async () => {
@@ -136,7 +122,7 @@ describeE2E('Homebridge with Matter and eKey Locks, driven by a matter.js contro
     const history = await api<{ lock_events: { type: string; mode?: string; performer?: { id: string } }[] }>(`/locks/${lockId('Building Door')}/events?limit=1`);
     expect(history.lock_events[0]).toMatchObject({ type: 'unlock', performer: { id: owner().id } });
     expect(history.lock_events[0]).not.toHaveProperty('mode');
-    expect(await readUntil('Building Door', DoorLock.LockState.Locked, 2000)).toBe(DoorLock.LockState.Locked);
+    expect(await lockStateWithin('Building Door', DoorLock.LockState.Locked, 2000)).toBe(DoorLock.LockState.Locked);
   }, 30_000);
 
   it('shows a tap at the lock (a control line) within 2 s', async () => {
@@ -144,7 +130,7 @@ describeE2E('Homebridge with Matter and eKey Locks, driven by a matter.js contro
     const ownerKey = keys.ekeys.find((key) => key.type === 'owner');
     expect(ownerKey).toBeDefined();
     await control.send({ op: 'tap', lock_id: lockId('Front Door'), ekey_id: ownerKey?.id, action: 'lock' });
-    expect(await readUntil('Front Door', DoorLock.LockState.Locked, 2000)).toBe(DoorLock.LockState.Locked);
+    expect(await lockStateWithin('Front Door', DoorLock.LockState.Locked, 2000)).toBe(DoorLock.LockState.Locked);
   }, 30_000);
 
   it('answers LockDoor on the lock without a gateway with an error status and leaves its state', async () => {
@@ -158,10 +144,10 @@ describeE2E('Homebridge with Matter and eKey Locks, driven by a matter.js contro
     await control.send({ op: 'jam', lock_id: lockId('Front Door') });
     const answer = await controller.request('invoke', { endpoint: endpointOf('Front Door'), command: 'unlockDoor' });
     expect(answer).toMatchObject({ ok: false, status: Status.Failure });
-    expect(await readUntil('Front Door', DoorLock.LockState.NotFullyLocked, 2000)).toBe(DoorLock.LockState.NotFullyLocked);
+    expect(await lockStateWithin('Front Door', DoorLock.LockState.NotFullyLocked, 2000)).toBe(DoorLock.LockState.NotFullyLocked);
     // A manual turn frees the bolt; Matter follows.
     await control.send({ op: 'manual', lock_id: lockId('Front Door'), bolt: 'unlocked' });
-    expect(await readUntil('Front Door', DoorLock.LockState.Unlocked, 2000)).toBe(DoorLock.LockState.Unlocked);
+    expect(await lockStateWithin('Front Door', DoorLock.LockState.Unlocked, 2000)).toBe(DoorLock.LockState.Unlocked);
   }, 30_000);
 
   it('shows a lock that cannot be reached as not reachable, keeping its last state', async () => {
@@ -169,24 +155,15 @@ describeE2E('Homebridge with Matter and eKey Locks, driven by a matter.js contro
     const readFront = async (): Promise<unknown> => (await controller.expectOk('read', { endpoint: endpointOf('Front Door') })).reachable;
     expect(await readFront()).toBe(true);
     await control.send({ op: 'offline', lock_id: lockId('Front Door') });
-    const deadline = Date.now() + 2000;
-    while ((await readFront()) !== false && Date.now() < deadline) await new Promise((done) => setTimeout(done, 50));
-    expect(await readFront()).toBe(false);
+    expect(await readUntil(readFront, (reachable) => reachable === false, { timeoutMs: 2000, everyMs: 50 })).toBe(false);
     expect(await readLockState('Front Door')).toBe(DoorLock.LockState.Unlocked);
     await control.send({ op: 'online', lock_id: lockId('Front Door') });
-    const back = Date.now() + 10_000;
-    while ((await readFront()) !== true && Date.now() < back) await new Promise((done) => setTimeout(done, 100));
-    expect(await readFront()).toBe(true);
+    expect(await readUntil(readFront, (reachable) => reachable === true, { everyMs: 100 })).toBe(true);
   }, 30_000);
 
   it('shows the battery in the Power Source cluster of the lock’s endpoint', async () => {
     await control.send({ op: 'battery', lock_id: lockId('Front Door'), level: 0.42 });
-    const deadline = Date.now() + 2000;
-    let answer = await controller.expectOk('read', { endpoint: endpointOf('Front Door') });
-    while (answer.batPercentRemaining !== 84 && Date.now() < deadline) {
-      await new Promise((done) => setTimeout(done, 50));
-      answer = await controller.expectOk('read', { endpoint: endpointOf('Front Door') });
-    }
+    const answer = await readUntil(() => controller.expectOk('read', { endpoint: endpointOf('Front Door') }), (read) => read.batPercentRemaining === 84, { timeoutMs: 2000, everyMs: 50 });
     expect(answer.batPercentRemaining).toBe(84);
   }, 30_000);
 
@@ -202,7 +179,7 @@ describeE2E('Homebridge with Matter and eKey Locks, driven by a matter.js contro
     const after = (await controller.expectOk('locks')).locks as MatterLockEndpoint[];
     const byName = (list: MatterLockEndpoint[]): [string, number][] => list.map((lock): [string, number] => [lock.name, lock.endpoint]).sort();
     expect(byName(after)).toEqual(byName(locks));
-    expect(await readUntil('Front Door', DoorLock.LockState.Unlocked, 5000)).toBe(DoorLock.LockState.Unlocked);
+    expect(await lockStateWithin('Front Door', DoorLock.LockState.Unlocked, 5000)).toBe(DoorLock.LockState.Unlocked);
     await expect(controller.request('invoke', { endpoint: endpointOf('Front Door'), command: 'lockDoor' })).resolves.toMatchObject({ ok: true });
     expect(await readLockState('Front Door')).toBe(DoorLock.LockState.Locked);
   }, 90_000);

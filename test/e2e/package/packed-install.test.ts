@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildPluginFolder, canUsePrivateNetwork, HomebridgeSupervisor, REPO_ROOT } from '../../support/homebridge-process.js';
+import { buildPluginFolder, canUsePrivateNetwork, describeWhen, HomebridgeSupervisor, REPO_ROOT } from '../../support/homebridge-process.js';
 
 /*
  * The package as users get it (issue #12 part 5): `npm pack`, then `npm install` of the tarball
@@ -12,11 +12,7 @@ import { buildPluginFolder, canUsePrivateNetwork, HomebridgeSupervisor, REPO_ROO
  * without a download takes — and Homebridge loading the plugin from there. From the npm cache where it can (`--prefer-offline`), from the registry otherwise.
  */
 
-const privateNetwork = canUsePrivateNetwork();
-if (!privateNetwork && process.env.EKEY_SKIP_HOMEKIT_E2E !== '1') {
-  throw new Error('This end-to-end test runs Homebridge in a private network namespace and needs root (unshare -n, ip). Run as root, or set EKEY_SKIP_HOMEKIT_E2E=1.');
-}
-const describeE2E = privateNetwork ? describe : describe.skip;
+const describeE2E = describeWhen(canUsePrivateNetwork(), 'This end-to-end test runs Homebridge in a private network namespace and needs root (unshare -n, ip). Run as root.');
 
 interface Packed {
   filename: string;

@@ -10,6 +10,7 @@ import { builtCli, PROJECT_ROOT, spawnNode, type RunningChild } from '../../supp
 import { startDemo, type DemoProcess } from '../../support/demo-process.js';
 import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
 import { ManualClock } from '../../support/manual-clock.js';
+import { eventually } from '../../support/polling.js';
 import { startSettingsUiHost, type SettingsUiHost, type SettingsUiHostOptions } from '../../support/settings-ui-host.js';
 import { describeFindings, seriousViolations } from '../../support/axe-audit.js';
 import { boxOf, computedStyle, hasClass } from '../../support/browser.js';
@@ -57,17 +58,6 @@ async function open(target: SettingsUiHost, viewport = { width: 900, height: 900
   page.on('pageerror', (error) => pageErrors.push(error.message));
   await page.goto(target.url);
   return { page, frame: page.frameLocator('iframe[title="eKey Locks settings"]') };
-}
-
-/** Polls `read` until it returns `expected` (or the last value, for the failure message). */
-async function eventually<T>(read: () => Promise<T>, expected: T, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T = await read();
-  while (JSON.stringify(last) !== JSON.stringify(expected) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    last = await read();
-  }
-  expect(last).toEqual(expected);
 }
 
 const statusText = (frame: FrameLocator): Promise<string> => frame.getByRole('status').first().innerText();

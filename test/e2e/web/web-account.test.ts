@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { describeFindings, seriousViolations } from '../../support/axe-audit.js';
-import { launchChromium, openPage } from '../../support/browser.js';
+import { launchChromium, openPage, signInToApp } from '../../support/browser.js';
 import { call, startDemo, type DemoProcess } from '../../support/demo-process.js';
 import { OAuthLoginError, loginOverHttp } from '../../support/oauth-login.js';
 
@@ -28,14 +28,6 @@ describe('the account in the web app (docs/security.md)', () => {
     if (!found) throw new Error('no demo client');
     return found;
   };
-
-  async function signIn(page: Page, email: string, password: string): Promise<void> {
-    await page.goto(`${base}/`);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in and allow', exact: true }).click();
-  }
 
   /** The access token the app keeps for its session, if any. */
   const storedAccessToken = (page: Page): Promise<string | null> =>
@@ -60,9 +52,9 @@ describe('the account in the web app (docs/security.md)', () => {
     const here = await openPage(browser, { bypassCSP: true });
     const there = await openPage(browser);
     try {
-      await signIn(here.page, email, password);
+      await signInToApp(here.page, `${base}/`, { email, password }, { waitForLocks: false });
       await here.page.getByRole('heading', { name: 'Your locks' }).waitFor(WAIT);
-      await signIn(there.page, email, password);
+      await signInToApp(there.page, `${base}/`, { email, password }, { waitForLocks: false });
       await there.page.getByRole('heading', { name: 'Your locks' }).waitFor(WAIT);
       const otherToken = await storedAccessToken(there.page);
       expect(otherToken).not.toBeNull();
@@ -119,7 +111,7 @@ describe('the account in the web app (docs/security.md)', () => {
       await route.fulfill({ status: 302, headers: { location: location.toString() } });
     });
     try {
-      await signIn(page, email, password);
+      await signInToApp(page, `${base}/`, { email, password }, { waitForLocks: false });
       await expect(page.getByRole('alert').textContent(WAIT)).resolves.toBe(
         'This sign-in answer did not come from this service, so it was not used; please sign in again.',
       );
@@ -128,7 +120,7 @@ describe('the account in the web app (docs/security.md)', () => {
 
       // The same flow with the service's own answer signs in.
       await page.unroute(`${base}/oauth/authorize`);
-      await signIn(page, email, password);
+      await signInToApp(page, `${base}/`, { email, password }, { waitForLocks: false });
       await page.getByRole('heading', { name: 'Your locks' }).waitFor(WAIT);
       expect(tokenRequests).toEqual(['POST']);
     } finally {

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { describeFindings, seriousViolations } from '../../support/axe-audit.js';
-import { launchChromium, openPage, type PageProblems } from '../../support/browser.js';
+import { launchChromium, openPage, signInToApp, type PageProblems } from '../../support/browser.js';
 import { PROJECT_ROOT } from '../../support/child-process.js';
 import { call, startDemo, type DemoProcess } from '../../support/demo-process.js';
 
@@ -58,12 +58,7 @@ describe('the web app opens a door that can unlatch (Open <lock name>)', () => {
     const opened = await openPage(browser, { viewport: PHONE, bypassCSP: true });
     problems.push(opened.problems);
     page = opened.page;
-    await page.goto(`${demo.demo.base_url}/`);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.getByLabel('E-mail').fill(user.email);
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Sign in and allow', exact: true }).click();
-    await page.getByRole('heading', { name: 'Your locks' }).waitFor(WAIT);
+    await signInToApp(page, `${demo.demo.base_url}/`, user);
   }, 60_000);
 
   afterAll(async () => {

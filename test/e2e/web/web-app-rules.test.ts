@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { describeFindings, seriousViolations } from '../../support/axe-audit.js';
-import { computedStyle, fitsText, inViewport, launchChromium, openPage, type PageProblems } from '../../support/browser.js';
+import { computedStyle, fitsText, inViewport, launchChromium, openPage, signInToApp, type PageProblems } from '../../support/browser.js';
 import { call, startDemo, type DemoProcess } from '../../support/demo-process.js';
 
 const PHONE = { width: 390, height: 844 };
@@ -66,15 +66,6 @@ describe('the rules of the web app (docs/design.md §7)', () => {
   async function invitationLink(email: string): Promise<string> {
     const pattern = new RegExp(`invitation for ${email.replace(/\./g, '\\.')}[^\n]*acceptance link: (https?://\\S+/invitations/[A-Za-z0-9_-]{43})`);
     return (await demo.child.stderrMatch(pattern))[1] ?? '';
-  }
-
-  async function signIn(page: Page, email: string, password: string): Promise<void> {
-    await page.goto(`${base}/`);
-    await button(page, 'Sign in').click();
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await button(page, 'Sign in and allow').click();
-    await page.getByRole('heading', { name: 'Your locks' }).waitFor(WAIT);
   }
 
   /** The smallest distance of any visible text or control from the left and right screen edges. */
@@ -179,7 +170,7 @@ describe('the rules of the web app (docs/design.md §7)', () => {
 
   it('shows one card per lock, the main button after the bolt, an offline lock disabled with its reason, failures as alerts, focus kept', async () => {
     const { context, page } = await auditable();
-    await signIn(page, owner().email, owner().password);
+    await signInToApp(page, `${base}/`, owner());
     for (const lock of demo.demo.locks) await expect(region(page, lock.name).count()).resolves.toBe(1);
     const ids: string[] = await page.evaluate('[...document.querySelectorAll("[id]")].map((e) => e.id)');
     expect(ids.length).toBe(new Set(ids).size);
@@ -232,7 +223,7 @@ describe('the rules of the web app (docs/design.md §7)', () => {
     expect((await call(base, 'POST', '/ekey', { token, body: { email: alex.email, lock_id: lockId('Front Door'), type: 'anytime' } })).status).toBe(201);
 
     const { context, page } = await auditable();
-    await signIn(page, alex.email, alex.password);
+    await signInToApp(page, `${base}/`, alex);
     await expect(region(page, 'Front Door').count()).resolves.toBe(1);
     await expect(button(page, 'Unlock Front Door').count()).resolves.toBe(1);
     const ids: string[] = await page.evaluate('[...document.querySelectorAll("[id]")].map((e) => e.id)');
@@ -249,7 +240,7 @@ describe('the rules of the web app (docs/design.md §7)', () => {
 
   it('keeps times unambiguous and in one format, asks before revoke and delete, and clears a sent key’s form where the user looks', async () => {
     const { context, page } = await auditable();
-    await signIn(page, owner().email, owner().password);
+    await signInToApp(page, `${base}/`, owner());
     await page.getByRole('link', { name: 'Keys of Front Door', exact: true }).click();
     await page.getByRole('heading', { name: 'Keys of Front Door' }).waitFor(WAIT);
 
@@ -328,7 +319,7 @@ describe('the rules of the web app (docs/design.md §7)', () => {
 
   it('shows the seeded week in the history, and empty states that tell the truth', async () => {
     const { context, page } = await auditable();
-    await signIn(page, owner().email, owner().password);
+    await signInToApp(page, `${base}/`, owner());
     await page.getByRole('link', { name: 'History of Back Door', exact: true }).click();
     const chart = page.getByRole('figure', { name: 'Battery of Back Door' });
     await chart.getByRole('img', { name: /^Battery of Back Door over time, \d+ readings$/ }).waitFor(WAIT);

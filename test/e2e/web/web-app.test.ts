@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { hostname } from 'node:os';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { WEB_APP_CLIENT_ID } from '../../../src/auth/web-app-client.js';
-import { launchChromium, openPage, type PageProblems } from '../../support/browser.js';
+import { launchChromium, openPage, signInToApp, type PageProblems } from '../../support/browser.js';
 import { call, startDemo, type DemoProcess } from '../../support/demo-process.js';
 import { screenshotFolder } from '../../support/screenshots.js';
 
@@ -50,15 +50,6 @@ describe('the web app in Chromium against ekey-locks demo', () => {
   const region = (page: Page, name: string): Locator => page.getByRole('region', { name, exact: true });
   const button = (scope: Page | Locator, name: string): Locator => scope.getByRole('button', { name, exact: true });
 
-  async function signIn(page: Page, url: string, email: string, password: string): Promise<void> {
-    await page.goto(url);
-    await button(page, 'Sign in').click();
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await button(page, 'Sign in and allow').click();
-    await page.getByRole('heading', { name: 'Your locks' }).waitFor(WAIT);
-  }
-
   async function shoot(page: Page, name: string, viewport: { width: number; height: number }, scheme: 'light' | 'dark'): Promise<void> {
     await page.setViewportSize(viewport);
     await page.emulateMedia({ colorScheme: scheme });
@@ -92,7 +83,7 @@ describe('the web app in Chromium against ekey-locks demo', () => {
     owner = opened.page;
     const user = demo.demo.users[0];
     if (!user) throw new Error('no owner');
-    await signIn(owner, `${base}/`, user.email, user.password);
+    await signInToApp(owner, `${base}/`, user);
     expect(new URL(owner.url()).pathname).toBe('/app/');
     for (const name of ['Front Door', 'Garden Gate', 'Back Door']) await expect(region(owner, name).isVisible()).resolves.toBe(true);
     await region(owner, 'Front Door').getByText(/^(Locked|Unlocked)$/).waitFor(WAIT);
@@ -271,7 +262,7 @@ describe('the web app in Chromium against ekey-locks demo', () => {
     const port = new URL(base).port;
     const user = demo.demo.users[0];
     if (!user) throw new Error('no owner');
-    await signIn(lan, `http://${LAN_HOST}:${port}/`, user.email, user.password);
+    await signInToApp(lan, `http://${LAN_HOST}:${port}/`, user);
     expect(new URL(lan.url()).host).toBe(`${LAN_HOST}:${port}`);
     await expect(lan.evaluate('({ secure: window.isSecureContext, subtle: typeof crypto.subtle })')).resolves.toEqual({ secure: false, subtle: 'undefined' });
     await region(lan, 'Front Door').waitFor(WAIT);

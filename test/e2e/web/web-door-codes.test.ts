@@ -12,9 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { describeFindings, seriousViolations } from '../../support/axe-audit.js';
-import { launchChromium, openPage, type PageProblems } from '../../support/browser.js';
+import { launchChromium, openPage, signInToApp, type PageProblems } from '../../support/browser.js';
 import { PROJECT_ROOT } from '../../support/child-process.js';
 import { call, startDemo, type DemoProcess } from '../../support/demo-process.js';
+import { readUntil } from '../../support/polling.js';
 
 const PHONE = { width: 390, height: 844 };
 const WAIT = { timeout: 15_000 };
@@ -53,24 +54,15 @@ describe('door codes in the web app', () => {
     await page.emulateMedia({ colorScheme: 'light' });
   }
 
-  async function signIn(page: Page, email: string, password: string): Promise<void> {
-    await page.goto(`${base}/app/`);
-    await button(page, 'Sign in').click();
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await button(page, 'Sign in and allow').click();
-    await page.getByRole('heading', { name: 'Your locks' }).waitFor(WAIT);
-  }
-
   /** The key's door code through the API, once its state is `state` (the lock confirmed), within 10 s. */
   async function doorCodeOnceIn(keyId: string, state: string): Promise<Record<string, unknown>> {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const doorCode = (await call(base, 'GET', `/ekey/${keyId}`, { token })).json.door_code as Record<string, unknown> | null;
-      if (doorCode?.state === state) return doorCode;
-      if (Date.now() > deadline) throw new Error(`door code still ${String(doorCode?.state)}, not ${state}`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    const doorCode = await readUntil(
+      async () => (await call(base, 'GET', `/ekey/${keyId}`, { token })).json.door_code as Record<string, unknown> | null,
+      (read) => read?.state === state,
+      { everyMs: 25 },
+    );
+    if (doorCode?.state !== state) throw new Error(`door code still ${String(doorCode?.state)}, not ${state}`);
+    return doorCode;
   }
 
   const typeOnKeypad = async (digits: string): Promise<unknown> => {
@@ -90,7 +82,7 @@ describe('door codes in the web app', () => {
     owner = opened.page;
     const user = demo.demo.users[0];
     if (!user) throw new Error('no owner');
-    await signIn(owner, user.email, user.password);
+    await signInToApp(owner, `${base}/app/`, user);
   }, 60_000);
 
   afterAll(async () => {

@@ -1,31 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { describe, expect, it } from '@jest/globals';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { builtCli, PROJECT_ROOT, runNode, spawnNode, type RunningChild } from '../../support/child-process.js';
+import { cliTestBed, PROJECT_ROOT, runNode } from '../../support/child-process.js';
 import { loginOverHttp } from '../../support/oauth-login.js';
 
-let cli: string;
-let dataDir: string;
-const running: RunningChild[] = [];
+const bed = cliTestBed('ekey-cli-');
 
-beforeAll(() => {
-  cli = builtCli();
-  dataDir = mkdtempSync(join(tmpdir(), 'ekey-cli-'));
-});
-
-afterEach(async () => {
-  for (const child of running.splice(0)) {
-    child.kill();
-    await child.exited;
-  }
-});
-
-afterAll(() => {
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-const run = (args: string[], options: { stdin?: string } = {}) => runNode(cli, args, options);
+const run = (args: string[], options: { stdin?: string } = {}) => runNode(bed.cli, args, options);
 
 describe('ekey-locks usage errors', () => {
   it.each([
@@ -55,7 +36,7 @@ describe('ekey-locks user and client', () => {
   let alex: { id: string; email: string; name: string };
 
   it('user add creates a user and prints it as JSON (password from stdin)', async () => {
-    const result = await run(['user', 'add', '--email', 'Alex@Example.com', '--name', 'Alex Adams', '--password-stdin', '--data', dataDir], {
+    const result = await run(['user', 'add', '--email', 'Alex@Example.com', '--name', 'Alex Adams', '--password-stdin', '--data', bed.dataDir], {
       stdin: 'correct horse battery\n',
     });
     expect(result.code).toBe(0);
@@ -65,20 +46,20 @@ describe('ekey-locks user and client', () => {
   });
 
   it('user add refuses the same address in another case (exit 2)', async () => {
-    const result = await run(['user', 'add', '--email', 'alex@EXAMPLE.com', '--name', 'Other', '--password', 'longenough', '--data', dataDir]);
+    const result = await run(['user', 'add', '--email', 'alex@EXAMPLE.com', '--name', 'Other', '--password', 'longenough', '--data', bed.dataDir]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('already exists');
   });
 
   it('user add refuses a short password with the field named (exit 2)', async () => {
-    const result = await run(['user', 'add', '--email', 'sam@example.com', '--name', 'Sam', '--password', 'short', '--data', dataDir]);
+    const result = await run(['user', 'add', '--email', 'sam@example.com', '--name', 'Sam', '--password', 'short', '--data', bed.dataDir]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--password must be at least 8 characters');
   });
 
   it('user list shows the users, tab-separated, without secrets', async () => {
-    await run(['user', 'add', '--email', 'blake@example.com', '--name', 'Blake Brown', '--password', 'another secret', '--data', dataDir]);
-    const result = await run(['user', 'list', '--data', dataDir]);
+    await run(['user', 'add', '--email', 'blake@example.com', '--name', 'Blake Brown', '--password', 'another secret', '--data', bed.dataDir]);
+    const result = await run(['user', 'list', '--data', bed.dataDir]);
     expect(result.code).toBe(0);
     const rows = result.stdout.trim().split('\n').map((line) => line.split('\t'));
     expect(rows).toEqual([
@@ -89,7 +70,7 @@ describe('ekey-locks user and client', () => {
   });
 
   it('client add registers a confidential client and shows its secret once', async () => {
-    const result = await run(['client', 'add', '--name', 'My app', '--redirect-uri', 'https://app.example/callback', '--data', dataDir]);
+    const result = await run(['client', 'add', '--name', 'My app', '--redirect-uri', 'https://app.example/callback', '--data', bed.dataDir]);
     expect(result.code).toBe(0);
     client = JSON.parse(result.stdout) as typeof client;
     expect(client).toEqual({
@@ -101,16 +82,15 @@ describe('ekey-locks user and client', () => {
   });
 
   it('client add --public registers a client without a secret', async () => {
-    const result = await run(['client', 'add', '--name', 'SPA', '--redirect-uri', 'http://localhost:5173/cb', '--public', '--data', dataDir]);
+    const result = await run(['client', 'add', '--name', 'SPA', '--redirect-uri', 'http://localhost:5173/cb', '--public', '--data', bed.dataDir]);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ client_secret: null, public: true });
   });
 
   it('serve uses what user add and client add stored: the new user signs in through the new client', async () => {
-    const configFile = join(dataDir, 'config.json');
+    const configFile = join(bed.dataDir, 'config.json');
     writeFileSync(configFile, JSON.stringify({ platform: 'EKeyLocks', api: { host: '127.0.0.1' } }));
-    const child = spawnNode(cli, ['serve', '--config', configFile, '--data', dataDir, '--port', '0']);
-    running.push(child);
+    const child = bed.spawn(['serve', '--config', configFile, '--data', bed.dataDir, '--port', '0']);
     const [, baseUrl = ''] = await child.stderrMatch(/listening on (http:\/\/\S+)/);
     const tokens = await loginOverHttp({
       baseUrl,
@@ -127,7 +107,7 @@ describe('ekey-locks user and client', () => {
 
 describe('ekey-locks serve --config', () => {
   it('exits 2 and names every invalid field', async () => {
-    const configFile = join(dataDir, 'bad-config.json');
+    const configFile = join(bed.dataDir, 'bad-config.json');
     writeFileSync(
       configFile,
       JSON.stringify({
@@ -136,7 +116,7 @@ describe('ekey-locks serve --config', () => {
         clients: [{ client_id: 'nope', redirect_uris: [] }],
       }),
     );
-    const result = await run(['serve', '--config', configFile, '--data', dataDir]);
+    const result = await run(['serve', '--config', configFile, '--data', bed.dataDir]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`Config file ${configFile} is invalid:`);
     for (const field of ['/api/port', '/clients/0/client_id', '/clients/0/redirect_uris']) {
@@ -149,7 +129,7 @@ describe('ekey-locks serve --config', () => {
   });
 
   it('exits 2 for a config file that is not JSON', async () => {
-    const configFile = join(dataDir, 'broken.json');
+    const configFile = join(bed.dataDir, 'broken.json');
     writeFileSync(configFile, '{ "api": ');
     const result = await run(['serve', '--config', configFile]);
     expect(result.code).toBe(2);

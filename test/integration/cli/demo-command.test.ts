@@ -1,43 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { builtCli, spawnNode, type RunningChild } from '../../support/child-process.js';
+import { describe, expect, it } from '@jest/globals';
+import { cliTestBed, type RunningChild } from '../../support/child-process.js';
+import type { DemoLine } from '../../support/demo-process.js';
 import { loginOverHttp } from '../../support/oauth-login.js';
-
-/** The demo line (docs/design.md §6 "Running it"). */
-interface DemoLine {
-  base_url: string;
-  clients: { client_id: string; client_secret: string; redirect_uri: string }[];
-  users: { id: string; email: string; password: string; name: string }[];
-  locks: { id: string; name: string; owner_id: string; gateway: boolean; family: string }[];
-}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-let cli: string;
-let dataDir: string;
-const running: RunningChild[] = [];
-
-beforeAll(() => {
-  cli = builtCli();
-  dataDir = mkdtempSync(join(tmpdir(), 'ekey-cli-demo-'));
-});
-
-afterEach(async () => {
-  for (const child of running.splice(0)) {
-    child.kill();
-    await child.exited;
-  }
-});
-
-afterAll(() => {
-  rmSync(dataDir, { recursive: true, force: true });
-});
+const bed = cliTestBed('ekey-cli-demo-');
 
 async function startDemo(args: string[]): Promise<{ child: RunningChild; demo: DemoLine }> {
-  const child = spawnNode(cli, ['demo', ...args]);
-  running.push(child);
+  const child = bed.spawn(['demo', ...args]);
   const demo = JSON.parse(await child.nextLine()) as DemoLine;
   return { child, demo };
 }
@@ -59,7 +30,7 @@ describe('ekey-locks demo', () => {
   let ekeyId: string;
 
   it('prints the household as one JSON line first, then serves it', async () => {
-    const { child, demo } = await startDemo(['--port', '0', '--data', dataDir]);
+    const { child, demo } = await startDemo(['--port', '0', '--data', bed.dataDir]);
     first = demo;
     expect(Object.keys(demo)).toEqual(['base_url', 'clients', 'users', 'locks']);
     expect(demo.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -118,7 +89,7 @@ describe('ekey-locks demo', () => {
   });
 
   it('on the same --data, prints the same household with a new base_url and keeps API data', async () => {
-    const { child, demo } = await startDemo(['--data', dataDir]);
+    const { child, demo } = await startDemo(['--data', bed.dataDir]);
     expect({ ...demo, base_url: 'x' }).toEqual({ ...first, base_url: 'x' });
     expect(demo.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { builtCli, runNode } from '../../support/child-process.js';
+import { signInDemoUser } from '../../support/demo-process.js';
 import { loginOverHttp } from '../../support/oauth-login.js';
 import { startTestService } from '../../support/test-service.js';
 
@@ -15,11 +16,9 @@ describe('ekey-locks user add for an invited address', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'ekey-activation-'));
     const service = await startTestService({ dataDir });
     try {
-      const owner = service.demo.users[0];
-      const client = service.demo.clients[0];
       const lock = service.demo.locks.find((candidate) => candidate.gateway);
-      if (!owner || !client || !lock) throw new Error('demo household incomplete');
-      ownerToken = (await loginOverHttp({ baseUrl: service.baseUrl, client, email: owner.email, password: owner.password })).access_token;
+      if (!lock) throw new Error('demo household incomplete');
+      ownerToken = (await signInDemoUser(service.baseUrl, service.demo)).access_token;
       const sent = await fetch(`${service.baseUrl}/ekey`, {
         method: 'POST',
         headers: { authorization: `Bearer ${ownerToken}`, 'content-type': 'application/json', accept: 'application/json' },

@@ -7,6 +7,7 @@ import { configuredLockId, legacyNameLockId } from '../../../src/config/config-s
 import { checkPluginConfig, type LockConfig, type PluginConfig } from '../../../src/config/plugin-config.js';
 import { ManualClock } from '../../support/manual-clock.js';
 import { RecordingLogger } from '../../support/recording-logger.js';
+import { lockRecord } from '../../support/lock-record.js';
 
 /**
  * The configuration degrades gracefully (docs/design.md §9), with the real service on a SQLite file,
@@ -131,21 +132,7 @@ describe('a lock id never depends on its name', () => {
     // What versions before 0.2 stored for this entry.
     let { service } = await start({ locks: [] });
     service.repositories.users.insert({ id: '7d3c8a0e-0000-4000-8000-000000000001', email: OWNER, name: 'Owner', passwordHash: null, ekeyQuota: null, canSendEkeys: true, createdAt: clock.now() });
-    service.repositories.locks.upsert({
-      id: legacyId,
-      name: 'Pantry',
-      family: 'ekey',
-      bleAddress: null,
-      lockKey: null,
-      timeZone: 'UTC',
-      ownerId: '7d3c8a0e-0000-4000-8000-000000000001',
-      hasGateway: false,
-      boltState: 'unknown',
-      batteryLevel: null,
-      lastSeenAt: null,
-      lastActivitySequence: 0,
-      createdAt: clock.now(),
-    });
+    service.repositories.locks.upsert(lockRecord({ id: legacyId, name: 'Pantry', ownerId: '7d3c8a0e-0000-4000-8000-000000000001', hasGateway: false, createdAt: clock.now() }));
     let logger: RecordingLogger;
     ({ service, logger } = await start({ locks: [old] }));
     expect(service.repositories.locks.list().map((lock) => lock.id)).toEqual([legacyId]);

@@ -3,15 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { builtCli, spawnNode, type RunningChild } from '../../support/child-process.js';
-import { loginOverHttp } from '../../support/oauth-login.js';
+import { call, signInDemoUser, type DemoLine } from '../../support/demo-process.js';
 import { untilCommandFinished } from '../../support/polling.js';
-
-interface DemoLine {
-  base_url: string;
-  clients: { client_id: string; client_secret: string; redirect_uri: string }[];
-  users: { id: string; email: string; password: string; name: string }[];
-  locks: { id: string; name: string; owner_id: string; gateway: boolean }[];
-}
 
 describe('ekey-locks demo: the stdin control protocol (docs/design.md §6), end to end through the real CLI', () => {
   let child: RunningChild;
@@ -28,17 +21,8 @@ describe('ekey-locks demo: the stdin control protocol (docs/design.md §6), end 
   };
 
   const api = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> => {
-    const response = await fetch(`${demo.base_url}${path}`, {
-      method,
-      headers: {
-        accept: 'application/json',
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
+    const answer = await call(demo.base_url, method, path, { token, ...(body === undefined ? {} : { body }) });
+    return { status: answer.status, body: answer.json };
   };
 
   const frontDoorEntry = async (): Promise<Record<string, unknown>> => {
@@ -56,12 +40,11 @@ describe('ekey-locks demo: the stdin control protocol (docs/design.md §6), end 
     child = spawnNode(builtCli(), ['demo', '--data', dataDir]);
     demo = JSON.parse(await child.nextLine(undefined, 20_000)) as DemoLine;
     const owner = demo.users[0];
-    const client = demo.clients[0];
-    if (!owner || !client) throw new Error('demo line lacks users or clients');
+    if (!owner) throw new Error('demo line lacks users');
     ownerId = owner.id;
     frontDoor = demo.locks.find((lock) => lock.gateway)?.id ?? '';
     gardenGate = demo.locks.find((lock) => !lock.gateway)?.id ?? '';
-    token = (await loginOverHttp({ baseUrl: demo.base_url, client, email: owner.email, password: owner.password })).access_token;
+    token = (await signInDemoUser(demo.base_url, demo)).access_token;
   });
 
   afterAll(async () => {

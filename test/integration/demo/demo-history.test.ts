@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEMO_HISTORY_DAYS, demoHistoryEvents } from '../../../src/demo/demo-history.js';
 import { ManualClock } from '../../support/manual-clock.js';
-import { loginOverHttp } from '../../support/oauth-login.js';
+import { signInDemoUser } from '../../support/demo-process.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
 
 interface EventBody {
@@ -39,10 +39,7 @@ describe('the demo starts with a week of history', () => {
 
   async function open(): Promise<void> {
     test = await startTestService({ dataDir, clock, demoHistory: true });
-    const owner = test.demo.users[0];
-    const client = test.demo.clients[0];
-    if (!owner || !client) throw new Error('demo household incomplete');
-    token = (await loginOverHttp({ baseUrl: test.baseUrl, client, email: owner.email, password: owner.password })).access_token;
+    token = (await signInDemoUser(test.baseUrl, test.demo)).access_token;
   }
 
   beforeAll(open, 60_000);

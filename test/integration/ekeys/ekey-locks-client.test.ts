@@ -1,7 +1,7 @@
 /** The typed axios client against the real service: the README walk-through, in code. */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ApiError, EKeyLocksClient } from '../../../src/client/index.js';
-import { loginOverHttp } from '../../support/oauth-login.js';
+import { signInDemoUser } from '../../support/demo-process.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
 
 /** Setup signs several users in (scrypt) and may share the machine with other suites. */
@@ -12,10 +12,7 @@ let client: EKeyLocksClient;
 
 beforeAll(async () => {
   test = await startTestService();
-  const owner = test.demo.users[0];
-  const oauthClient = test.demo.clients[0];
-  if (!owner || !oauthClient) throw new Error('demo household incomplete');
-  const tokens = await loginOverHttp({ baseUrl: test.baseUrl, client: oauthClient, email: owner.email, password: owner.password });
+  const tokens = await signInDemoUser(test.baseUrl, test.demo);
   client = new EKeyLocksClient({ baseUrl: test.baseUrl, accessToken: () => tokens.access_token, userAgent: 'ekey-tests/1' });
 }, SETUP_TIMEOUT_MS);
 

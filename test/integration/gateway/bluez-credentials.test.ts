@@ -3,8 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { LockGateway } from '../../../src/gateway/lock-gateway.js';
 import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
 import { BluezTransport } from '../../../src/gateway/transports/bluez-transport.js';
-import { FakeBluez } from '../../support/fake-bluez/fake-bluez.js';
-import { startPrivateDbusDaemon, type PrivateDbusDaemon } from '../../support/fake-bluez/private-dbus-daemon.js';
+import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
 import { testLogger } from '../../support/fake-bluez/test-logger.js';
 import { ManualClock } from '../../support/manual-clock.js';
 import { until } from '../../support/polling.js';
@@ -15,25 +14,20 @@ const ADDRESS = 'C0:FF:EE:00:01:01';
 const ALEX = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
 const SAM = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
 
-let daemon: PrivateDbusDaemon;
-let bluez: FakeBluez;
+let environment: FakeBluezEnvironment;
 
 beforeAll(async () => {
-  daemon = await startPrivateDbusDaemon();
-  bluez = await FakeBluez.start(daemon.address);
+  environment = await startFakeBluezEnvironment();
 });
 
-afterAll(async () => {
-  bluez.stop();
-  await daemon.stop();
-});
+afterAll(() => environment.stop());
 
 describe('Credentials characteristic over BlueZ (real dbus-daemon, fake BlueZ, node-ble)', () => {
   it('the gateway writes the allow-list on connect and revokes through the characteristic; the lock enforces it', async () => {
     const clock = new ManualClock();
     const lock = new SimulatedLock({ address: ADDRESS, key: Buffer.from(KEY_HEX, 'hex'), name: 'BlueZ door', clock });
-    bluez.addLock(lock);
-    const transport = new BluezTransport({ busAddress: daemon.address, discoveryIntervalMs: 20, operationTimeoutMs: 3000 });
+    environment.bluez.addLock(lock);
+    const transport = new BluezTransport({ busAddress: environment.busAddress, discoveryIntervalMs: 20, operationTimeoutMs: 3000 });
     const gateway = new LockGateway(transport, clock, testLogger(), { connectTimeoutMs: 5000, operationTimeoutMs: 3000, reconnectBackoff: { initialMs: 20, maxMs: 200 } });
     try {
       gateway.addLock({ id: LOCK_ID, address: ADDRESS, name: 'BlueZ door', driver: new EKeyDriver(KEY_HEX) });

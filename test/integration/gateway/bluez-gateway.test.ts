@@ -7,8 +7,9 @@ import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lo
 import { BluezTransport } from '../../../src/gateway/transports/bluez-transport.js';
 import { TransportError } from '../../../src/gateway/gatt-transport.js';
 import { FakeBluez, type FakeDeviceFaults } from '../../support/fake-bluez/fake-bluez.js';
+import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
 import { testLogger } from '../../support/fake-bluez/test-logger.js';
-import { startPrivateDbusDaemon, type PrivateDbusDaemon } from '../../support/fake-bluez/private-dbus-daemon.js';
+import { startPrivateDbusDaemon } from '../../support/fake-bluez/private-dbus-daemon.js';
 import { ManualClock } from '../../support/manual-clock.js';
 import { failOnUnhandledRejections } from '../../support/unhandled-rejections.js';
 import { until } from '../../support/polling.js';
@@ -22,20 +23,15 @@ const EKEY = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
  */
 const BEYOND_THE_TEST_MS = 60_000;
 
-let daemon: PrivateDbusDaemon;
-let bluez: FakeBluez;
+let environment: FakeBluezEnvironment;
 let nextAddress = 1;
 const cleanups: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
-  daemon = await startPrivateDbusDaemon();
-  bluez = await FakeBluez.start(daemon.address);
+  environment = await startFakeBluezEnvironment();
 });
 
-afterAll(async () => {
-  bluez.stop();
-  await daemon.stop();
-});
+afterAll(() => environment.stop());
 
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
@@ -47,7 +43,7 @@ function newLock(faults: FakeDeviceFaults = {}, motorTimeMs = 0): { lock: Simula
   const clock = new ManualClock();
   const address = `C0:FF:EE:00:00:${(nextAddress++).toString(16).padStart(2, '0').toUpperCase()}`;
   const lock = new SimulatedLock({ address, key: Buffer.from(KEY_HEX, 'hex'), name: `Door ${address}`, clock, batteryPercent: 64, motorTimeMs });
-  bluez.addLock(lock, faults);
+  environment.bluez.addLock(lock, faults);
   return { lock, address, clock };
 }
 
@@ -60,7 +56,7 @@ function newGateway(
   options: ConstructorParameters<typeof LockGateway>[3] = {},
   operationTimeoutMs = 3000,
 ): { gateway: LockGateway; transport: BluezTransport } {
-  const transport = new BluezTransport({ busAddress: daemon.address, discoveryIntervalMs: 20, operationTimeoutMs });
+  const transport = new BluezTransport({ busAddress: environment.busAddress, discoveryIntervalMs: 20, operationTimeoutMs });
   const gateway = new LockGateway(transport, clock, testLogger(), {
     connectTimeoutMs: 5000,
     operationTimeoutMs,
@@ -101,7 +97,7 @@ describe('BlueZ transport over a real dbus-daemon (fake BlueZ)', () => {
     expect(lock.bolt).toBe('unlocked');
     expect(await gateway.sendCommand('front', 'lock')).toEqual({ status: 'completed', bolt: 'locked' });
     // Every write chose its type on purpose (node-ble's default would be "reliable").
-    expect(new Set(bluez.device(address).log.writeTypes)).toEqual(new Set(['request']));
+    expect(new Set(environment.bluez.device(address).log.writeTypes)).toEqual(new Set(['request']));
   });
 
   it('keeps several locks connected at once, discovering them concurrently', async () => {
@@ -115,7 +111,7 @@ describe('BlueZ transport over a real dbus-daemon (fake BlueZ)', () => {
     const outcomes = await Promise.all(gateway.lockIds().map((id) => gateway.sendCommand(id, 'unlock')));
     expect(outcomes).toEqual(Array.from({ length: 3 }, () => ({ status: 'completed', bolt: 'unlocked' })));
     expect([first, second, third].map(({ lock }) => lock.bolt)).toEqual(['unlocked', 'unlocked', 'unlocked']);
-    expect(bluez.discovering).toBe(false); // discovery was refcounted and stopped after the last find
+    expect(environment.bluez.discovering).toBe(false); // discovery was refcounted and stopped after the last find
   });
 
   it('delivers live notifications: tap activity with the eKey id, battery changes', async () => {
@@ -211,7 +207,7 @@ describe('BlueZ transport over a real dbus-daemon (fake BlueZ)', () => {
       const { gateway } = newGateway(clock);
       gateway.addLock({ id: 'flaky', address, name: 'Flaky', driver: new EKeyDriver(KEY_HEX) });
       expect(await gateway.sendCommand('flaky', 'unlock')).toEqual({ status: 'failed', reason: 'lock_offline' });
-      delete bluez.device(address).faults.connectError;
+      delete environment.bluez.device(address).faults.connectError;
       expect(await gateway.sendCommand('flaky', 'unlock')).toEqual({ status: 'completed', bolt: 'unlocked' });
     });
   });
@@ -220,7 +216,7 @@ describe('BlueZ transport over a real dbus-daemon (fake BlueZ)', () => {
     const { address, clock } = newLock();
     const { gateway } = newGateway(clock);
     const rounds = 10;
-    const log = bluez.device(address).log;
+    const log = environment.bluez.device(address).log;
     gateway.addLock({ id: 'kept', address, name: 'Kept', driver: new EKeyDriver(KEY_HEX) });
     gateway.start();
     await until(() => gateway.getSnapshot('kept')?.connected === true, 'connection');
@@ -245,8 +241,8 @@ describe('BlueZ transport over a real dbus-daemon (fake BlueZ)', () => {
 
   it('uses the adapter it is told to, and fails clearly when that adapter does not exist', async () => {
     const { address } = newLock();
-    const right = new BluezTransport({ busAddress: daemon.address, adapter: 'hci0', discoveryIntervalMs: 20 });
-    const wrong = new BluezTransport({ busAddress: daemon.address, adapter: 'hci7' });
+    const right = new BluezTransport({ busAddress: environment.busAddress, adapter: 'hci0', discoveryIntervalMs: 20 });
+    const wrong = new BluezTransport({ busAddress: environment.busAddress, adapter: 'hci7' });
     cleanups.push(() => right.close(), () => wrong.close());
     const connection = await right.connect(address, EKEY_GATT_PROFILE, { timeoutMs: 1000 });
     expect(connection.connected).toBe(true);

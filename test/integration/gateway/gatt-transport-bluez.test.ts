@@ -1,25 +1,17 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { encodeActivityReadSince } from '../../../src/families/ekey/protocol/activity-record-codec.js';
-import type { GatewayLogger } from '../../../src/gateway/gateway-logger.js';
 import type { Advertisement, GattConnection, GattProfile } from '../../../src/gateway/gatt-transport.js';
 import { FrameType, LockUuids, sigUuid } from '../../../src/families/ekey/protocol/lock-profile.js';
-import {
-  GattOperationError,
-  type NotificationListener,
-  type SimulatedAdvertisement,
-  type SimulatedDevice,
-  type SimulatedGattService,
-  type SimulatedLockLink,
-} from '../../../src/gateway/simulator/simulated-device.js';
 import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
 import { BluezTransport, type BluezDiagnostics } from '../../../src/gateway/transports/bluez-transport.js';
 import { FakeBluez } from '../../support/fake-bluez/fake-bluez.js';
 import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
 import { startPrivateDbusDaemon } from '../../support/fake-bluez/private-dbus-daemon.js';
-import { testLogger } from '../../support/fake-bluez/test-logger.js';
+import { GatewayLineLogger, testLogger } from '../../support/fake-bluez/test-logger.js';
 import { ManualClock } from '../../support/manual-clock.js';
 import { failOnUnhandledRejections } from '../../support/unhandled-rejections.js';
 import { readUntil, until } from '../../support/polling.js';
+import { TINY_COMMAND, TINY_COMPANY, TINY_INFO, TINY_INFO_SERVICE, TINY_PROFILE, TINY_SERVICE, TinyDevice } from '../../support/tiny-device.js';
 
 /** The GATT transport alone (no gateway) against the fake BlueZ on a private dbus-daemon. */
 
@@ -47,96 +39,7 @@ const INFORMATION_PROFILE: GattProfile = {
   ],
 };
 
-// ---- a tiny device of another family: nothing in the transport may be specific to our profile ----
-
-const TINY_SERVICE = '0000feed-0000-1000-8000-00805f9b34fb';
-const TINY_COMMAND = 'f00d0001-1b2c-4d5e-8f90-a1b2c3d4e5f6';
-const TINY_STATUS = 'f00d0002-1b2c-4d5e-8f90-a1b2c3d4e5f6';
-const TINY_INFO_SERVICE = 'f00d1000-1b2c-4d5e-8f90-a1b2c3d4e5f6';
-const TINY_INFO = 'f00d1001-1b2c-4d5e-8f90-a1b2c3d4e5f6';
-const TINY_COMPANY = 0x004c;
-
-/** A device that indicates on its status characteristic the reverse of each command written; its state byte is advertised. */
-class TinyDevice implements SimulatedDevice {
-  readonly name = 'Tiny';
-  readonly gattDatabase: readonly SimulatedGattService[] = [
-    {
-      uuid: TINY_SERVICE,
-      characteristics: [
-        { uuid: TINY_COMMAND, flags: ['write'] },
-        { uuid: TINY_STATUS, flags: ['read', 'indicate'] },
-      ],
-    },
-    { uuid: TINY_INFO_SERVICE, characteristics: [{ uuid: TINY_INFO, flags: ['read'] }] },
-  ];
-  inRange = true;
-  state = 1;
-  private readonly listeners = new Set<() => void>();
-
-  constructor(readonly address: string) {}
-
-  openLink(): SimulatedLockLink {
-    if (!this.inRange) throw new GattOperationError('not_connected', 'out of range');
-    let open = true;
-    let listener: NotificationListener | undefined;
-    return {
-      get open() {
-        return open;
-      },
-      read: (uuid) => {
-        if (uuid === TINY_STATUS) return Buffer.from([this.state]);
-        if (uuid === TINY_INFO) return Buffer.from('tiny v1');
-        throw new GattOperationError('not_supported', 'not readable');
-      },
-      write: (uuid, value) => {
-        if (uuid !== TINY_COMMAND) throw new GattOperationError('not_supported', 'not writable');
-        const answer = Buffer.from(value).reverse();
-        setImmediate(() => {
-          if (open) listener?.(TINY_STATUS, answer);
-        });
-      },
-      onNotification: (next) => {
-        listener = next;
-      },
-      onLost: () => undefined,
-      close: () => {
-        open = false;
-      },
-    };
-  }
-
-  advertisement(): SimulatedAdvertisement | null {
-    return this.inRange ? { manufacturerData: new Map([[TINY_COMPANY, Buffer.from([0x02, 0x15, this.state])]]), rssi: -55 } : null;
-  }
-
-  onAdvertisementChange(listener: () => void): () => void {
-    const registered = (): void => {
-      listener();
-    };
-    this.listeners.add(registered);
-    return () => this.listeners.delete(registered);
-  }
-
-  setState(state: number): void {
-    this.state = state;
-    for (const listener of this.listeners) listener();
-  }
-
-  setInRange(inRange: boolean): void {
-    this.inRange = inRange;
-    for (const listener of this.listeners) listener();
-  }
-}
-
-const TINY_PROFILE: GattProfile = {
-  characteristics: [
-    { name: 'command', service: TINY_SERVICE, uuid: TINY_COMMAND, required: true, subscribe: false },
-    { name: 'status', service: TINY_SERVICE, uuid: TINY_STATUS, required: true, subscribe: true },
-    { name: 'info', service: TINY_INFO_SERVICE, uuid: TINY_INFO, required: false, subscribe: false },
-  ],
-};
-
-/** The tiny device's pairing mode: the command characteristic only, no subscription. */
+/** The tiny device's pairing mode (test/support/tiny-device.ts): the command characteristic only, no subscription. */
 const TINY_PAIRING_PROFILE: GattProfile = {
   characteristics: [
     { name: 'pairingCommand', service: TINY_SERVICE, uuid: TINY_COMMAND, required: true, subscribe: false },
@@ -198,22 +101,6 @@ function settledDiagnostics(transport: BluezTransport): Promise<BluezDiagnostics
 }
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-class LineLogger implements GatewayLogger {
-  readonly lines: string[] = [];
-  debug(): void {
-    // retries are debug lines: not counted
-  }
-  info(message: string): void {
-    this.lines.push(`info ${message}`);
-  }
-  warn(message: string): void {
-    this.lines.push(`warn ${message}`);
-  }
-  error(message: string): void {
-    this.lines.push(`error ${message}`);
-  }
-}
 
 describe('BlueZ GATT transport (fake BlueZ over a real dbus-daemon)', () => {
   describe('connect with a profile', () => {
@@ -402,7 +289,7 @@ describe('BlueZ GATT transport (fake BlueZ over a real dbus-daemon)', () => {
     });
 
     it('retries quietly while the bus is unreachable: one error line, no crash, no unhandled rejection', async () => {
-      const logger = new LineLogger();
+      const logger = new GatewayLineLogger();
       const transport = newTransport({ busAddress: 'unix:path=/nonexistent/bus/socket', logger });
       const { unwatch } = watch(transport, 'none');
       cleanups.push(unwatch);
@@ -417,7 +304,7 @@ describe('BlueZ GATT transport (fake BlueZ over a real dbus-daemon)', () => {
       const late: { bluez?: FakeBluez } = {};
       // Stopped after the transport (cleanups run last-in first-out), as BlueZ outlives its clients.
       cleanups.push(() => late.bluez?.stop());
-      const logger = new LineLogger();
+      const logger = new GatewayLineLogger();
       const transport = newTransport({ busAddress: daemon.address, logger });
       const tiny = new TinyDevice(address('C4'));
       const { seen, unwatch } = watch(transport, tiny.address);

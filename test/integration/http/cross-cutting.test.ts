@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestService, type TestService } from '../../support/test-service.js';
-import { loginOverHttp } from '../../support/oauth-login.js';
+import { signInDemoUser } from '../../support/demo-process.js';
 
 /*
  * The rules every route follows (docs/design.md §3 "Paths and conventions", "Errors"), checked over real
@@ -13,10 +13,7 @@ let token: string;
 
 beforeAll(async () => {
   ts = await startTestService();
-  const owner = ts.demo.users[0];
-  const client = ts.demo.clients[0];
-  if (!owner || !client) throw new Error('demo household incomplete');
-  token = (await loginOverHttp({ baseUrl: ts.baseUrl, client, email: owner.email, password: owner.password })).access_token;
+  token = (await signInDemoUser(ts.baseUrl, ts.demo)).access_token;
 });
 
 afterAll(async () => {

@@ -9,17 +9,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { builtCli, PROJECT_ROOT, spawnNode, type RunningChild } from '../../support/child-process.js';
+import type { DemoLine } from '../../support/demo-process.js';
 import { homeNetwork, HOST_ADDRESS, Namespace } from '../../support/private-network.js';
 
 const LAN_CLIENT = join(PROJECT_ROOT, 'test', 'support', 'lan-client.mjs');
 const STARTUP_MS = 30_000;
-
-interface DemoInfo {
-  base_url: string;
-  clients: { client_id: string; client_secret: string; redirect_uri: string }[];
-  users: { id: string; email: string; password: string }[];
-  locks: { id: string; name: string }[];
-}
 
 let dataDir: string;
 const children: RunningChild[] = [];
@@ -54,7 +48,7 @@ describe('a host on the home network', () => {
     const data = join(dataDir, 'lan-demo');
     const demo = spawnNode(builtCli(), ['demo', '--host', '0.0.0.0', '--port', '8787', '--data', data], { wrapper: network.host.wrapper });
     children.push(demo);
-    const info = JSON.parse(await demo.nextLine(undefined, STARTUP_MS)) as DemoInfo;
+    const info = JSON.parse(await demo.nextLine(undefined, STARTUP_MS)) as DemoLine;
     const base = `http://${HOST_ADDRESS}:8787`;
     expect(info.base_url).toBe(base);
     await demo.stderrMatch(/Web app: /);

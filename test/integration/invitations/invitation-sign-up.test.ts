@@ -3,88 +3,30 @@
  * SMTP server (smtp-server), and signing up through the link accepts the pending key.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { SMTPServer } from 'smtp-server';
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
+import { signInDemoUser } from '../../support/demo-process.js';
+import { postForm } from '../../support/html-form.js';
 import { loginOverHttp } from '../../support/oauth-login.js';
+import { linkIn, loopbackSmtp, startServiceWithInbox, type ServiceWithInbox } from '../../support/smtp-inbox.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
 import { call } from '../ekeys/household.js';
 
 /** Setup signs several users in (scrypt) and may share the machine with other suites. */
 const SETUP_TIMEOUT_MS = 120_000;
 
-interface ReceivedMail {
-  to: string[];
-  raw: string;
-}
-
-/** A real SMTP server on loopback that keeps every message it receives. */
-async function startSmtpServer(): Promise<{ server: SMTPServer; port: number; mails: ReceivedMail[]; next(): Promise<ReceivedMail> }> {
-  const mails: ReceivedMail[] = [];
-  const waiting: ((mail: ReceivedMail) => void)[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        const mail = { to: session.envelope.rcptTo.map((address) => address.address), raw: Buffer.concat(chunks).toString('utf8') };
-        mails.push(mail);
-        waiting.shift()?.(mail);
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as AddressInfo).port;
-  const next = (): Promise<ReceivedMail> =>
-    new Promise((resolve) => {
-      const already = mails.shift();
-      if (already) resolve(already);
-      else waiting.push((mail) => {
-        mails.splice(mails.indexOf(mail), 1);
-        resolve(mail);
-      });
-    });
-  return { server, port, mails, next };
-}
-
-/** The acceptance link in a (quoted-printable or plain) message body. */
-function linkIn(raw: string): string {
-  const unfolded = raw.replace(/=\r?\n/g, '');
-  const match = /(http:\/\/127\.0\.0\.1:\d+\/invitations\/[A-Za-z0-9_-]{43})/.exec(unfolded);
-  if (!match?.[1]) throw new Error(`no invitation link in:\n${raw}`);
-  return match[1];
-}
-
-async function postForm(url: string, fields: Record<string, string>): Promise<Response> {
-  return fetch(url, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
-    body: new URLSearchParams(fields).toString(),
-  });
-}
-
 describe('eKey invitations over SMTP', () => {
-  let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+  let running: ServiceWithInbox;
+  let smtp: ServiceWithInbox['smtp'];
   let test: TestService;
   let ownerToken: string;
 
   beforeAll(async () => {
-    smtp = await startSmtpServer();
-    test = await startTestService({ config: { smtp: { host: '127.0.0.1', port: smtp.port, secure: false, from: 'locks@example.com' } } });
-    const owner = test.demo.users[0];
-    const client = test.demo.clients[0];
-    if (!owner || !client) throw new Error('demo household incomplete');
-    ownerToken = (await loginOverHttp({ baseUrl: test.baseUrl, client, email: owner.email, password: owner.password })).access_token;
+    running = await startServiceWithInbox();
+    ({ smtp, test } = running);
+    ownerToken = (await signInDemoUser(test.baseUrl, test.demo)).access_token;
   }, SETUP_TIMEOUT_MS);
 
-  afterAll(async () => {
-    await test.close();
-    await new Promise<void>((resolve) => { smtp.server.close(() => { resolve(); }); });
-  });
+  afterAll(() => running.close());
 
   it('mails the invitation, and signing up accepts the pending key', async () => {
     const lock = test.demo.locks[0];
@@ -97,7 +39,7 @@ describe('eKey invitations over SMTP', () => {
     const mail = await smtp.next();
     expect(mail.to.map((address) => address.toLowerCase())).toEqual(['newcomer@example.org']);
     expect(mail.raw).toContain('Welcome home');
-    const link = linkIn(mail.raw);
+    const link = linkIn(mail.raw, 'invitations');
 
     const page = await fetch(link, { headers: { accept: 'text/html' } });
     expect(page.status).toBe(200);
@@ -134,7 +76,7 @@ describe('eKey invitations over SMTP', () => {
     const client = test.demo.clients[0];
     if (!lock || !client) throw new Error('demo household incomplete');
     await call(test.baseUrl, ownerToken, 'POST', '/ekey', { email: 'second@example.org', lock_id: lock.id, type: 'guest' });
-    const link = linkIn((await smtp.next()).raw);
+    const link = linkIn((await smtp.next()).raw, 'invitations');
     const query = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: client.redirect_uri, state: 'xyz' });
     const answer = await postForm(`${link}?${query.toString()}`, { name: 'Sam Second', password: 'a fine password' });
     expect(answer.status).toBe(303);
@@ -148,7 +90,7 @@ describe('eKey invitations over SMTP', () => {
     const lock = test.demo.locks[0];
     if (!lock) throw new Error('demo household incomplete');
     await call(test.baseUrl, ownerToken, 'POST', '/ekey', { email: 'slow@example.org', lock_id: lock.id, type: 'anytime' });
-    const link = linkIn((await smtp.next()).raw);
+    const link = linkIn((await smtp.next()).raw, 'invitations');
     test.clock.advance(31 * 24 * 3_600_000);
     expect((await fetch(link, { headers: { accept: 'text/html' } })).status).toBe(410);
     expect((await postForm(link, { name: 'Slow', password: 'a fine password' })).status).toBe(410);
@@ -160,10 +102,9 @@ describe('eKey invitations without SMTP', () => {
     const test = await startTestService();
     try {
       const owner = test.demo.users[0];
-      const client = test.demo.clients[0];
       const lock = test.demo.locks[0];
-      if (!owner || !client || !lock) throw new Error('demo household incomplete');
-      const token = (await loginOverHttp({ baseUrl: test.baseUrl, client, email: owner.email, password: owner.password })).access_token;
+      if (!owner || !lock) throw new Error('demo household incomplete');
+      const token = (await signInDemoUser(test.baseUrl, test.demo)).access_token;
       const sent = await call(test.baseUrl, token, 'POST', '/ekey', { email: 'logged@example.org', lock_id: lock.id, type: 'guest' });
       expect(sent.status).toBe(201);
       await test.service.services.invitations.whenIdle();
@@ -185,13 +126,11 @@ describe('eKey invitations with SMTP configured but failing', () => {
     const address = closed.address();
     const port = typeof address === 'object' && address !== null ? address.port : 0;
     await new Promise<void>((resolve) => closed.close(() => { resolve(); }));
-    const test = await startTestService({ config: { smtp: { host: '127.0.0.1', port, secure: false, from: 'locks@example.com' } } });
+    const test = await startTestService({ config: { smtp: loopbackSmtp(port) } });
     try {
-      const owner = test.demo.users[0];
-      const client = test.demo.clients[0];
       const lock = test.demo.locks[0];
-      if (!owner || !client || !lock) throw new Error('demo household incomplete');
-      const token = (await loginOverHttp({ baseUrl: test.baseUrl, client, email: owner.email, password: owner.password })).access_token;
+      if (!lock) throw new Error('demo household incomplete');
+      const token = (await signInDemoUser(test.baseUrl, test.demo)).access_token;
       expect((await call(test.baseUrl, token, 'POST', '/ekey', { email: 'unlucky@example.org', lock_id: lock.id, type: 'guest' })).status).toBe(201);
       await test.service.services.invitations.whenIdle();
       const line = test.logger.lines.find((entry) => entry.message.includes('unlucky@example.org'));

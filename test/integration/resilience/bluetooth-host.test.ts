@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { EKeyDriver } from '../../../src/families/ekey/driver/ekey-driver.js';
-import type { GatewayLogger } from '../../../src/gateway/gateway-logger.js';
+import { GatewayLineLogger } from '../../support/fake-bluez/test-logger.js';
 import { LockGateway } from '../../../src/gateway/lock-gateway.js';
 import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
 import { BluezTransport } from '../../../src/gateway/transports/bluez-transport.js';
@@ -19,23 +19,6 @@ import { until } from '../../support/polling.js';
 const KEY_HEX = 'b2'.repeat(32);
 const ADDRESS = 'C0:FF:EE:AB:00:01';
 
-class Lines implements GatewayLogger {
-  readonly lines: string[] = [];
-  debugLines = 0;
-  debug(): void {
-    this.debugLines += 1;
-  }
-  info(message: string): void {
-    this.lines.push(`info ${message}`);
-  }
-  warn(message: string): void {
-    this.lines.push(`warn ${message}`);
-  }
-  error(message: string): void {
-    this.lines.push(`error ${message}`);
-  }
-}
-
 const cleanups: (() => Promise<void> | void)[] = [];
 
 afterEach(async () => {
@@ -43,7 +26,7 @@ afterEach(async () => {
 });
 failOnUnhandledRejections({ uncaughtExceptions: true });
 
-function gatewayOn(busAddress: string, logger: Lines): LockGateway {
+function gatewayOn(busAddress: string, logger: GatewayLineLogger): LockGateway {
   const transport = new BluezTransport({ busAddress, discoveryIntervalMs: 20, operationTimeoutMs: 2000, scanRetryMs: 50, logger });
   const gateway = new LockGateway(transport, new ManualClock(), logger, {
     connectTimeoutMs: 3000,
@@ -59,7 +42,7 @@ function gatewayOn(busAddress: string, logger: Lines): LockGateway {
 /** Polls `condition` once per turn of the event loop until it holds (bounded). */
 describe('Bluetooth missing on the host', () => {
   it('no system bus: one actionable error line (what is missing, where the README says how to fix it), then quiet retries', async () => {
-    const logger = new Lines();
+    const logger = new GatewayLineLogger();
     const gateway = gatewayOn('unix:path=/nonexistent/ekey-test/bus', logger);
     gateway.start();
     // Each failed connect writes one debug line: wait for several attempts.
@@ -71,7 +54,7 @@ describe('Bluetooth missing on the host', () => {
   it('a bus without BlueZ: one error line naming BlueZ, quiet retries, and "works again" once BlueZ starts', async () => {
     const daemon = await startPrivateDbusDaemon();
     cleanups.push(() => daemon.stop());
-    const logger = new Lines();
+    const logger = new GatewayLineLogger();
     const gateway = gatewayOn(daemon.address, logger);
     gateway.start();
     await until(() => logger.lines.length > 0 && logger.debugLines >= 6, 'the error line and several retries', 15_000);
@@ -104,7 +87,7 @@ describe('the D-Bus daemon killed in the middle of a command', () => {
     bluez.addLock(lock);
     // The motor's timer is the lock's own: let it finish so nothing outlives the test.
     cleanups.push(() => lock.idle());
-    const logger = new Lines();
+    const logger = new GatewayLineLogger();
     const gateway = gatewayOn(daemon.address, logger);
     gateway.start();
     await until(() => gateway.isReachable('front'), 'the connection', 15_000);

@@ -5,59 +5,22 @@
  * loopback and a real SMTP server (smtp-server) on loopback.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { SMTPServer } from 'smtp-server';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { builtCli, runNode } from '../../support/child-process.js';
+import { postForm } from '../../support/html-form.js';
 import { OAuthLoginError, loginOverHttp, refreshTokens, type OAuthTokens } from '../../support/oauth-login.js';
+import { linkIn, startServiceWithInbox, type ServiceWithInbox } from '../../support/smtp-inbox.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
 import { call } from '../ekeys/household.js';
 import { demoParts } from './demo-parts.js';
 
 const SETUP_TIMEOUT_MS = 180_000;
 
-interface Mail {
-  to: string[];
-  raw: string;
-}
-
-async function startSmtp(): Promise<{ server: SMTPServer; port: number; mails: Mail[] }> {
-  const mails: Mail[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        mails.push({ to: session.envelope.rcptTo.map((address) => address.address), raw: Buffer.concat(chunks).toString('utf8') });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, port: (server.server.address() as AddressInfo).port, mails };
-}
-
-const linkIn = (raw: string): string => {
-  const match = /(http:\/\/127\.0\.0\.1:\d+\/password\/reset\/[A-Za-z0-9_-]{43})/.exec(raw.replace(/=\r?\n/g, ''));
-  if (!match?.[1]) throw new Error(`no reset link in:\n${raw}`);
-  return match[1];
-};
-
-const postForm = (url: string, fields: Record<string, string>): Promise<Response> =>
-  fetch(url, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
-    body: new URLSearchParams(fields).toString(),
-  });
-
 describe('passwords (§9b)', () => {
-  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let running: ServiceWithInbox;
+  let smtp: ServiceWithInbox['smtp'];
   let test: TestService;
   let parts: ReturnType<typeof demoParts>;
 
@@ -73,15 +36,12 @@ describe('passwords (§9b)', () => {
   };
 
   beforeAll(async () => {
-    smtp = await startSmtp();
-    test = await startTestService({ config: { smtp: { host: '127.0.0.1', port: smtp.port, secure: false, from: 'locks@example.com' } } });
+    running = await startServiceWithInbox();
+    ({ smtp, test } = running);
     parts = demoParts(test.demo);
   }, SETUP_TIMEOUT_MS);
 
-  afterAll(async () => {
-    await test.close();
-    await new Promise<void>((resolve) => { smtp.server.close(() => { resolve(); }); });
-  });
+  afterAll(() => running.close());
 
   it('changes the password in the app: wrong current refused, every other session ends, this one stays', async () => {
     const user = parts.others[0];
@@ -118,7 +78,7 @@ describe('passwords (§9b)', () => {
     await test.service.services.passwords.whenIdle();
     const mails = smtp.mails.slice(sent);
     expect(mails.map((mail) => mail.to)).toEqual([[user.email]]);
-    const link = linkIn(mails[0]?.raw ?? '');
+    const link = linkIn(mails[0]?.raw ?? '', 'password/reset');
     expect(test.logger.text()).not.toContain(link.split('/').at(-1));
 
     expect((await fetch(link, { headers: { accept: 'text/html' } })).status).toBe(200);
@@ -137,7 +97,7 @@ describe('passwords (§9b)', () => {
     const sent = smtp.mails.length;
     await postForm(`${test.baseUrl}/password/forgot`, { email: user.email });
     await test.service.services.passwords.whenIdle();
-    const link = linkIn(smtp.mails[sent]?.raw ?? '');
+    const link = linkIn(smtp.mails[sent]?.raw ?? '', 'password/reset');
     test.clock.advance(30 * 60 * 1000);
     expect((await fetch(link, { headers: { accept: 'text/html' } })).status).toBe(410);
     expect((await postForm(link, { password: 'too-late-password' })).status).toBe(410);

@@ -4,21 +4,13 @@
  * creates nothing, and the address can still be invited again and sign up itself — over HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { postForm } from '../../support/html-form.js';
 import { loginOverHttp } from '../../support/oauth-login.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
 import { call } from '../ekeys/household.js';
 import { demoParts } from './demo-parts.js';
 
 const SETUP_TIMEOUT_MS = 120_000;
-
-async function postForm(url: string, fields: Record<string, string>): Promise<Response> {
-  return fetch(url, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
-    body: new URLSearchParams(fields).toString(),
-  });
-}
 
 describe('withdrawn invitations (finding 1)', () => {
   let test: TestService;

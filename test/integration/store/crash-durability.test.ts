@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { DATABASE_FILE } from '../../../src/service-root.js';
 import { openDatabase } from '../../../src/store/database.js';
 import { builtCli, spawnNode, type RunningChild } from '../../support/child-process.js';
-import { loginOverHttp } from '../../support/oauth-login.js';
+import { signInDemoUser, type DemoLine } from '../../support/demo-process.js';
 
 /*
  * An acknowledged write survives the process dying at any moment (docs/design.md §2 store; database.ts:
@@ -17,13 +17,6 @@ import { loginOverHttp } from '../../support/oauth-login.js';
  * its transaction has committed (nothing is buffered in the process). That the commit is also
  * fsynced — for power loss — is synchronous=FULL, asserted in test/unit/store/database.test.ts.
  */
-
-interface DemoLine {
-  base_url: string;
-  clients: { client_id: string; client_secret: string; redirect_uri: string }[];
-  users: { id: string; email: string; password: string }[];
-  locks: { id: string; gateway: boolean }[];
-}
 
 let dataDir: string;
 let child: RunningChild;
@@ -42,11 +35,9 @@ describe('a service killed with SIGKILL mid-stream', () => {
   it('keeps every write it acknowledged', async () => {
     child = spawnNode(builtCli(), ['demo', '--data', dataDir]);
     const demo = JSON.parse(await child.nextLine()) as DemoLine;
-    const owner = demo.users[0];
-    const client = demo.clients[0];
     const lock = demo.locks[0];
-    if (!owner || !client || !lock) throw new Error('demo line incomplete');
-    const { access_token: token } = await loginOverHttp({ baseUrl: demo.base_url, client, email: owner.email, password: owner.password });
+    if (!lock) throw new Error('demo line incomplete');
+    const { access_token: token } = await signInDemoUser(demo.base_url, demo);
 
     const acknowledged: { id: string; email: string }[] = [];
     let refused = 0;

@@ -18,3 +18,21 @@ export function testLogger(): GatewayLogger {
     },
   };
 }
+
+/** Keeps the gateway's info, warn and error lines (`level message`) and counts its debug lines (retries), for assertions. */
+export class GatewayLineLogger implements GatewayLogger {
+  readonly lines: string[] = [];
+  debugLines = 0;
+  debug(): void {
+    this.debugLines += 1;
+  }
+  info(message: string): void {
+    this.lines.push(`info ${message}`);
+  }
+  warn(message: string): void {
+    this.lines.push(`warn ${message}`);
+  }
+  error(message: string): void {
+    this.lines.push(`error ${message}`);
+  }
+}

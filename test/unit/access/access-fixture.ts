@@ -15,6 +15,7 @@ import { LockRepository } from '../../../src/store/lock-repository.js';
 import { UserRepository, type UserRecord } from '../../../src/store/user-repository.js';
 import { ManualClock } from '../../support/manual-clock.js';
 import { RecordingLogger } from '../../support/recording-logger.js';
+import { lockRecord } from '../../support/lock-record.js';
 
 /** Monday 2026-03-09 10:00 in Berlin (09:00 UTC). */
 export const START = Date.UTC(2026, 2, 9, 9, 0, 0);
@@ -72,21 +73,7 @@ export function createAccessFixture(): AccessFixture {
   };
   const owner = addUser('Olivia');
   const lockId = newId();
-  locks.upsert({
-    id: lockId,
-    name: 'Front Door',
-    bleAddress: null,
-    lockKey: null,
-    timeZone: ZONE,
-    ownerId: owner.id,
-    family: 'ekey',
-    hasGateway: true,
-    boltState: 'unknown',
-    batteryLevel: null,
-    lastSeenAt: null,
-    lastActivitySequence: 0,
-    createdAt: START,
-  });
+  locks.upsert(lockRecord({ id: lockId, name: 'Front Door', timeZone: ZONE, ownerId: owner.id, createdAt: START }));
   locks.ensureOwnerKey(lockId, owner.id, newId(), START);
   const invitations = new InvitationService({
     invitations: new InvitationRepository(db),

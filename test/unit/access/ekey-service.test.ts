@@ -3,6 +3,7 @@ import { ServiceError } from '../../../src/domain/errors.js';
 import type { InvitationService } from '../../../src/access/invitation-service.js';
 import { EKeyService } from '../../../src/access/ekey-service.js';
 import { createAccessFixture, START, type AccessFixture } from './access-fixture.js';
+import { thrownError } from '../../support/thrown-error.js';
 
 const HOUR = 3_600_000;
 
@@ -15,15 +16,7 @@ afterEach(() => {
 });
 
 /** Runs `work` and returns the ServiceError it throws (failing the test when it does not throw one). */
-function serviceError(work: () => unknown): ServiceError {
-  try {
-    work();
-  } catch (error) {
-    if (error instanceof ServiceError) return error;
-    throw error;
-  }
-  throw new Error('expected a ServiceError');
-}
+const serviceError = (work: () => unknown): ServiceError => thrownError(ServiceError, work);
 
 describe('EKeyService.send', () => {
   it('gives a known recipient an accepted key, DateTimes in the lock zone, no schedule as null', () => {

@@ -1,18 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { parseBasicCredentials, resolveClientCredentials } from '../../../src/auth/client-authentication.js';
 import { OAuthError } from '../../../src/auth/oauth-error.js';
+import { thrownError } from '../../support/thrown-error.js';
 
 const basic = (raw: string): string => `Basic ${Buffer.from(raw, 'utf8').toString('base64')}`;
 
-function thrown(work: () => unknown): OAuthError {
-  try {
-    work();
-  } catch (error) {
-    if (error instanceof OAuthError) return error;
-    throw error;
-  }
-  throw new Error('expected an OAuthError');
-}
+const thrown = (work: () => unknown): OAuthError => thrownError(OAuthError, work);
 
 describe('parseBasicCredentials (RFC 6749 §2.3.1)', () => {
   it('reads id and secret', () => {

@@ -19,6 +19,7 @@ import { UserRepository } from '../../../src/store/user-repository.js';
 import { sha256Hex } from '../../../src/auth/secrets.js';
 import { ManualClock } from '../../support/manual-clock.js';
 import { RecordingLogger } from '../../support/recording-logger.js';
+import { thrownError } from '../../support/thrown-error.js';
 
 const CONFIDENTIAL = { id: '11111111-1111-4111-8111-111111111111', secret: 'confidential-secret', redirect: 'https://app.example/cb?keep=1' };
 const PUBLIC = { id: '22222222-2222-4222-8222-222222222222', redirect: 'https://phone.example/cb' };
@@ -68,15 +69,7 @@ async function issueCode(f: Fixture, params: AuthorizationParams = confidentialP
   return code;
 }
 
-function oauthErrorOf(work: () => unknown): OAuthError {
-  try {
-    work();
-  } catch (error) {
-    if (error instanceof OAuthError) return error;
-    throw error;
-  }
-  throw new Error('expected an OAuthError');
-}
+const oauthErrorOf = (work: () => unknown): OAuthError => thrownError(OAuthError, work);
 
 const exchange = (f: Fixture, code: string, extra: Partial<Parameters<OAuthService['token']>[0]> = {}): TokenResponse =>
   f.oauth.token({ grantType: 'authorization_code', credentials: confidential, code, ...extra });

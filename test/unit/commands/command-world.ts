@@ -14,6 +14,8 @@ import { UserRepository } from '../../../src/store/user-repository.js';
 import { ManualClock } from '../../support/manual-clock.js';
 import { RecordingLogger } from '../../support/recording-logger.js';
 import { commandAccessOver } from '../../support/command-access.js';
+import { thrownError } from '../../support/thrown-error.js';
+import { lockRecord } from '../../support/lock-record.js';
 
 /** A gateway whose answers the test gives by hand. */
 export class ScriptedGateway implements CommandGateway {
@@ -45,15 +47,7 @@ export const failedWith = (reason: 'jammed' | 'timeout' | 'delivery_failed' | 'l
 export const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** The error a call throws, for status/code assertions. */
-export function thrown(work: () => unknown): ServiceError {
-  try {
-    work();
-  } catch (error) {
-    if (error instanceof ServiceError) return error;
-    throw error;
-  }
-  throw new Error('expected a ServiceError');
-}
+export const thrown = (work: () => unknown): ServiceError => thrownError(ServiceError, work);
 
 export interface World {
   db: SqliteDatabase;
@@ -95,21 +89,17 @@ export function createWorld(options: { lockKey?: string } = {}): World {
   const stranger = person('stranger');
   const addLock = (hasGateway: boolean): string => {
     const id = randomUUID();
-    locks.upsert({
-      id,
-      name: hasGateway ? 'Front Door' : 'Garden Gate',
-      bleAddress: 'AA:BB:CC:DD:EE:01',
-      lockKey: hasGateway ? (options.lockKey ?? null) : null,
-      family: 'ekey',
-      timeZone: 'UTC',
-      ownerId: owner,
-      hasGateway,
-      boltState: 'unknown',
-      batteryLevel: null,
-      lastSeenAt: null,
-      lastActivitySequence: 0,
-      createdAt: clock.now(),
-    });
+    locks.upsert(
+      lockRecord({
+        id,
+        name: hasGateway ? 'Front Door' : 'Garden Gate',
+        bleAddress: 'AA:BB:CC:DD:EE:01',
+        lockKey: hasGateway ? (options.lockKey ?? null) : null,
+        ownerId: owner,
+        hasGateway,
+        createdAt: clock.now(),
+      }),
+    );
     locks.ensureOwnerKey(id, owner, randomUUID(), clock.now());
     return id;
   };

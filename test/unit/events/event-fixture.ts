@@ -4,9 +4,10 @@ import { LockRepository } from '../../../src/store/lock-repository.js';
 import { createEventServices, type EventServices } from '../../../src/events/event-services.js';
 import type { LockRole } from '../../../src/events/event-access.js';
 import type { RetentionPolicy } from '../../../src/events/event-retention.js';
-import type { IntervalTimer } from '../../../src/events/event-stream-service.js';
+import type { IntervalTimer, StreamConnection } from '../../../src/events/event-stream-service.js';
 import { ManualClock } from '../../support/manual-clock.js';
 import { RecordingLogger } from '../../support/recording-logger.js';
+import { lockRecord } from '../../support/lock-record.js';
 
 export const LOCK = '0b7f4c1e-2f0a-4c56-9a38-4d1f3e2a1b01';
 export const OTHER_LOCK = '0b7f4c1e-2f0a-4c56-9a38-4d1f3e2a1b02';
@@ -81,21 +82,7 @@ export function eventFixture(options: { retention?: RetentionPolicy } = {}): Eve
     [LOCK, 'Front Door'],
     [OTHER_LOCK, 'Garden Gate'],
   ] as const) {
-    locks.upsert({
-      id,
-      name,
-      bleAddress: null,
-      lockKey: null,
-      timeZone: 'UTC',
-      ownerId: OWNER.id,
-      family: 'ekey',
-      hasGateway: true,
-      boltState: 'unknown',
-      batteryLevel: null,
-      lastSeenAt: null,
-      lastActivitySequence: 0,
-      createdAt: START,
-    });
+    locks.upsert(lockRecord({ id, name, ownerId: OWNER.id, createdAt: START }));
   }
   const keys = new Map<string, FakeKey>();
   const usable = (userId: string, lockId: string, atMs: number): FakeKey | undefined =>
@@ -141,3 +128,29 @@ export const OWNER_KEY = 'aaaaaaaa-0000-4000-8000-000000000001';
 export const ADMIN_KEY = 'aaaaaaaa-0000-4000-8000-000000000002';
 export const GUEST_KEY = 'aaaaaaaa-0000-4000-8000-000000000003';
 export const STRANGER_KEY = 'aaaaaaaa-0000-4000-8000-000000000004';
+
+/** A connection that keeps what was written and parses the SSE messages out of it. */
+export class RecordingConnection implements StreamConnection {
+  text = '';
+  ended = false;
+  pendingBytes = 0;
+  write(chunk: string): void {
+    this.text += chunk;
+  }
+  end(): void {
+    this.ended = true;
+  }
+  /** The ids of the SSE messages written so far. */
+  get ids(): string[] {
+    return [...this.text.matchAll(/^id: (.+)$/gm)].map((match) => match[1] ?? '');
+  }
+  messages(): { id: string; data: { id: string; type: string; performer?: { id: string } } }[] {
+    return this.text
+      .split('\n\n')
+      .filter((block) => block.startsWith('id: '))
+      .map((block) => {
+        const [idLine = '', dataLine = ''] = block.split('\n');
+        return { id: idLine.slice(4), data: JSON.parse(dataLine.slice(6)) as { id: string; type: string; performer?: { id: string } } };
+      });
+  }
+}

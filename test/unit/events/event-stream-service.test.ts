@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import type { StreamConnection } from '../../../src/events/event-stream-service.js';
-import { GUEST, GUEST_KEY, LOCK, OWNER, OWNER_KEY, START, STRANGER, eventFixture, type EventFixture } from './event-fixture.js';
+import { GUEST, GUEST_KEY, LOCK, OWNER, OWNER_KEY, START, STRANGER, eventFixture, RecordingConnection, type EventFixture } from './event-fixture.js';
 
 let fixture: EventFixture;
 beforeEach(() => {
@@ -9,28 +8,6 @@ beforeEach(() => {
 afterEach(() => {
   fixture.close();
 });
-
-/** A connection that keeps what was written and parses the SSE messages out of it. */
-class RecordingConnection implements StreamConnection {
-  text = '';
-  ended = false;
-  pendingBytes = 0;
-  write(chunk: string): void {
-    this.text += chunk;
-  }
-  end(): void {
-    this.ended = true;
-  }
-  messages(): { id: string; data: { id: string; type: string; performer?: { id: string } } }[] {
-    return this.text
-      .split('\n\n')
-      .filter((block) => block.startsWith('id: '))
-      .map((block) => {
-        const [idLine = '', dataLine = ''] = block.split('\n');
-        return { id: idLine.slice(4), data: JSON.parse(dataLine.slice(6)) as { id: string; type: string; performer?: { id: string } } };
-      });
-  }
-}
 
 let sequence = 0;
 const tap = (credential: string) =>
