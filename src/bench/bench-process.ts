@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { benchNodeArgs } from './profile-args.js';
 
 /** A server child process the benchmark drives. */
 export interface BenchProcess {
@@ -29,7 +30,7 @@ const STDERR_TAIL = 8 * 1024;
  */
 export async function startBenchProcess(script: string, args: string[], options: { stdin?: boolean } = {}): Promise<BenchProcess> {
   const path = fileURLToPath(new URL(script, import.meta.url));
-  const child = spawn(process.execPath, [path, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...benchNodeArgs(), path, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   if (!options.stdin) child.stdin.end();
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {

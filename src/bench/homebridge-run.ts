@@ -10,6 +10,7 @@ import type { DemoHousehold } from '../demo/demo-household.js';
 import { DEMO_CONTROL_ENV } from '../homebridge/demo-control-channel.js';
 import { PLATFORM_NAME } from '../homebridge/platform-name.js';
 import { PROBE_ENV, askProbe, type ProbeReading } from './homebridge-probe.js';
+import { benchNodeArgs } from './profile-args.js';
 
 /*
  * Runs the real Homebridge (the devDependency's `bin/homebridge.js`, as `npm start` does) for the
@@ -173,7 +174,7 @@ export async function startHomebridge(options: { plugin: boolean; reuse?: string
   const homebridge = join(dirname(createRequire(import.meta.url).resolve('homebridge')), '..', 'bin', 'homebridge.js');
   const probeModule = pathToFileURL(fileURLToPath(new URL('./homebridge-probe.js', import.meta.url))).href;
   const spawnedAt = performance.now();
-  const command = [process.execPath, '--import', probeModule, homebridge, '-U', storage, '-P', plugins, '--strict-plugin-resolution', '--no-timestamp'];
+  const command = [process.execPath, ...benchNodeArgs(), '--import', probeModule, homebridge, '-U', storage, '-P', plugins, '--strict-plugin-resolution', '--no-timestamp'];
   // `cgroupProcs`: a shell enters the control groups, then becomes Homebridge (same pid), so every
   // thread Homebridge starts is confined from its first instruction.
   const cgroupProcs = options.cgroupProcs ?? [];

@@ -5,8 +5,8 @@ import { ServiceClient } from './service-client.js';
 import type { WorkerServiceOptions } from './service-protocol.js';
 import { describeError } from '../domain/errors.js';
 
-/** The worker's entry, next to this module in dist/ (tests pass the built one explicitly). */
-export const SERVICE_WORKER_ENTRY = new URL('./service-worker.js', import.meta.url);
+/** The worker's entry, next to this module in dist/: service-worker.js bundled into one file by scripts/service-thread-bundle.mjs (tests pass the built one explicitly). */
+export const SERVICE_WORKER_ENTRY = new URL('./service-thread.js', import.meta.url);
 
 /**
  * The service thread's young generation, in MiB (V8 splits it into two semi-spaces and a third for

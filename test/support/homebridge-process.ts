@@ -76,7 +76,7 @@ export async function awaitHomebridgeReady(start: HomebridgeStart): Promise<Demo
 }
 
 /**
- * Builds the plugin (tsc, tsconfig.build.json) into a throw-away plugin folder: package.json, dist/
+ * Builds the plugin (tsc, tsconfig.build.json, then the service thread's bundle) into a throw-away plugin folder: package.json, dist/
  * and a node_modules link to the repository's. The shared working tree's dist/ is not touched.
  */
 export function buildPluginFolder(): string {
@@ -87,6 +87,9 @@ export function buildPluginFolder(): string {
     timeout: 180_000,
   });
   if (build.status !== 0) throw new Error(`plugin build failed:\n${build.stdout}\n${build.stderr}`);
+  // The service thread's entry, bundled as `npm run build` does (scripts/service-thread-bundle.mjs).
+  const bundle = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts', 'service-thread-bundle.mjs'), join(folder, 'dist')], { encoding: 'utf8', timeout: 60_000 });
+  if (bundle.status !== 0) throw new Error(`service thread bundle failed:\n${bundle.stdout}\n${bundle.stderr}`);
   cpSync(join(REPO_ROOT, 'package.json'), join(folder, 'package.json'));
   cpSync(join(REPO_ROOT, 'config.schema.json'), join(folder, 'config.schema.json'));
   symlinkSync(join(REPO_ROOT, 'node_modules'), join(folder, 'node_modules'), 'dir');

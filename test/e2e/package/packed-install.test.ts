@@ -51,6 +51,14 @@ function readVersion(folder: string): string {
   return (JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
+/** The `homebridge` command's file inside an installed Homebridge, from its package.json `bin`. */
+function homebridgeBin(folder: string): string {
+  const { bin } = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { bin: string | Record<string, string> };
+  const file = typeof bin === 'string' ? bin : bin.homebridge;
+  if (file === undefined) throw new Error(`${folder}/package.json names no homebridge command`);
+  return file;
+}
+
 const packageJson = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
   version: string;
   dependencies: Record<string, string>;
@@ -151,7 +159,8 @@ describeE2E('the packed plugin, installed as a user installs it', () => {
       {
         storage: join(app, 'storage'),
         pluginFolder: join(modules, 'homebridge-ekey-locks'),
-        homebridge: join(modules, 'homebridge', 'bin', 'homebridge.js'),
+        // Homebridge's own entry as its package.json names it (bin/homebridge.js in 2.x, bin/homebridge in 1.8).
+        homebridge: join(modules, 'homebridge', homebridgeBin(join(modules, 'homebridge'))),
         pin: '031-45-157',
         username: '0E:4B:00:00:E2:F3',
         platform: { demo: true },

@@ -81,7 +81,8 @@ describe('the embedded service on a worker thread', () => {
   const opened: WorkerEmbeddedService[] = [];
 
   beforeAll(() => {
-    entry = pathToFileURL(join(ensureBuild(), 'worker', 'service-worker.js'));
+    // The entry the platform starts (src/worker/open-service-worker.ts): the bundled service thread.
+    entry = pathToFileURL(join(ensureBuild(), 'worker', 'service-thread.js'));
     const crashFile = join(work, 'crashing-worker.mjs');
     writeFileSync(crashFile, CRASHING_WORKER);
     crashing = pathToFileURL(crashFile);
