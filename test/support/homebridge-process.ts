@@ -87,12 +87,13 @@ export function buildPluginFolder(): string {
     timeout: 180_000,
   });
   if (build.status !== 0) throw new Error(`plugin build failed:\n${build.stdout}\n${build.stderr}`);
-  // The service thread's entry, bundled as `npm run build` does (scripts/service-thread-bundle.mjs).
-  const bundle = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts', 'service-thread-bundle.mjs'), join(folder, 'dist')], { encoding: 'utf8', timeout: 60_000 });
-  if (bundle.status !== 0) throw new Error(`service thread bundle failed:\n${bundle.stdout}\n${bundle.stderr}`);
   cpSync(join(REPO_ROOT, 'package.json'), join(folder, 'package.json'));
   cpSync(join(REPO_ROOT, 'config.schema.json'), join(folder, 'config.schema.json'));
   symlinkSync(join(REPO_ROOT, 'node_modules'), join(folder, 'node_modules'), 'dir');
+  // The service thread's entry, bundled as `npm run build` does (scripts/service-thread-bundle.mjs),
+  // from the dependencies the folder now sees.
+  const bundle = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts', 'service-thread-bundle.mjs'), join(folder, 'dist')], { encoding: 'utf8', timeout: 60_000 });
+  if (bundle.status !== 0) throw new Error(`service thread bundle failed:\n${bundle.stdout}\n${bundle.stderr}`);
   return folder;
 }
 
