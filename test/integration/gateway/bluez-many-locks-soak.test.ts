@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { systemClock } from '../../../src/domain/clock.js';
 import type { CommandOutcome } from '../../../src/gateway/command-outcome.js';
 import { EKeyDriver } from '../../../src/families/ekey/driver/ekey-driver.js';
@@ -12,6 +10,7 @@ import type { FakeDevice } from '../../support/fake-bluez/fake-bluez.js';
 import { linkFaultPlan, type PlannedCommand } from '../../support/fake-bluez/link-fault-plan.js';
 import { testLogger } from '../../support/fake-bluez/test-logger.js';
 import { until } from '../../support/polling.js';
+import { collectGarbage, MiB } from '../../support/soak-reading.js';
 
 /**
  * Issue #12 item 8: fifty locks behind one gateway on the real BlueZ transport (private
@@ -38,11 +37,6 @@ const COMMAND_TIMEOUT_MS = 8_000;
 const UNFINISHED_AFTER_MS = COMMAND_TIMEOUT_MS + 30_000;
 /** Liveness bound for "every lock connected again" between rounds (reconnects retry every ≤ 200 ms). */
 const RECONNECT_WITHIN_MS = 30_000;
-const MiB = 1048576;
-
-// A real garbage collection before each heap reading, so growth means retention, not garbage.
-setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as () => void;
 
 interface SoakLock {
   id: string;

@@ -1,31 +1,18 @@
 import { EKeyDriver } from '../../../src/families/ekey/driver/ekey-driver.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { LockGateway } from '../../../src/gateway/lock-gateway.js';
 import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
 import { BluezTransport } from '../../../src/gateway/transports/bluez-transport.js';
 import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
 import { testLogger } from '../../support/fake-bluez/test-logger.js';
 import { ManualClock } from '../../support/manual-clock.js';
+import { describeSoakReading, expectFlatSubscriptions, MiB, readSoak, type SoakReading } from '../../support/soak-reading.js';
 
 /** 5 000 by default (the brief's floor); SOAK_CYCLES overrides it for a quick local run. */
 const CYCLES = Number(process.env.SOAK_CYCLES ?? 5000);
 const WARM_UP = Math.min(200, Math.floor(CYCLES / 10));
 const KEY_HEX = '5e'.repeat(32);
 const ADDRESS = 'D0:0D:5E:00:00:01';
-
-// A real garbage collection before each heap reading, so growth means retention, not garbage.
-setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as () => void;
-
-interface Reading {
-  cycle: number;
-  daemonMatchRules: number | null;
-  trackedMatchRules: number;
-  signalListeners: number;
-  heapUsed: number;
-}
 
 let environment: FakeBluezEnvironment;
 
@@ -56,11 +43,9 @@ describe('BlueZ transport soak', () => {
       stored = record.sequence;
     });
 
-    const readings: Reading[] = [];
+    const readings: SoakReading[] = [];
     const read = async (cycle: number): Promise<void> => {
-      collectGarbage();
-      const diagnostics = await transport.diagnostics();
-      readings.push({ cycle, ...diagnostics, heapUsed: process.memoryUsage().heapUsed });
+      readings.push(await readSoak(transport, cycle));
     };
 
     const started = performance.now();
@@ -82,22 +67,15 @@ describe('BlueZ transport soak', () => {
     console.log(
       [
         `soak: ${CYCLES} cycles in ${(elapsedMs / 1000).toFixed(1)} s (${(elapsedMs / CYCLES).toFixed(1)} ms/cycle), ${failures} failed commands`,
-        ...readings.map(
-          (r) => `  after ${r.cycle}: daemon match rules ${String(r.daemonMatchRules)}, tracked rules ${r.trackedMatchRules}, signal listeners ${r.signalListeners}, heap ${(r.heapUsed / 1048576).toFixed(1)} MiB`,
-        ),
+        ...readings.map(describeSoakReading),
       ].join('\n'),
     );
 
     expect(failures).toBe(0);
     expect(lock.activity.at(-1)?.sequence).toBe(CYCLES);
     // The real measure: what the daemon counts for our connection (Debug.Stats).
-    expect(first.daemonMatchRules).not.toBeNull();
-    for (const reading of readings) {
-      expect(reading.daemonMatchRules).toBe(first.daemonMatchRules);
-      expect(reading.trackedMatchRules).toBe(first.trackedMatchRules);
-      expect(reading.signalListeners).toBe(first.signalListeners);
-    }
+    expectFlatSubscriptions(readings);
     // Bounded heap: well under what even one retained object per cycle (~1 KiB x cycles) would add.
-    expect(last.heapUsed - first.heapUsed).toBeLessThan(8 * 1048576);
+    expect(last.heapUsed - first.heapUsed).toBeLessThan(8 * MiB);
   }, 420_000);
 });

@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { NukiDriver } from '../../../src/families/nuki/driver/nuki-driver.js';
 import { LockGateway } from '../../../src/gateway/lock-gateway.js';
 import { SimulatedNuki } from '../../../src/families/nuki/simulator/simulated-nuki.js';
@@ -9,6 +7,7 @@ import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../supp
 import { testLogger } from '../../support/fake-bluez/test-logger.js';
 import { ManualClock } from '../../support/manual-clock.js';
 import { NukiWireRecorder } from '../../support/nuki-wire-recorder.js';
+import { describeSoakReading, expectFlatSubscriptions, MiB, readSoak, type SoakReading } from '../../support/soak-reading.js';
 
 /** 2 000 by default; NUKI_SOAK_CYCLES overrides it for a quick local run. */
 const CYCLES = Number(process.env.NUKI_SOAK_CYCLES ?? 2000);
@@ -31,21 +30,6 @@ const PIN = 1357;
 const ADDRESS = 'D0:0D:4E:00:00:01';
 const LOCK_ID = 'nuki-soak';
 
-// A real garbage collection before each reading, so growth means retention, not garbage.
-setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as () => void;
-
-interface Reading {
-  cycle: number;
-  daemonMatchRules: number | null;
-  trackedMatchRules: number;
-  signalListeners: number;
-  rss: number;
-  heapUsed: number;
-  heapTotal: number;
-  external: number;
-}
-
 let environment: FakeBluezEnvironment;
 
 beforeAll(async () => {
@@ -55,8 +39,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await environment.stop();
 });
-
-const MiB = 1048576;
 
 describe('Nuki soak over the fake BlueZ', () => {
   it(`keeps match rules and memory flat over ${CYCLES} lock/unlock commands, the link released every ${COMMANDS_PER_LINK}`, async () => {
@@ -90,14 +72,11 @@ describe('Nuki soak over the fake BlueZ', () => {
     gateway.start();
     await released;
 
-    const readings: Reading[] = [];
+    const readings: SoakReading[] = [];
     const read = async (cycle: number): Promise<void> => {
       // The fake BlueZ notes the type of every write; that list is the fake's, not the gateway's memory.
       device.log.writeTypes.length = 0;
-      collectGarbage();
-      const diagnostics = await transport.diagnostics();
-      const memory = process.memoryUsage();
-      readings.push({ cycle, ...diagnostics, rss: memory.rss, heapUsed: memory.heapUsed, heapTotal: memory.heapTotal, external: memory.external });
+      readings.push(await readSoak(transport, cycle));
     };
 
     const started = performance.now();
@@ -121,10 +100,7 @@ describe('Nuki soak over the fake BlueZ', () => {
     console.log(
       [
         `nuki soak: ${CYCLES} commands in ${(elapsedMs / 1000).toFixed(1)} s (${(elapsedMs / CYCLES).toFixed(1)} ms/command), ${connects} connections, ${failures.length} failed`,
-        ...readings.filter((r) => r === warm || r.cycle % 500 === 0 || r === last).map(
-          (r) =>
-            `  after ${r.cycle}: daemon match rules ${String(r.daemonMatchRules)}, tracked rules ${r.trackedMatchRules}, signal listeners ${r.signalListeners}, rss ${(r.rss / MiB).toFixed(1)} MiB, heap ${(r.heapUsed / MiB).toFixed(1)}/${(r.heapTotal / MiB).toFixed(1)} MiB, external ${(r.external / MiB).toFixed(1)} MiB`,
-        ),
+        ...readings.filter((r) => r === warm || r.cycle % 500 === 0 || r === last).map(describeSoakReading),
       ].join('\n'),
     );
 
@@ -135,12 +111,7 @@ describe('Nuki soak over the fake BlueZ', () => {
     // Every command's log entry was read back (all by our authorization), none skipped.
     expect(stored).toBe(nuki.log.at(-1)?.index);
     // What the daemon counts for our connection (Debug.Stats) is the real measure; dbus-next's own books must agree.
-    expect(first.daemonMatchRules).not.toBeNull();
-    for (const reading of readings) {
-      expect(reading.daemonMatchRules).toBe(first.daemonMatchRules);
-      expect(reading.trackedMatchRules).toBe(first.trackedMatchRules);
-      expect(reading.signalListeners).toBe(first.signalListeners);
-    }
+    expectFlatSubscriptions(readings);
     // From warm-up to the end (1 500 commands, 150 connections), both after a full GC.
     // Heap: measured −0.1..+0.2 MiB; 2 MiB fails a leak of ~1.4 KiB per command or ~14 KiB per
     // connection (what a node-ble device or characteristic proxy kept per connect would cost).
