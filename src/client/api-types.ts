@@ -14,7 +14,9 @@ export interface User {
 /** eKey types (highest privilege first) and statuses: the domain's own definitions. */
 import type { EKeyStatus, EKeyType } from '../domain/ekey-types.js';
 import type { FieldError } from '../domain/errors.js';
+import type { LockCommandType } from '../domain/lock-command-type.js';
 export type { EKeyStatus, EKeyType } from '../domain/ekey-types.js';
+export type { LockCommandType } from '../domain/lock-command-type.js';
 
 /** `door_code` of an eKey (docs/design.md §4c); instants are ISO 8601 UTC. */
 export interface DoorCode {
@@ -80,6 +82,8 @@ export interface Lock {
   ekey_id: string;
   /** A keypad is paired with the lock: its eKeys can carry door codes. */
   keypad: boolean;
+  /** The command types this lock runs (docs/design.md §4d): `unlatch` where it can open the door. */
+  supported_commands: LockCommandType[];
 }
 
 /** RFC 9457 problem details as the API sends them, with a stable `code` and per-field `errors`. */

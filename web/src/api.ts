@@ -4,58 +4,20 @@ import { accessToken, refreshNow } from './session.js';
 
 /** The commands the app sends: lock, unlock, and unlatch (`Open`) where the lock can. */
 export type CommandType = 'lock' | 'unlock' | 'unlatch';
-export type BoltState = 'locked' | 'unlocked' | 'jammed' | 'unknown';
-export type EKeyType = 'owner' | 'admin' | 'anytime' | 'scheduled' | 'guest';
+/**
+ * The API's bodies as the typed client declares them (src/client/api-types.ts, held equal to the
+ * server's by test/unit/client/api-types.test.ts); type-only, so nothing of it is in the bundle.
+ */
+export type { DoorCode, EKey, EKeyType, Lock } from '../../src/client/api-types.js';
+import type { EKey, Lock } from '../../src/client/api-types.js';
+export type BoltState = Lock['bolt_state'];
+export type DoorCodeState = NonNullable<EKey['door_code']>['state'];
 export type NotUsableReason = 'pending' | 'revoked' | 'not_yet_valid' | 'expired' | 'outside_schedule';
 
 export interface Me {
   id: string;
   name: string;
   email?: string;
-}
-
-export interface Lock {
-  id: string;
-  name: string;
-  bolt_state: BoltState;
-  online_status: 'online' | 'offline';
-  time_zone: string;
-  battery_level: number | null;
-  last_seen_at: string | null;
-  your_role: 'owner' | 'admin' | 'guest';
-  ekey_id: string;
-  /** A keypad is paired with the lock: its eKeys can carry door codes. */
-  keypad: boolean;
-  /** The command types the lock runs: `unlatch` where it can open the door (docs/design.md §4d). */
-  supported_commands?: string[];
-}
-
-export type DoorCodeState = 'waiting' | 'setting' | 'set' | 'failed' | 'removing' | 'removed';
-
-/** An eKey's door code (docs/design.md §4c): six digits the lock's keypad takes, with the key's window. */
-export interface DoorCode {
-  code: string | null;
-  state: DoorCodeState;
-  enforced_by: 'lock' | 'service';
-  failure_reason: string | null;
-  updated_at: string;
-  /** The command types the lock runs: `unlatch` where it can open the door (docs/design.md §4d). */
-  supported_commands?: string[];
-}
-
-export interface EKey {
-  id: string;
-  name: string | null;
-  type: EKeyType;
-  status: 'pending' | 'accepted' | 'revoked';
-  valid_from: string | null;
-  valid_to: string | null;
-  schedule_start: string | null;
-  schedule_end: string | null;
-  message: string | null;
-  user_id: string;
-  lock_id: string;
-  door_code: DoorCode | null;
 }
 
 export interface OwnKey extends EKey {
