@@ -44,7 +44,7 @@ function LockCard({ lock, ownKey, reload }: { lock: Lock | undefined; ownKey: Ow
   const bolt: BoltState = lock?.bolt_state ?? 'unknown';
   const offline = lock?.online_status === 'offline';
   // docs/design.md §4d: `Open <lock name>` (unlatch) only on a lock that says it can.
-  const canOpen = lock?.supported_commands?.includes('unlatch') === true;
+  const canOpen = lock?.supported_commands.includes('unlatch') === true;
   const headingId = `lock-${lockId}`;
   const reasonId = `lock-${lockId}-offline`;
 
