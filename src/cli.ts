@@ -33,7 +33,7 @@ async function main(argv: string[]): Promise<void> {
     case 'client':
       return (await import('./cli/client-command.js')).clientCommand(args);
     case 'nuki':
-      return (await import('./cli/nuki-command.js')).nukiCommand(args);
+      return (await import('./families/nuki/nuki-cli-command.js')).nukiCommand(args);
     case 'openapi':
       return openapiCommand();
     case 'help':

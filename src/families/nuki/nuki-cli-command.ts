@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { NukiFrameError } from '../families/nuki/protocol/nuki-frame.js';
-import { buildNukiFrame, dissectNukiFrame, parseNukiHex } from '../families/nuki/protocol/nuki-frame-dissector.js';
-import { UsageError } from './usage-error.js';
-import { describeError } from '../domain/errors.js';
+import { NukiFrameError } from './protocol/nuki-frame.js';
+import { buildNukiFrame, dissectNukiFrame, parseNukiHex } from './protocol/nuki-frame-dissector.js';
+import { UsageError } from '../../cli/usage-error.js';
+import { describeError } from '../../domain/errors.js';
 
 /** A frame or value that cannot be used: one line on stderr, exit 2, no usage text (docs/design.md §4b). */
 class FrameInputError extends Error {}
@@ -16,10 +16,10 @@ class FrameInputError extends Error {}
 export function nukiCommand(args: string[]): Promise<void> {
   const [first, ...others] = args;
   // Scanning and pairing load BlueZ and the store; decode and encode need neither.
-  if (first === 'scan') return import('../families/nuki/nuki-pairing-commands.js').then(async (commands) => {
+  if (first === 'scan') return import('./nuki-pairing-commands.js').then(async (commands) => {
     await commands.nukiScanCommand(others);
   });
-  if (first === 'pair') return import('../families/nuki/nuki-pairing-commands.js').then((commands) => commands.nukiPairCommand(others));
+  if (first === 'pair') return import('./nuki-pairing-commands.js').then((commands) => commands.nukiPairCommand(others));
   return new Promise((resolve) => {
     const [subcommand, ...rest] = args;
     switch (subcommand) {
