@@ -32,7 +32,7 @@ import { registerWebAppClient } from './auth/web-app-client.js';
 import type { PluginConfig } from './config/plugin-config.js';
 import type { DemoControl } from './demo/demo-control.js';
 import { EventRepository } from './store/event-repository.js';
-import { ensureDemoHousehold, type DemoHousehold, type DemoLockSecrets } from './demo/demo-household.js';
+import { ensureDemoHousehold, hashDemoPasswords, type DemoHousehold, type DemoLockSecrets } from './demo/demo-household.js';
 import { demoLockParts } from './demo/demo-lock-parts.js';
 import type { DemoSimulation } from './demo/demo-locks.js';
 import type { LockPort } from './lock-port/lock-port.js';
@@ -75,6 +75,11 @@ export interface Repositories {
 export class ServiceRoot {
   private server: ApiServer | undefined;
   private url: string | undefined;
+  /**
+   * With `demoPasswordsAfterListen`: the demo users' password hashes, started at the end of
+   * `listen` (undefined before); `demoReady` waits for them, `close` too.
+   */
+  private demoPasswords: Promise<void> | undefined;
 
   private constructor(
     readonly options: ServiceOptions,
@@ -126,12 +131,15 @@ export class ServiceRoot {
       };
       const demoOn = options.demo ?? options.config.demo ?? false;
       const demo = demoOn
-        ? await ensureDemoHousehold({
-            ...repositories,
-            clock,
-            transaction,
-            ...(options.demoHistory === false ? {} : { events: new EventRepository(db) }),
-          })
+        ? await ensureDemoHousehold(
+            {
+              ...repositories,
+              clock,
+              transaction,
+              ...(options.demoHistory === false ? {} : { events: new EventRepository(db) }),
+            },
+            { passwords: options.demoPasswordsAfterListen === true ? 'later' : 'now' },
+          )
         : undefined;
       // Only a service that runs with this config removes the demo; the CLI's tools open the store
       // without one (applyConfig false) and may run beside a demo (docs/design.md §9b).
@@ -279,7 +287,12 @@ export class ServiceRoot {
     this.lockSubsystem.start();
     await this.lockSubsystem.ready();
     this.publishForSettingsUi(urls.local, boundPort);
-    this.publishDemoFile();
+    if (this.demo !== undefined && this.options.demoPasswordsAfterListen === true) {
+      // The demo's logins (and demo.json, which prints them) follow once their hashes are stored.
+      this.demoPasswords ??= this.hashDemoPasswordsNow(this.demo.household);
+    } else {
+      this.publishDemoFile();
+    }
     return this.url;
   }
 
@@ -361,14 +374,42 @@ export class ServiceRoot {
     return this.lockSubsystem.lockPort();
   }
 
-  /** The demo line's object (docs/design.md §6): base_url first, then the household. */
+  /**
+   * The demo line's object (docs/design.md §6): base_url first, then the household. Undefined
+   * outside the demo, before `listen`, and while the demo's passwords are still being hashed
+   * (`demoPasswordsAfterListen`): every login it lists works.
+   */
   demoInfo(): (DemoHousehold & { base_url: string }) | undefined {
-    if (!this.demo || !this.url) return undefined;
+    if (!this.demo || !this.url || this.demoPasswordsPending) return undefined;
     return { base_url: this.url, ...this.demo.household };
+  }
+
+  /** {@link demoInfo} once the demo's logins work (after `listen`; at once without `demoPasswordsAfterListen`). */
+  async demoReady(): Promise<(DemoHousehold & { base_url: string }) | undefined> {
+    await this.demoPasswords;
+    return this.demoInfo();
+  }
+
+  private demoPasswordsPending = false;
+  /** Set by `close`: the demo's hashing stops after the one under way. */
+  private closing = false;
+
+  /** Hashes the demo's passwords in the background of a running service; a failure is logged (the next start retries). */
+  private async hashDemoPasswordsNow(household: DemoHousehold): Promise<void> {
+    this.demoPasswordsPending = true;
+    try {
+      await hashDemoPasswords(this.repositories, household, () => this.closing);
+      if (this.closing) return;
+      this.demoPasswordsPending = false;
+      this.publishDemoFile();
+    } catch (error) {
+      if (this.db.open) this.options.logger.error(`The demo's logins could not be stored: ${describeError(error)}`);
+    }
   }
 
   /** Stops accepting requests, lets in-flight ones finish, then closes the store. Idempotent. */
   async close(): Promise<void> {
+    this.closing = true;
     const server = this.server;
     this.server = undefined;
     // Live event streams never finish on their own: end them so the server can close.
@@ -378,6 +419,8 @@ export class ServiceRoot {
     if (this.publishedForSettingsUi) new SettingsUiFile(this.options.dataDir).remove(this.services.setup.token);
     this.publishedForSettingsUi = false;
     if (server) await server.close();
+    // A hash under way finishes and is stored (one scrypt at most; the rest on the next start).
+    await this.demoPasswords;
     await this.lockSubsystem.stop();
     if (this.db.open) this.db.close();
   }

@@ -126,15 +126,46 @@ const DEMO_KEYPAD_LOCKS: ReadonlySet<string> = new Set(['Back Door']);
  * back; a household seeded before Back Door or Building Door existed gains them (and the
  * `family` fields) once, listed after the locks it had. The demo's plain passwords and client secret are kept
  * in the settings table on purpose: the demo prints them.
+ *
+ * The users' password hashes (one scrypt each, src/auth/password.ts) are written by
+ * {@link hashDemoPasswords}: here, before this resolves, unless `passwords` is `'later'` — then the
+ * users are stored with no password (they cannot sign in yet) and the caller runs it when it
+ * chooses (the service in Homebridge: after HomeKit has its accessories, docs/performance.md
+ * "Start-up"). A household whose hashing was cut short (the process stopped) gets them then too.
  */
-export async function ensureDemoHousehold(deps: DemoDependencies): Promise<{ household: DemoHousehold; lockSecrets: DemoLockSecrets[] }> {
+export async function ensureDemoHousehold(
+  deps: DemoDependencies,
+  options: { passwords?: 'now' | 'later' } = {},
+): Promise<{ household: DemoHousehold; lockSecrets: DemoLockSecrets[] }> {
+  const seeded = seedDemoHousehold(deps);
+  if (options.passwords !== 'later') await hashDemoPasswords(deps, seeded.household);
+  return seeded;
+}
+
+/**
+ * Stores each demo user's password hash where it is missing (a first start, or one cut short),
+ * one user at a time; a user whose password was set meanwhile (or who is gone) is left alone.
+ * Resolves once every demo login works, or early once `stopped` says so (the service is closing:
+ * the rest follows on the next start).
+ */
+export async function hashDemoPasswords(deps: Pick<DemoDependencies, 'users'>, household: DemoHousehold, stopped: () => boolean = () => false): Promise<void> {
+  for (const user of household.users) {
+    if (stopped()) return;
+    if (deps.users.findById(user.id)?.passwordHash !== null) continue;
+    // One scrypt at a time (src/auth/password.ts): 32 MiB each, not 128 MiB at once.
+    const hash = await hashPassword(user.password);
+    const current = deps.users.findById(user.id);
+    if (current?.passwordHash === null) deps.users.update({ ...current, passwordHash: hash });
+  }
+}
+
+/** {@link ensureDemoHousehold} without the password hashes. */
+function seedDemoHousehold(deps: DemoDependencies): { household: DemoHousehold; lockSecrets: DemoLockSecrets[] } {
   const stored = deps.settings.get(SETTINGS_KEY) as StoredDemo | undefined;
   if (stored) return upgradeHousehold(stored, deps);
 
   const now = deps.clock.now();
   const users: DemoHousehold['users'] = DEMO_USERS.map((person) => ({ id: newId(), email: person.email, password: demoPassword(), name: person.name }));
-  // One scrypt at a time (src/auth/password.ts): 32 MiB each, not 128 MiB at once.
-  const hashes = await Promise.all(users.map((user) => hashPassword(user.password)));
   const owner = users[0];
   if (!owner) throw new Error('demo household has no owner');
   const client = { client_id: newId(), client_secret: newToken(), redirect_uri: DEMO_REDIRECT_URI };
@@ -143,17 +174,18 @@ export async function ensureDemoHousehold(deps: DemoDependencies): Promise<{ hou
   const lockSecrets = seeded.map((entry) => entry.secrets);
 
   deps.transaction(() => {
-    users.forEach((user, index) => {
+    for (const user of users) {
       deps.users.insert({
         id: user.id,
         email: user.email,
         name: user.name,
-        passwordHash: hashes[index] ?? null,
+        // hashDemoPasswords writes it: until then this user cannot sign in.
+        passwordHash: null,
         ekeyQuota: null,
         canSendEkeys: true,
         createdAt: now,
       });
-    });
+    }
     deps.clients.upsert({
       id: client.client_id,
       name: 'Demo app',

@@ -21,8 +21,11 @@ export interface DemoLine {
 export interface EmbeddedService {
   /** Starts the REST API; resolves with its base URL. */
   listen(port: number, host: string): Promise<string>;
-  /** The demo line's object, in demo mode once listening. */
-  demoInfo(): DemoLine | undefined;
+  /**
+   * The demo line's object in demo mode, once listening and every login it lists works (the demo
+   * users' passwords are hashed after `listen`, src/service-options.ts); undefined outside the demo.
+   */
+  demoInfo(): Promise<DemoLine | undefined>;
   /** The lock port (src/lock-port/lock-port.ts); absent on a service that offers no HomeKit side. */
   lockPort?: () => LockPort;
   /** Demo mode's control-line handler (see demo-control-channel.ts). */

@@ -9,7 +9,7 @@ import type { ServiceOptions } from '../service-options.js';
 export function embedServiceRoot(service: ServiceRoot): EmbeddedService {
   return {
     listen: (port, host) => service.listen(port, host),
-    demoInfo: () => service.demoInfo(),
+    demoInfo: () => service.demoReady(),
     lockPort: () => service.lockPort(),
     demoControl: () => {
       const control = service.demoControl;
@@ -19,7 +19,10 @@ export function embedServiceRoot(service: ServiceRoot): EmbeddedService {
   };
 }
 
-/** Opens the real service in this thread (the composition root, src/service-root.ts): what the worker runs. */
+/**
+ * Opens the real service in this thread (the composition root, src/service-root.ts): what the
+ * worker runs. The demo's passwords are hashed after `listen`: HomeKit gets its accessories first.
+ */
 export async function openEmbeddedService(options: ServiceOptions): Promise<EmbeddedService> {
-  return embedServiceRoot(await ServiceRoot.open(options));
+  return embedServiceRoot(await ServiceRoot.open({ ...options, demoPasswordsAfterListen: true }));
 }

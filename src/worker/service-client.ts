@@ -64,8 +64,9 @@ export class ServiceClient implements EmbeddedService {
     return result.url;
   }
 
-  demoInfo(): ListenResult['demoInfo'] {
-    return this.info?.demoInfo;
+  /** The demo line's object, once the service says every login in it works. */
+  demoInfo(): Promise<ReplyValue<'demoInfo'>> {
+    return this.call({ method: 'demoInfo' });
   }
 
   lockPort(): LockPort {

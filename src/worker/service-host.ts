@@ -105,6 +105,8 @@ class HostedService {
         if (!this.port) return { status: 'rejected', reason: 'unavailable' };
         return this.port.requestCommand(message.lockId, message.commandType, message.asUserId);
       }
+      case 'demoInfo':
+        return this.service.demoInfo();
       case 'control': {
         const handler = this.service.demoControl?.();
         if (!handler) throw new Error('this service offers no demo control');
@@ -120,7 +122,7 @@ class HostedService {
   private async listen(port: number, host: string): Promise<unknown> {
     const url = await this.service.listen(port, host);
     const homekit = this.service.lockPort?.();
-    if (!homekit) return { url, demoInfo: this.service.demoInfo(), homekit: undefined };
+    if (!homekit) return { url, homekit: undefined };
     this.port = homekit;
     // Subscribed before the snapshot is read, so no change is lost; a change that happens while
     // the snapshot is read is held back and posted right after the reply (with the lock as it is
@@ -152,7 +154,7 @@ class HostedService {
       }, WATCHED_USERS_REFRESH_MS);
       this.usersTimer.unref();
     }
-    return { url, demoInfo: this.service.demoInfo(), homekit: { locks: homekit.listLocks(), users: this.users } };
+    return { url, homekit: { locks: homekit.listLocks(), users: this.users } };
   }
 
   private resolveUsers(port: LockPort): WatchedUsers {

@@ -26,6 +26,8 @@ export type CallRequest =
   | { method: 'requestBolt'; lockId: string; target: BoltTarget; asUserId: string }
   | { method: 'requestCommand'; lockId: string; commandType: LockCommandType; asUserId: string }
   | { method: 'control'; line: string }
+  /** The demo line's object, answered once every login in it works (undefined outside the demo). */
+  | { method: 'demoInfo' }
   | { method: 'close' };
 
 export type CallMessage = CallRequest & { type: 'call'; id: number };
@@ -33,7 +35,6 @@ export type CallMessage = CallRequest & { type: 'call'; id: number };
 /** What `listen` answers: the API's URL and the first snapshot of everything HomeKit reads. */
 export interface ListenResult {
   url: string;
-  demoInfo: DemoLine | undefined;
   /** Absent when the service offers no HomeKit port. */
   homekit: { locks: PortLock[]; users: WatchedUsers } | undefined;
 }
@@ -47,7 +48,9 @@ export type ReplyValue<M extends CallRequest['method']> = M extends 'listen'
     ? CommandResult
     : M extends 'control'
       ? string
-      : undefined;
+      : M extends 'demoInfo'
+        ? DemoLine | undefined
+        : undefined;
 
 /** Worker → main. */
 export type WorkerMessage =

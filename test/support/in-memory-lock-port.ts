@@ -185,8 +185,8 @@ export class InMemoryService implements EmbeddedService {
     return Promise.resolve('http://127.0.0.1:0');
   }
 
-  demoInfo(): undefined {
-    return undefined;
+  demoInfo(): Promise<undefined> {
+    return Promise.resolve(undefined);
   }
 
   lockPort(): LockPort {
