@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FieldError } from '../domain/errors.js';
 import { DEFAULT_LOCK_FAMILY, LOCK_FAMILY_IDS, lockFamily, type LockFamilyId } from '../families/registry.js';
@@ -135,12 +135,24 @@ export type PluginConfig = Static<typeof PluginConfigSchema>;
 export type LockConfig = Static<typeof LockConfigSchema>;
 export type ClientConfig = Static<typeof ClientConfigSchema>;
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-addFormats.default(ajv);
-const validate = ajv.compile(PluginConfigSchema);
-const validateLock = ajv.compile(LockConfigSchema);
+/**
+ * The config's validators, compiled on first use (~0.1 s of ajv): the platform checks the config
+ * on Homebridge's main thread while Homebridge loads it (src/homebridge/ekey-locks-platform.ts); the
+ * service thread, which imports this module for its types and defaults but is handed a checked
+ * config, never pays for them. Our schemas are fixed and tested, so ajv does not check them
+ * against the JSON Schema meta-schema first (`validateSchema: false`, half the compile time).
+ */
+let compiled: { validate: ValidateFunction; validateLock: ValidateFunction } | undefined;
+function validators(): { validate: ValidateFunction; validateLock: ValidateFunction } {
+  if (compiled === undefined) {
+    const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false });
+    addFormats.default(ajv);
+    compiled = { validate: ajv.compile(PluginConfigSchema), validateLock: ajv.compile(LockConfigSchema) };
+  }
+  return compiled;
+}
 
-function fieldErrors(errors: typeof validate.errors): FieldError[] {
+function fieldErrors(errors: ValidateFunction['errors']): FieldError[] {
   return (errors ?? []).map((issue) => {
     const params = issue.params as Record<string, unknown>;
     const extra =
@@ -151,6 +163,7 @@ function fieldErrors(errors: typeof validate.errors): FieldError[] {
 
 /** Validates a whole config object, locks included; returns per-field errors (empty when valid). */
 export function validatePluginConfig(config: unknown): FieldError[] {
+  const { validate } = validators();
   return validate(config) ? [] : fieldErrors(validate.errors);
 }
 
@@ -195,6 +208,7 @@ export function checkPluginConfig(raw: unknown): ConfigCheck {
 
 /** What is wrong with one `locks[]` entry: the schema, then what the schema cannot say. */
 export function lockEntryProblems(entry: unknown): FieldError[] {
+  const { validateLock } = validators();
   if (!validateLock(entry)) return fieldErrors(validateLock.errors);
   const lock = entry as LockConfig;
   const problems: FieldError[] = [];

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { StartReportFile } from '../store/start-report-file.js';
 import type { API, Categories, DynamicPlatformPlugin, Logging, MatterAccessory, PlatformAccessory, PlatformConfig } from 'homebridge';
 import type { ServiceOptions } from '../service-options.js';
-import { checkPluginConfig, type PluginConfig } from '../config/plugin-config.js';
+import { checkPluginConfig, type ConfigCheck, type PluginConfig } from '../config/plugin-config.js';
 import type { Logger } from '../logger.js';
 import { actingUserResolver } from './acting-user.js';
 import { describeError, describeFault } from '../domain/errors.js';
@@ -81,6 +81,11 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
   private keepStaleAccessories = false;
   /** The error lines of the start under way (lock entries left out), for the start report. */
   private startProblems: string[] = [];
+  /**
+   * The config, checked while Homebridge loads the plugin (the validators' one-time compile is then
+   * not part of the start after `didFinishLaunching`); undefined if the check itself threw.
+   */
+  private readonly configCheck: ConfigCheck | undefined;
 
   constructor(
     private readonly log: Logging,
@@ -94,6 +99,12 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     this.openService = dependencies.openService ?? openServiceInWorker;
     this.writeDemoLine = dependencies.writeDemoLine ?? ((line) => process.stdout.write(line));
     this.matterLocks = (dependencies.openMatter ?? openMatterLocks)(api, platformConfig, this.logger);
+    try {
+      this.configCheck = checkPluginConfig(platformConfig ?? {});
+    } catch {
+      // Checked again in start(), where a failure is reported like any other.
+      this.configCheck = undefined;
+    }
     api.on('didFinishLaunching', () => {
       this.starting = this.start().catch(async (error: unknown) => {
         this.log.error(`eKey Locks could not start: ${describeError(error)}`);
@@ -146,7 +157,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
   }
 
   private async start(): Promise<void> {
-    const check = checkPluginConfig(this.platformConfig ?? {});
+    const check = this.configCheck ?? checkPluginConfig(this.platformConfig ?? {});
     // docs/design.md §9: a bad lock entry is left out with one line naming it and the field; the others run.
     for (const line of check.skippedLocks) this.log.error(line);
     this.startProblems = [...check.skippedLocks];
