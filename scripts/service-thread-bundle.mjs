@@ -1,11 +1,17 @@
 #!/usr/bin/env node
 /**
  * Bundles the service's worker thread (dist/worker/service-worker.js and everything it imports,
- * our modules and their dependencies) into one file, dist/worker/service-thread.js, the entry
+ * our modules and their dependencies) into dist/worker/service-thread.js, the entry
  * src/worker/open-service-worker.ts starts. Why: the thread otherwise resolves, stats, reads and
  * compiles several hundred small ES and CommonJS modules at every start, which was most of its
  * start-up time (docs/performance.md "Start-up: one file for the service thread"). The code is
- * the same JavaScript tsc emitted, not minified.
+ * the JavaScript tsc emitted without its comments and indentation; names are kept, so stack traces
+ * still name every function.
+ *
+ * What the service imports with `import()` on first use stays out of the entry: esbuild splits it
+ * into files of its own in dist/worker/service-thread-chunks/ (the BlueZ transport, with the
+ * dbus-next and node-ble it imports), so a start loads it only when a gateway first scans or
+ * connects, as it did before the bundle (src/gateway/transports/deferred-transport.ts).
  *
  * Left outside the bundle, loaded from node_modules as before: the SQLite drivers (native
  * addons), the BlueZ stack (dbus-next, node-ble) and nodemailer, which load on first use.
@@ -14,28 +20,36 @@
  * test/support/homebridge-process.ts).
  */
 import { buildSync } from 'esbuild';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const SERVICE_THREAD_FILE = 'service-thread.js';
 
+/** Where the parts loaded on first use go, beside the entry. */
+export const SERVICE_THREAD_CHUNKS = 'service-thread-chunks';
+
 export const SERVICE_THREAD_EXTERNALS = ['better-sqlite3', 'better-sqlite3-node20', 'dbus-next', 'node-ble', 'nodemailer'];
 
-/** Bundles `<distDir>/worker/service-worker.js` into `<distDir>/worker/service-thread.js`. */
+/** Bundles `<distDir>/worker/service-worker.js` into `<distDir>/worker/service-thread.js` (and its chunks). */
 export function bundleServiceThread(distDir) {
+  const workerDir = join(distDir, 'worker');
+  // Chunk names carry a content hash: an earlier build's chunks would stay behind.
+  rmSync(join(workerDir, SERVICE_THREAD_CHUNKS), { recursive: true, force: true });
   buildSync({
-    entryPoints: [join(distDir, 'worker', 'service-worker.js')],
-    outfile: join(distDir, 'worker', SERVICE_THREAD_FILE),
+    entryPoints: { [SERVICE_THREAD_FILE.replace(/\.js$/, '')]: join(workerDir, 'service-worker.js') },
+    outdir: workerDir,
+    splitting: true,
+    chunkNames: `${SERVICE_THREAD_CHUNKS}/[name]-[hash]`,
     bundle: true,
     platform: 'node',
     format: 'esm',
     target: 'node20',
     external: SERVICE_THREAD_EXTERNALS,
-    // CommonJS dependencies call require(); in an ES module it has to be made.
+    // CommonJS dependencies call require(); in an ES module it has to be made (in every chunk).
     banner: { js: "import { createRequire as __serviceThreadRequire } from 'node:module'; const require = __serviceThreadRequire(import.meta.url);" },
     legalComments: 'eof',
     // Comments and indentation out (a third of the file): less to read, parse and keep in memory.
-    // Names stay, so stack traces still name every function.
     minifyWhitespace: true,
     logLevel: 'warning',
   });

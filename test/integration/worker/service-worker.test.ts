@@ -8,10 +8,13 @@ import { EKeyLocksPlatform } from '../../../src/homebridge/ekey-locks-platform.j
 import type { LockChange } from '../../../src/lock-port/lock-port.js';
 import { PLATFORM_NAME } from '../../../src/homebridge/platform-name.js';
 import { SERVICE_YOUNG_GENERATION_MB, openServiceInWorker, type WorkerEmbeddedService } from '../../../src/worker/open-service-worker.js';
-import { ensureBuild } from '../../support/child-process.js';
+import { ensureBuild, runNode } from '../../support/child-process.js';
 import { createHomebridgeHarness, recordingLogging } from '../../support/homebridge-api.js';
 import { RecordingLogger } from '../../support/recording-logger.js';
 import { failOnUnhandledRejections } from '../../support/unhandled-rejections.js';
+import { startFakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
+import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
+import { ManualClock } from '../../support/manual-clock.js';
 
 /*
  * The embedded service on a real worker thread. ts-jest cannot start a `.ts` worker, so the
@@ -70,6 +73,22 @@ parentPort.on('message', (message) => {
   if (message.method !== 'listen') return;
   parentPort.postMessage({ type: 'reply', id: message.id, ok: false, error: JSON.stringify({ limit: resourceLimits.maxYoungGenerationSizeMb, newSpace: newSpace.space_size, kept: kept.length }) });
 });
+`;
+
+/** Opens the service on its worker thread from the built entry with one BlueZ lock; prints whether it came online. */
+const BLUEZ_CHILD = (openerUrl: string, entryUrl: string): string => `
+const { openServiceInWorker } = await import(${JSON.stringify(openerUrl)});
+const lines = [];
+const logger = Object.fromEntries(['debug', 'info', 'warn', 'error'].map((level) => [level, (line) => lines.push(level + ' ' + line)]));
+const service = await openServiceInWorker({ config: JSON.parse(process.argv[3]), dataDir: process.argv[2], logger, demo: false }, { entry: new URL(${JSON.stringify(entryUrl)}) });
+await service.listen(0, '127.0.0.1');
+const port = service.lockPort();
+const [lock] = port.listLocks();
+const ready = () => port.getLock(lock.id)?.online === true && lines.some((line) => line.endsWith(' is online.'));
+for (let waited = 0; waited < 10000 && !ready(); waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+const online = port.getLock(lock.id)?.online === true;
+await service.close();
+process.stdout.write(JSON.stringify({ online, log: lines.join('\\n') }) + '\\n');
 `;
 
 const tick = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -179,6 +198,27 @@ describe('the embedded service on a worker thread', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]?.message).toMatch(/eKey access service stopped unexpectedly \(.*boom in the service thread/s);
     await expect(port.requestBolt(LOCK.id, 'unlocked', 'olivia')).resolves.toEqual({ status: 'rejected', reason: 'unavailable' });
+  });
+
+  it('a real lock over BlueZ: the thread loads the transport from its own chunk on first use and reaches the lock', async () => {
+    // The bundle keeps the BlueZ stack out of its entry (scripts/service-thread-bundle.mjs): this is
+    // the path that loads it, from the built files, against a fake BlueZ on a real dbus-daemon. A
+    // child Node, so the thread sees the bus in its real environment (Jest's process.env is a copy).
+    const bluez = await startFakeBluezEnvironment();
+    try {
+      const key = 'b7'.repeat(32);
+      const address = 'C0:FF:EE:00:0B:01';
+      bluez.bluez.addLock(new SimulatedLock({ address, key: Buffer.from(key, 'hex'), name: 'Chunk Door', clock: new ManualClock(), batteryPercent: 70, motorTimeMs: 0 }));
+      const script = join(work, 'bluez-through-chunk.mjs');
+      writeFileSync(script, BLUEZ_CHILD(pathToFileURL(join(ensureBuild(), 'worker', 'open-service-worker.js')).href, entry.href));
+      const config = { bluetooth: { transport: 'bluez' }, locks: [{ name: 'Chunk Door', address, key, owner_email: 'owner@chunk.example.com', gateway: true }] };
+      const result = await runNode(script, [mkdtempSync(join(work, 'bluez-')), JSON.stringify(config)], { env: { DBUS_SYSTEM_BUS_ADDRESS: bluez.busAddress }, timeoutMs: 20_000 });
+      const answer = JSON.parse(result.stdout.trim().split('\n').pop() ?? '{}') as { online?: boolean; log?: string };
+      expect({ code: result.code, online: answer.online }).toEqual({ code: 0, online: true });
+      expect(answer.log).toContain(`Lock Chunk Door (${address}) is online.`);
+    } finally {
+      await bluez.stop();
+    }
   });
 
   it('inside Homebridge: a crash of the thread shows StatusFault on the accessory and leaves the bridge running', async () => {
