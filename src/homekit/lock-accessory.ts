@@ -555,7 +555,12 @@ export class LockAccessory {
   /** The service of that type with this subtype, created when missing; its Name kept up to date. */
   private subService(type: ServiceType, name: string, subtype: string): Service {
     const { Characteristic } = this.api.hap;
-    const service = this.accessory.getServiceById(type.UUID, subtype) ?? this.accessory.addService(new type(name, subtype));
+    // Matched by UUID and subtype here: HAP-NodeJS's getServiceById(string, …) compares the string
+    // with the service's name, so a cached accessory's service was not found, adding it again
+    // threw, and the accessory was left out after every restart.
+    const service =
+      this.accessory.services.find((candidate) => candidate.UUID === type.UUID && candidate.subtype === subtype) ??
+      this.accessory.addService(new type(name, subtype));
     service.displayName = name;
     if (service.testCharacteristic(Characteristic.Name)) service.updateCharacteristic(Characteristic.Name, name);
     else service.addCharacteristic(Characteristic.Name).updateValue(name);

@@ -618,6 +618,29 @@ describe('EKeyLocksPlatform: the Nuki Opener and unlatch (docs/design.md §4d)',
     expect(run.port.requests.map((request) => request.type)).toEqual(['unlock']);
   });
 
+  it('restores the Opener and the separate unlatch service from the cache after a restart, the same services and no error', async () => {
+    // Subtyped services (the Opener's two switches, "Open Back Door") must be found on a cached
+    // accessory, not added a second time (HAP refuses that: the accessory was left out).
+    const first = await startPlatform({ locks: [BACK, BUILDING], homekit: { unlatch: 'separate' } });
+    const { Service } = hap(first);
+    const switches = (run: typeof first): (string | undefined)[] =>
+      run
+        .accessory(BUILDING)
+        .services.filter((service) => service.UUID === Service.Switch.UUID)
+        .map((service) => service.subtype)
+        .sort();
+    expect(switches(first)).toEqual(['continuous-mode', 'ring-to-open']);
+    const cache = first.harness.serializeCache();
+    first.harness.api.signalShutdown();
+
+    const restarted = await startPlatform({ locks: [BACK, BUILDING], homekit: { unlatch: 'separate' }, cache });
+    expect(restarted.log.lines.filter((line) => line.level === 'error')).toEqual([]);
+    expect(restarted.harness.calls).toEqual({ register: 0, update: 1, unregister: 0 });
+    expect(switches(restarted)).toEqual(['continuous-mode', 'ring-to-open']);
+    expect(mechanisms(restarted, BACK)).toHaveLength(2);
+    expect(restarted.accessory(BUILDING).getServiceById(Service.Switch, 'ring-to-open')?.displayName).toBe('Building Door Ring to Open');
+  });
+
   it('homekit.unlatch "separate": "Open Back Door" unlatches and locks, follows the bolt, and only locks that can unlatch get it', async () => {
     const run = await startPlatform({ locks: [FRONT, BACK, BUILDING], homekit: { unlatch: 'separate' } });
     const { Service, Characteristic } = hap(run);
