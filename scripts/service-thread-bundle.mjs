@@ -13,6 +13,9 @@
  * dbus-next and node-ble it imports), so a start loads it only when a gateway first scans or
  * connects, as it did before the bundle (src/gateway/transports/deferred-transport.ts).
  *
+ * Left out altogether: the \`yaml\` package, which @fastify/swagger loads for YAML output the service
+ * never produces (scripts/yaml-left-out.mjs stands in for it).
+ *
  * Left outside the bundle, loaded from node_modules as before: the SQLite drivers (native
  * addons), the BlueZ stack (dbus-next, node-ble) and nodemailer, which load on first use.
  *
@@ -51,6 +54,8 @@ export function bundleServiceThread(distDir) {
     legalComments: 'eof',
     // Comments and indentation out (a third of the file): less to read, parse and keep in memory.
     minifyWhitespace: true,
+    // @fastify/swagger's YAML output is never asked for: its parser stays out (yaml-left-out.mjs).
+    alias: { yaml: fileURLToPath(new URL('./yaml-left-out.mjs', import.meta.url)) },
     logLevel: 'warning',
   });
 }

@@ -23,13 +23,6 @@ export interface ServiceOptions {
    * docs/design.md §7). Tests that count a lock's events from zero turn it off.
    */
   demoHistory?: boolean;
-  /**
-   * Demo mode: seed the household's users without their password hashes and store them (one
-   * scrypt each) once `listen` has resolved, so HomeKit gets the locks first; `demoInfo` stays
-   * undefined and `demoReady` waits until every login works (default false: hashed before `open`
-   * resolves). The service inside Homebridge sets it (src/worker/open-embedded-service.ts).
-   */
-  demoPasswordsAfterListen?: boolean;
   /** Receives lock activity, battery changes and completed commands (default: the event recorder). */
   eventSink?: LockEventSink;
   /**

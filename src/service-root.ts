@@ -24,15 +24,16 @@ import { InvitationRepository } from './store/invitation-repository.js';
 import { createEventServices, type EventServices } from './events/event-services.js';
 import { StoredBearerAuthenticator } from './auth/bearer-authenticator.js';
 import { OAuthService } from './auth/oauth-service.js';
+import { PasswordCheck } from './auth/password-check.js';
 import { TokenHousekeeping } from './auth/token-housekeeping.js';
-import { buildApiServer, type ApiServer } from './api/server.js';
+import { buildApiServer, compileRouteSchemas, type ApiServer } from './api/server.js';
 import type { ApiServices } from './api/api-services.js';
 import { syncConfig } from './config/config-sync.js';
 import { registerWebAppClient } from './auth/web-app-client.js';
 import type { PluginConfig } from './config/plugin-config.js';
 import type { DemoControl } from './demo/demo-control.js';
 import { EventRepository } from './store/event-repository.js';
-import { ensureDemoHousehold, hashDemoPasswords, type DemoHousehold, type DemoLockSecrets } from './demo/demo-household.js';
+import { demoKnownPassword, ensureDemoHousehold, type DemoHousehold, type DemoLockSecrets } from './demo/demo-household.js';
 import { demoLockParts } from './demo/demo-lock-parts.js';
 import type { DemoSimulation } from './demo/demo-locks.js';
 import type { LockPort } from './lock-port/lock-port.js';
@@ -75,11 +76,6 @@ export interface Repositories {
 export class ServiceRoot {
   private server: ApiServer | undefined;
   private url: string | undefined;
-  /**
-   * With `demoPasswordsAfterListen`: the demo users' password hashes, started at the end of
-   * `listen` (undefined before); `demoReady` waits for them, `close` too.
-   */
-  private demoPasswords: Promise<void> | undefined;
 
   private constructor(
     readonly options: ServiceOptions,
@@ -112,7 +108,14 @@ export class ServiceRoot {
   }
 
   /** Opens the store, applies migrations, syncs the config and (in demo mode) seeds the household. */
-  static async open(options: ServiceOptions): Promise<ServiceRoot> {
+  static open(options: ServiceOptions): Promise<ServiceRoot> {
+    // What openNow throws becomes the promise's rejection.
+    return new Promise((resolve) => {
+      resolve(ServiceRoot.openNow(options));
+    });
+  }
+
+  private static openNow(options: ServiceOptions): ServiceRoot {
     const clock = options.clock ?? systemClock;
     // The folder holds every lock's key and the password hashes: private before anything is read (§9b).
     secureDataFolder(options.dataDir, DATABASE_FILE, options.logger);
@@ -131,15 +134,12 @@ export class ServiceRoot {
       };
       const demoOn = options.demo ?? options.config.demo ?? false;
       const demo = demoOn
-        ? await ensureDemoHousehold(
-            {
-              ...repositories,
-              clock,
-              transaction,
-              ...(options.demoHistory === false ? {} : { events: new EventRepository(db) }),
-            },
-            { passwords: options.demoPasswordsAfterListen === true ? 'later' : 'now' },
-          )
+        ? ensureDemoHousehold({
+            ...repositories,
+            clock,
+            transaction,
+            ...(options.demoHistory === false ? {} : { events: new EventRepository(db) }),
+          })
         : undefined;
       // Only a service that runs with this config removes the demo; the CLI's tools open the store
       // without one (applyConfig false) and may run beside a demo (docs/design.md §9b).
@@ -215,6 +215,11 @@ export class ServiceRoot {
       });
       // docs/design.md §3 Locks "online": connected, or heard from within offline_after_s — the gateway knows.
       locks.setPresence((lock) => lockSubsystem.runtime.onlineStatus(lock.id));
+      // The demo's users are hashed at their first sign-in, from the passwords the demo prints.
+      const passwordCheck = new PasswordCheck({
+        users: repositories.users,
+        knownPassword: demo === undefined ? undefined : demoKnownPassword(demo.household),
+      });
       const services: ApiServices = {
         authenticator: new StoredBearerAuthenticator(repositories.tokens, clock),
         oauth: new OAuthService({
@@ -226,6 +231,7 @@ export class ServiceRoot {
           accessTokenTtlS: options.config.api?.token_ttl_s ?? 3600,
           issuer: options.config.api?.public_url,
           db,
+          passwordCheck,
         }),
         users,
         ekeys,
@@ -242,6 +248,7 @@ export class ServiceRoot {
           logger: options.logger,
           transaction,
           mailer: options.config.smtp === undefined ? undefined : new SmtpPasswordResetMailer(options.config.smtp),
+          passwordCheck,
         }),
         setup: new SetupService({
           locks: repositories.locks,
@@ -287,12 +294,7 @@ export class ServiceRoot {
     this.lockSubsystem.start();
     await this.lockSubsystem.ready();
     this.publishForSettingsUi(urls.local, boundPort);
-    if (this.demo !== undefined && this.options.demoPasswordsAfterListen === true) {
-      // The demo's logins (and demo.json, which prints them) follow once their hashes are stored.
-      this.demoPasswords ??= this.hashDemoPasswordsNow(this.demo.household);
-    } else {
-      this.publishDemoFile();
-    }
+    this.publishDemoFile();
     return this.url;
   }
 
@@ -342,6 +344,14 @@ export class ServiceRoot {
     return (await this.ensureServer()).swagger();
   }
 
+  /**
+   * Compiles every route schema the API has not compiled yet (it compiles each at its route's first
+   * request); the messages of those that do not compile. For tests.
+   */
+  async compileRouteSchemas(): Promise<string[]> {
+    return compileRouteSchemas(await this.ensureServer());
+  }
+
   private async ensureServer(): Promise<ApiServer> {
     this.server ??= await buildApiServer({
       logger: this.options.logger,
@@ -376,40 +386,15 @@ export class ServiceRoot {
 
   /**
    * The demo line's object (docs/design.md §6): base_url first, then the household. Undefined
-   * outside the demo, before `listen`, and while the demo's passwords are still being hashed
-   * (`demoPasswordsAfterListen`): every login it lists works.
+   * outside the demo and before `listen`; every login it lists works.
    */
   demoInfo(): (DemoHousehold & { base_url: string }) | undefined {
-    if (!this.demo || !this.url || this.demoPasswordsPending) return undefined;
+    if (!this.demo || !this.url) return undefined;
     return { base_url: this.url, ...this.demo.household };
-  }
-
-  /** {@link demoInfo} once the demo's logins work (after `listen`; at once without `demoPasswordsAfterListen`). */
-  async demoReady(): Promise<(DemoHousehold & { base_url: string }) | undefined> {
-    await this.demoPasswords;
-    return this.demoInfo();
-  }
-
-  private demoPasswordsPending = false;
-  /** Set by `close`: the demo's hashing stops after the one under way. */
-  private closing = false;
-
-  /** Hashes the demo's passwords in the background of a running service; a failure is logged (the next start retries). */
-  private async hashDemoPasswordsNow(household: DemoHousehold): Promise<void> {
-    this.demoPasswordsPending = true;
-    try {
-      await hashDemoPasswords(this.repositories, household, () => this.closing);
-      if (this.closing) return;
-      this.demoPasswordsPending = false;
-      this.publishDemoFile();
-    } catch (error) {
-      if (this.db.open) this.options.logger.error(`The demo's logins could not be stored: ${describeError(error)}`);
-    }
   }
 
   /** Stops accepting requests, lets in-flight ones finish, then closes the store. Idempotent. */
   async close(): Promise<void> {
-    this.closing = true;
     const server = this.server;
     this.server = undefined;
     // Live event streams never finish on their own: end them so the server can close.
@@ -419,8 +404,6 @@ export class ServiceRoot {
     if (this.publishedForSettingsUi) new SettingsUiFile(this.options.dataDir).remove(this.services.setup.token);
     this.publishedForSettingsUi = false;
     if (server) await server.close();
-    // A hash under way finishes and is stored (one scrypt at most; the rest on the next start).
-    await this.demoPasswords;
     await this.lockSubsystem.stop();
     if (this.db.open) this.db.close();
   }

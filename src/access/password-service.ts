@@ -6,7 +6,8 @@
  */
 import type { Clock } from '../domain/clock.js';
 import { ServiceError, describeError, notFound, validationFailed } from '../domain/errors.js';
-import { hashPassword, verifyPassword } from '../auth/password.js';
+import { hashPassword } from '../auth/password.js';
+import { PasswordCheck } from '../auth/password-check.js';
 import { newToken, sha256Hex } from '../auth/secrets.js';
 import type { Logger } from '../logger.js';
 import type { OAuthTokenRepository } from '../store/oauth-token-repository.js';
@@ -30,6 +31,8 @@ export interface PasswordServiceDependencies {
   transaction: <T>(work: () => T) => T;
   /** Undefined without SMTP: then no reset link is made at all. */
   mailer?: PasswordResetMailer | undefined;
+  /** How the current password is checked (default: against the stored hash only). */
+  passwordCheck?: PasswordCheck | undefined;
 }
 
 /** What a reset link stands for. */
@@ -39,7 +42,11 @@ export class PasswordService {
   private baseUrl = 'http://127.0.0.1:8787';
   private readonly inFlight = new Set<Promise<void>>();
 
-  constructor(private readonly deps: PasswordServiceDependencies) {}
+  private readonly passwordCheck: PasswordCheck;
+
+  constructor(private readonly deps: PasswordServiceDependencies) {
+    this.passwordCheck = deps.passwordCheck ?? new PasswordCheck({ users: deps.users });
+  }
 
   /** Where reset links point (the public base URL, once the API listens). */
   setBaseUrl(url: string): void {
@@ -60,7 +67,7 @@ export class PasswordService {
     checkNewPassword(newPassword, '/new_password');
     const user = this.deps.users.findById(caller.userId);
     if (!user) throw notFound('user');
-    const matches = user.passwordHash !== null && (await verifyPassword(currentPassword, user.passwordHash));
+    const matches = await this.passwordCheck.matches(user, currentPassword);
     if (!matches) {
       throw new ServiceError(400, 'wrong_password', 'The current password is not correct.', [
         { field: '/current_password', message: 'is not correct' },

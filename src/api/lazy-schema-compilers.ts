@@ -1,24 +1,22 @@
 import SerializerSelector, { type SerializerFactory, type Serializer } from '@fastify/fast-json-stringify-compiler';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { FastifyValidationResult } from 'fastify/types/schema.js';
-import type { Logger } from '../logger.js';
 import { describeError } from '../domain/errors.js';
 
 /**
  * Route schemas compiled on first use instead of at start-up. Fastify compiles every route's
  * request validators (ajv) and response serializers (fast-json-stringify) in `ready()`: about a
  * third of the service's start-up CPU, paid before the API can listen and HomeKit gets its
- * accessories (docs/performance.md "footprint"). Here each compiler hands Fastify a stand-in that
- * compiles the real function the first time it is called — the same schema, the same compiler, the
- * same options, so requests are validated and answers serialized exactly as before — and
- * {@link warmUp}, started a moment after the server listens, compiles the rest in idle turns of
- * the event loop, one schema per turn, so a first request rarely pays for it and a schema that does
- * not compile shows in the log at start rather than at its first request.
+ * accessories, and ~20 MiB of generated code kept for the service's whole life
+ * (docs/performance.md "footprint"). Here each compiler hands Fastify a stand-in that compiles the
+ * real function the first time it is called — the same schema, the same compiler, the same
+ * options, so requests are validated and answers serialized exactly as before. Only the routes a
+ * household's apps use are ever compiled; each costs its first request a few milliseconds.
+ * `test/integration/http/route-schemas.test.ts` compiles every route's schemas ({@link compileAll}),
+ * so a schema that does not compile fails a test, not a user's first request.
  */
 export class LazySchemaCompilers {
   private readonly pending = new Set<() => void>();
-
-  constructor(private readonly logger: Logger) {}
 
   /** Wraps a validator compiler (Fastify's `setValidatorCompiler`). */
   validator<T>(compile: FastifySchemaCompiler<T>): FastifySchemaCompiler<T> {
@@ -70,32 +68,20 @@ export class LazySchemaCompilers {
   }
 
   /**
-   * Compiles what is still waiting, one schema per turn of the event loop, after `delayMs`;
-   * failures are logged (the route's first request then fails the same way). Returns a function
-   * that stops it.
+   * Compiles every schema still waiting, now; returns the messages of those that do not compile
+   * (their routes' first requests fail the same way). For tests and tools: the service itself never
+   * calls it (see the class comment).
    */
-  warmUp(delayMs: number): () => void {
-    let stopped = false;
-    let immediate: NodeJS.Immediate | undefined;
-    const next = (): void => {
-      immediate = undefined;
-      if (stopped) return;
-      const [build] = this.pending;
-      if (build === undefined) return;
+  compileAll(): string[] {
+    const failures: string[] = [];
+    for (const build of [...this.pending]) {
       this.pending.delete(build);
       try {
         build();
       } catch (error) {
-        this.logger.error(`A route schema does not compile: ${describeError(error)}`);
+        failures.push(describeError(error));
       }
-      immediate = setImmediate(next);
-    };
-    const timer = setTimeout(next, delayMs);
-    timer.unref();
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-      if (immediate !== undefined) clearImmediate(immediate);
-    };
+    }
+    return failures;
   }
 }

@@ -90,8 +90,16 @@ const RESPONSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 /** `/robots.txt`: nothing here is for crawlers. */
 const ROBOTS_TXT = 'User-agent: *\nDisallow: /\n';
 
-/** Route schemas not used yet are compiled this long after the server listens (lazy-schema-compilers.ts). */
-const SCHEMA_WARM_UP_DELAY_MS = 2_000;
+/** Each server's lazily compiled route schemas, for {@link compileRouteSchemas}. */
+const routeSchemas = new WeakMap<ApiServer, LazySchemaCompilers>();
+
+/**
+ * Compiles every route schema of `server` not compiled yet; returns the messages of those that do
+ * not compile. For tests: the service compiles a route's schemas at its first request.
+ */
+export function compileRouteSchemas(server: ApiServer): string[] {
+  return routeSchemas.get(server)?.compileAll() ?? ['not a server built by buildApiServer'];
+}
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -132,9 +140,9 @@ function sendMisdirected(request: FastifyRequest, reply: FastifyReply, html: boo
 
 /** Builds the HTTP API: cross-cutting rules first, then one route module per resource. */
 export async function buildApiServer(options: ApiServerOptions): Promise<ApiServer> {
-  // Schemas are compiled on first use, the rest shortly after listening: start-up is not kept
-  // waiting for ~60 validators and serializers (docs/performance.md "footprint").
-  const schemas = new LazySchemaCompilers(options.logger);
+  // Schemas are compiled on first use: start-up is not kept waiting for ~60 validators and
+  // serializers, and routes nobody calls cost no memory (docs/performance.md "footprint").
+  const schemas = new LazySchemaCompilers();
   const limits: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...options.connectionLimits };
   const app = Fastify({
     logger: false,
@@ -169,15 +177,7 @@ export async function buildApiServer(options: ApiServerOptions): Promise<ApiServ
   capConnections(app.server, limits.maxConnections);
   const validators = createValidators();
   app.setValidatorCompiler(schemas.validator<AnySchema>(({ schema, httpPart }) => (httpPart === 'body' ? validators.body : validators.other).compile(schema)));
-  let stopWarmUp: (() => void) | undefined;
-  app.addHook('onListen', (done) => {
-    stopWarmUp = schemas.warmUp(SCHEMA_WARM_UP_DELAY_MS);
-    done();
-  });
-  app.addHook('onClose', (_instance, done) => {
-    stopWarmUp?.();
-    done();
-  });
+  routeSchemas.set(app, schemas);
   // Only JSON bodies are accepted (415 otherwise); the OAuth routes add form bodies in their scope.
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('caller', null);

@@ -8,6 +8,7 @@ import type { UserRepository } from '../store/user-repository.js';
 import { BASIC_CHALLENGE, type ClientCredentials } from './client-authentication.js';
 import { OAuthError, invalidGrant, invalidRequest } from './oauth-error.js';
 import { hashPassword, verifyPassword } from './password.js';
+import { PasswordCheck } from './password-check.js';
 import { SignInThrottle, type SignInThrottleOptions } from './sign-in-throttle.js';
 import { PKCE_METHOD, isValidS256Challenge, verifyPkce } from './pkce.js';
 import { constantTimeEqual, newToken, sha256Hex } from './secrets.js';
@@ -96,6 +97,8 @@ export interface OAuthServiceOptions {
   signInThrottle?: SignInThrottleOptions | undefined;
   /** The issuer identifier until {@link OAuthService.setIssuer} (default the default listening URL). */
   issuer?: string | undefined;
+  /** How a password is checked (default: against the stored hash only; the demo's passes its known passwords). */
+  passwordCheck?: PasswordCheck | undefined;
 }
 
 /** RFC 8414 §2 authorization server metadata, as we serve it. */
@@ -133,7 +136,10 @@ export class OAuthService {
   private readonly throttle: SignInThrottle;
   private issuerUrl: string;
 
+  private readonly passwordCheck: PasswordCheck;
+
   constructor(private readonly options: OAuthServiceOptions) {
+    this.passwordCheck = options.passwordCheck ?? new PasswordCheck({ users: options.users });
     this.issuerUrl = stripTrailingSlash(options.issuer ?? 'http://127.0.0.1:8787');
     this.throttle = new SignInThrottle(options.signInThrottle);
     this.accessTokenTtlS = options.accessTokenTtlS ?? DEFAULT_ACCESS_TOKEN_TTL_S;
@@ -276,9 +282,11 @@ export class OAuthService {
     }
     const user = email ? this.options.users.findByEmail(email) : undefined;
     // Unknown and invited-only users cost one scrypt too, so timing does not reveal who has an account.
-    const storedHash = user?.passwordHash ?? (await this.dummyHash());
-    const matches = await verifyPassword(password ?? '', storedHash);
-    if (!user || user.passwordHash === null || !matches) {
+    const matches =
+      user !== undefined && user.passwordHash !== null
+        ? await this.passwordCheck.matches(user, password ?? '')
+        : await verifyPassword(password ?? '', await this.dummyHash()).then(() => false);
+    if (!user || !matches) {
       if (email) await this.throttle.failed(email);
       this.options.logger.info(`oauth: failed sign-in for client ${request.client.id}`);
       return { kind: 'login-failed', request, message: 'The e-mail address or password is not correct.' };

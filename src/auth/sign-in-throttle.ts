@@ -1,4 +1,5 @@
-import { RateLimiterMemory } from 'rate-limiter-flexible';
+import type { RateLimiterMemory } from 'rate-limiter-flexible';
+import RateLimiterMemoryClass from 'rate-limiter-flexible/lib/RateLimiterMemory.js';
 
 /** Failed sign-ins allowed per account in a window, and the window (docs/design.md §9, docs/architecture.md). */
 export interface SignInThrottleOptions {
@@ -21,7 +22,7 @@ export class SignInThrottle {
 
   constructor(options: SignInThrottleOptions = {}) {
     this.maxFailures = options.maxFailures ?? DEFAULT_SIGN_IN_FAILURES;
-    this.limiter = new RateLimiterMemory({ points: this.maxFailures, duration: options.windowS ?? DEFAULT_SIGN_IN_WINDOW_S });
+    this.limiter = new RateLimiterMemoryClass({ points: this.maxFailures, duration: options.windowS ?? DEFAULT_SIGN_IN_WINDOW_S });
   }
 
   /** Seconds to wait before this account may try again; 0 when it may try now. */

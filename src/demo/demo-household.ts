@@ -1,7 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import type { Clock } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
-import { hashPassword } from '../auth/password.js';
+import { HASHED_AT_FIRST_SIGN_IN } from '../auth/password-check.js';
 import { newToken, sha256Hex } from '../auth/secrets.js';
 import type { UserRepository } from '../store/user-repository.js';
 import type { ClientRepository } from '../store/client-repository.js';
@@ -127,39 +127,33 @@ const DEMO_KEYPAD_LOCKS: ReadonlySet<string> = new Set(['Back Door']);
  * `family` fields) once, listed after the locks it had. The demo's plain passwords and client secret are kept
  * in the settings table on purpose: the demo prints them.
  *
- * The users' password hashes (one scrypt each, src/auth/password.ts) are written by
- * {@link hashDemoPasswords}: here, before this resolves, unless `passwords` is `'later'` — then the
- * users are stored with no password (they cannot sign in yet) and the caller runs it when it
- * chooses (the service in Homebridge: after HomeKit has its accessories, docs/performance.md
- * "Start-up"). A household whose hashing was cut short (the process stopped) gets them then too.
+ * The users are stored with {@link HASHED_AT_FIRST_SIGN_IN}: their scrypt hashes (src/auth/password.ts)
+ * are made at each one's first sign-in ({@link demoKnownPassword}, src/auth/password-check.ts), not
+ * here. A start does no password work, as a start outside the demo does none (docs/performance.md
+ * "footprint"). Users of a household stored by an earlier version with no hash yet (a start cut
+ * short) are marked the same way.
  */
-export async function ensureDemoHousehold(
-  deps: DemoDependencies,
-  options: { passwords?: 'now' | 'later' } = {},
-): Promise<{ household: DemoHousehold; lockSecrets: DemoLockSecrets[] }> {
+export function ensureDemoHousehold(deps: DemoDependencies): { household: DemoHousehold; lockSecrets: DemoLockSecrets[] } {
   const seeded = seedDemoHousehold(deps);
-  if (options.passwords !== 'later') await hashDemoPasswords(deps, seeded.household);
+  deps.transaction(() => {
+    for (const user of seeded.household.users) {
+      const current = deps.users.findById(user.id);
+      if (current?.passwordHash === null) deps.users.update({ ...current, passwordHash: HASHED_AT_FIRST_SIGN_IN });
+    }
+  });
   return seeded;
 }
 
 /**
- * Stores each demo user's password hash where it is missing (a first start, or one cut short),
- * one user at a time; a user whose password was set meanwhile (or who is gone) is left alone.
- * Resolves once every demo login works, or early once `stopped` says so (the service is closing:
- * the rest follows on the next start).
+ * The demo's printed password of a user still stored as {@link HASHED_AT_FIRST_SIGN_IN}, for the
+ * sign-in that hashes it (src/auth/password-check.ts); undefined for anyone else.
  */
-export async function hashDemoPasswords(deps: Pick<DemoDependencies, 'users'>, household: DemoHousehold, stopped: () => boolean = () => false): Promise<void> {
-  for (const user of household.users) {
-    if (stopped()) return;
-    if (deps.users.findById(user.id)?.passwordHash !== null) continue;
-    // One scrypt at a time (src/auth/password.ts): 32 MiB each, not 128 MiB at once.
-    const hash = await hashPassword(user.password);
-    const current = deps.users.findById(user.id);
-    if (current?.passwordHash === null) deps.users.update({ ...current, passwordHash: hash });
-  }
+export function demoKnownPassword(household: DemoHousehold): (userId: string) => string | undefined {
+  const passwords = new Map(household.users.map((user) => [user.id, user.password]));
+  return (userId) => passwords.get(userId);
 }
 
-/** {@link ensureDemoHousehold} without the password hashes. */
+/** The household itself: seeded once, else read back (and upgraded). */
 function seedDemoHousehold(deps: DemoDependencies): { household: DemoHousehold; lockSecrets: DemoLockSecrets[] } {
   const stored = deps.settings.get(SETTINGS_KEY) as StoredDemo | undefined;
   if (stored) return upgradeHousehold(stored, deps);
@@ -179,8 +173,8 @@ function seedDemoHousehold(deps: DemoDependencies): { household: DemoHousehold; 
         id: user.id,
         email: user.email,
         name: user.name,
-        // hashDemoPasswords writes it: until then this user cannot sign in.
-        passwordHash: null,
+        // The first sign-in hashes it (demoKnownPassword).
+        passwordHash: HASHED_AT_FIRST_SIGN_IN,
         ekeyQuota: null,
         canSendEkeys: true,
         createdAt: now,

@@ -191,7 +191,7 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     await this.startMatter();
     if (this.shuttingDown()) return;
 
-    // The demo's logins follow the accessories: their passwords are hashed after HomeKit has the locks.
+    // The demo's logins follow the accessories (their passwords are hashed at each first sign-in).
     // The accessories are up: a demo line that cannot come (the thread is gone, which is logged) is
     // a warning, not a failed start.
     const demoInfo = await this.service.demoInfo().catch((error: unknown) => {

@@ -9,7 +9,7 @@ import type { ServiceOptions } from '../service-options.js';
 export function embedServiceRoot(service: ServiceRoot): EmbeddedService {
   return {
     listen: (port, host) => service.listen(port, host),
-    demoInfo: () => service.demoReady(),
+    demoInfo: () => Promise.resolve(service.demoInfo()),
     lockPort: () => service.lockPort(),
     demoControl: () => {
       const control = service.demoControl;
@@ -21,8 +21,8 @@ export function embedServiceRoot(service: ServiceRoot): EmbeddedService {
 
 /**
  * Opens the real service in this thread (the composition root, src/service-root.ts): what the
- * worker runs. The demo's passwords are hashed after `listen`: HomeKit gets its accessories first.
+ * worker runs.
  */
 export async function openEmbeddedService(options: ServiceOptions): Promise<EmbeddedService> {
-  return embedServiceRoot(await ServiceRoot.open({ ...options, demoPasswordsAfterListen: true }));
+  return embedServiceRoot(await ServiceRoot.open(options));
 }

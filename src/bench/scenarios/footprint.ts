@@ -46,8 +46,8 @@ async function settledMemory(hb: RunningHomebridge): Promise<{ rss: number; peak
 }
 
 async function runFootprint(options: SelfMeasuringOptions): Promise<Record<string, unknown> & { scenario: string }> {
-  // First start, fresh storage: what a new demo user sees (the demo household is created, which
-  // hashes its users' passwords).
+  // First start, fresh storage: what a new demo user sees (the demo household and its week of
+  // history are created; its passwords are hashed at each user's first sign-in, not here).
   const withPlugin = await startHomebridge({ plugin: true });
   let first: { ms: number; accessories: number };
   let memory: Awaited<ReturnType<typeof settledMemory>>;

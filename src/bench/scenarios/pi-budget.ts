@@ -11,7 +11,7 @@ import { hapSetToEvent } from './homekit-set.js';
  * control group (src/bench/cgroup-confinement.ts: v1 `cpu.cfs_quota_us=25000` of 100000 and
  * `memory.limit_in_bytes`, or v2 `cpu.max` and `memory.max`) that Homebridge enters before its first
  * instruction. The benchmark process itself (the controller, HTTP clients) runs outside it.
- * - `start_ms`: first start on empty storage (the demo household is created, passwords hashed),
+ * - `start_ms`: first start on empty storage (the demo household is created),
  *   from Homebridge's `didFinishLaunching` to the plugin handing over its accessories;
  * - `p99_ms`: event-loop delay of Homebridge's main thread (1 ms resolution) during a small burst:
  *   10 remote commands, 200 activity records, 10 eKey writes, with 5 event streams open (the

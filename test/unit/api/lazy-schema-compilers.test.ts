@@ -2,14 +2,11 @@ import { describe, expect, it } from '@jest/globals';
 import { Ajv, type AnySchema } from 'ajv';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { LazySchemaCompilers } from '../../../src/api/lazy-schema-compilers.js';
-import { RecordingLogger } from '../../support/recording-logger.js';
 
-/* Route schemas compiled on first use (start-up), then in the background; behaviour unchanged. */
+/* Route schemas compiled on first use only; behaviour unchanged. */
 
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-function server(logger = new RecordingLogger()): { app: FastifyInstance; schemas: LazySchemaCompilers; compiled: string[]; logger: RecordingLogger } {
-  const schemas = new LazySchemaCompilers(logger);
+function server(): { app: FastifyInstance; schemas: LazySchemaCompilers; compiled: string[] } {
+  const schemas = new LazySchemaCompilers();
   const compiled: string[] = [];
   const ajv = new Ajv({ allErrors: true, coerceTypes: false });
   const app = Fastify({ logger: false, schemaController: { compilersFactory: { buildSerializer: schemas.serializerFactory() } } });
@@ -23,7 +20,7 @@ function server(logger = new RecordingLogger()): { app: FastifyInstance; schemas
   const reply = { 200: { type: 'object', properties: { greeting: { type: 'string' } }, required: ['greeting'] } };
   app.post('/a', { schema: { body, response: reply } }, (request) => ({ greeting: `hello ${(request.body as { name: string }).name}`, secret: 'not in the schema' }));
   app.post('/b', { schema: { body } }, () => ({ ok: true }));
-  return { app, schemas, compiled, logger };
+  return { app, schemas, compiled };
 }
 
 describe('LazySchemaCompilers', () => {
@@ -50,34 +47,27 @@ describe('LazySchemaCompilers', () => {
     await app.close();
   });
 
-  it('warmUp compiles what is left, one schema per turn, and can be stopped', async () => {
+  it('compileAll compiles what is left, and a request then compiles nothing again', async () => {
     const { app, schemas, compiled } = server();
     await app.ready();
-    const stop = schemas.warmUp(0);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    for (let turns = 0; turns < 10 && schemas.waiting > 0; turns += 1) await nextTurn();
+    expect(schemas.compileAll()).toEqual([]);
     expect(schemas.waiting).toBe(0);
     expect(compiled.sort()).toEqual(['/a body', '/b body']);
-    stop();
-    // Already compiled: a request compiles nothing again.
     expect((await app.inject({ method: 'POST', url: '/b', payload: { name: 'Alex' } })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'POST', url: '/a', payload: { name: 'Alex' } })).json()).toEqual({ greeting: 'hello Alex' });
     expect(compiled).toHaveLength(2);
     await app.close();
   });
 
-  it('a schema that does not compile is logged by the warm-up, never thrown', async () => {
-    const logger = new RecordingLogger();
-    const schemas = new LazySchemaCompilers(logger);
+  it('a schema that does not compile is reported by compileAll, never thrown, and its route fails the same way', () => {
+    const schemas = new LazySchemaCompilers();
     const validate = schemas.validator<AnySchema>(() => {
       throw new Error('unknown keyword "nope"');
     });
     const lazy = validate({ schema: {}, method: 'POST', url: '/x', httpPart: 'body' });
     expect(schemas.waiting).toBe(1);
-    schemas.warmUp(0);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    await nextTurn();
-    expect(logger.lines).toEqual([{ level: 'error', message: 'A route schema does not compile: unknown keyword "nope"' }]);
-    // The route's first request fails the same way (Fastify answers it with an error).
+    expect(schemas.compileAll()).toEqual(['unknown keyword "nope"']);
+    expect(schemas.waiting).toBe(0);
     expect(() => lazy({})).toThrow('unknown keyword "nope"');
   });
 });

@@ -39,6 +39,14 @@ describe('the service thread bundle', () => {
     expect(importsOf(entry).dynamic).toContain(`./service-thread-chunks/${bluez[0] ?? ''}`);
   });
 
+  it('leaves out the YAML parser and the rate limiter backends the service never uses', () => {
+    // esbuild names each CommonJS module it wraps by its path.
+    expect(entry).toContain('YAML is not part of the service thread');
+    expect(entry).not.toContain('"node_modules/yaml/');
+    expect(entry).toContain('"node_modules/rate-limiter-flexible/lib/RateLimiterMemory.js"');
+    expect(entry).not.toMatch(/"node_modules\/rate-limiter-flexible\/lib\/RateLimiter(Redis|Mongo|MySQL|Postgres|StoreAbstract)\.js"/);
+  });
+
   it('is the emitted code without comments, names kept', () => {
     expect(entry).not.toMatch(/\/\*\*\s/);
     expect(entry).toContain('function hashPassword(');
