@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { startHomebridge, type RunningHomebridge } from '../homebridge-run.js';
 import type { SelfMeasuringOptions, SelfMeasuringScenario } from '../scenario.js';
 import { mebibytes, round } from '../stats.js';
+import { loginDemoUser } from '../oauth-login.js';
 
 /*
  * `footprint` (docs/design.md §8): the real Homebridge (src/bench/homebridge-run.ts), started twice with a
@@ -16,13 +17,17 @@ import { mebibytes, round } from '../stats.js';
  * - with no plugin at all (an empty plugin folder, no platform): `baseline_rss_mb`, 30 s after start.
  * `plugin_rss_mb` = the difference: what the plugin adds (target ≤ 50 MB; `start_ms` ≤ 500).
  * `heap_total_mb` tells whether V8 had shrunk its heap yet at that instant (it grows during start-up
- * and is given back some 25–30 s later, when the process is idle); `peak_rss_mb` is VmHWM.
+ * and is given back some 25–30 s later, when the process is idle); `peak_rss_mb` is VmHWM at +30 s
+ * of the first start (target ≤ 150 MiB, issue #23), `first_sign_in_peak_rss_mb` VmHWM once the
+ * demo's owner has then signed in for the first time (their password's one scrypt derivation).
  */
 
 const SCENARIO_NAME = 'footprint';
 const AFTER_START_S = 30;
 const TARGET_PLUGIN_RSS_MB = 50;
 const TARGET_START_MS = 500;
+/** Issue #23: a 1 GB Raspberry Pi's first start. */
+const TARGET_PEAK_RSS_MB = 150;
 
 /** Waits until `AFTER_START_S` after the process was spawned. */
 async function untilSettled(hb: RunningHomebridge): Promise<void> {
@@ -45,15 +50,28 @@ async function settledMemory(hb: RunningHomebridge): Promise<{ rss: number; peak
   return { rss, peak: hb.peakRssBytes(), heapUsed: reading.heap_used_bytes, heapTotal: reading.heap_total_bytes };
 }
 
+/**
+ * VmHWM after the owner's first sign-in, which stores their password's scrypt hash (one 32 MiB
+ * derivation, as every sign-in costs): what the demo's start no longer does, measured where it
+ * happens now (docs/performance.md "footprint"). Undefined without /proc or a demo line.
+ */
+async function firstSignInPeak(hb: RunningHomebridge): Promise<number | undefined> {
+  if (hb.demo === undefined || hb.peakRssBytes() === undefined) return undefined;
+  await loginDemoUser(hb.demo.base_url, hb.demo, 0);
+  return hb.peakRssBytes();
+}
+
 async function runFootprint(options: SelfMeasuringOptions): Promise<Record<string, unknown> & { scenario: string }> {
   // First start, fresh storage: what a new demo user sees (the demo household and its week of
   // history are created; its passwords are hashed at each user's first sign-in, not here).
   const withPlugin = await startHomebridge({ plugin: true });
   let first: { ms: number; accessories: number };
   let memory: Awaited<ReturnType<typeof settledMemory>>;
+  let signInPeak: number | undefined;
   try {
     first = await startMs(withPlugin);
     memory = await settledMemory(withPlugin);
+    signInPeak = await firstSignInPeak(withPlugin);
   } catch (error) {
     await withPlugin.stop();
     throw error;
@@ -93,6 +111,7 @@ async function runFootprint(options: SelfMeasuringOptions): Promise<Record<strin
     heap_used_mb: mebibytes(memory.heapUsed),
     heap_total_mb: mebibytes(memory.heapTotal),
     ...(memory.peak === undefined ? {} : { peak_rss_mb: mebibytes(memory.peak) }),
+    ...(signInPeak === undefined ? {} : { first_sign_in_peak_rss_mb: mebibytes(signInPeak) }),
     baseline_heap_used_mb: mebibytes(baseline.heapUsed),
     baseline_heap_total_mb: mebibytes(baseline.heapTotal),
     ...(baseline.peak === undefined ? {} : { baseline_peak_rss_mb: mebibytes(baseline.peak) }),
@@ -100,7 +119,8 @@ async function runFootprint(options: SelfMeasuringOptions): Promise<Record<strin
     after_start_s: AFTER_START_S,
     target_plugin_rss_mb: TARGET_PLUGIN_RSS_MB,
     target_start_ms: TARGET_START_MS,
-    ok: added <= TARGET_PLUGIN_RSS_MB && first.ms <= TARGET_START_MS,
+    target_peak_rss_mb: TARGET_PEAK_RSS_MB,
+    ok: added <= TARGET_PLUGIN_RSS_MB && first.ms <= TARGET_START_MS && (memory.peak === undefined || mebibytes(memory.peak) <= TARGET_PEAK_RSS_MB),
   };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { PluginConfigSchema } from '../../../src/config/plugin-config.js';
+import { PluginConfigSchema } from '../../../src/config/plugin-config-schema.js';
 
 interface JsonSchemaNode {
   type?: string | string[];
