@@ -10,13 +10,13 @@ export const SERVICE_WORKER_ENTRY = new URL('./service-thread.js', import.meta.u
 
 /**
  * The service thread's young generation, in MiB (V8 splits it into two semi-spaces and a third for
- * large objects: 6 MiB = 2 MiB semi-spaces). V8's default lets a busy start grow the new space to
- * 32 MiB that it then keeps; capped, the thread holds that much less for its whole life, at the
- * cost of more (sub-millisecond) scavenges. 6 rather than 12 took ~4 MiB off a first start's peak
- * and ~9 MiB off the thread's steady state; 3 gave ~1 MiB more. docs/performance.md "footprint"
- * has the figures.
+ * large objects: 12 MiB = 4 MiB semi-spaces). V8's default lets a busy start grow the new space to
+ * 32 MiB that it then keeps; capped, the thread holds ~17 MiB less for its whole life, at the cost
+ * of more (sub-millisecond) scavenges. 6 MiB took ~4 MiB more off, but at a quarter core (the
+ * `pi-budget` bench) the extra scavenges cost ~300 ms of start and ~90 ms of HomeKit p99, so 12
+ * stays. docs/performance.md "footprint" has the figures.
  */
-export const SERVICE_YOUNG_GENERATION_MB = 6;
+export const SERVICE_YOUNG_GENERATION_MB = 12;
 
 /** How long `close` waits for the service to close cleanly before terminating the thread. */
 export const CLOSE_TIMEOUT_MS = 10_000;
