@@ -27,6 +27,19 @@ const open = (dataDir: string, demo = true): Promise<ServiceRoot> =>
 const storedHashes = (service: ServiceRoot, ids: readonly string[]): (string | null)[] =>
   ids.map((id) => service.repositories.users.findById(id)?.passwordHash ?? null);
 
+/** A data folder whose demo household was seeded by one start, now closed; `prepare` runs on it before the close. */
+async function seededFolder(prefix: string, prepare: (service: ServiceRoot) => void = () => undefined) {
+  const dataDir = mkdtempSync(join(work, prefix));
+  const first = await open(dataDir);
+  const household = first.demo?.household;
+  const owner = household?.users[0];
+  const client = household?.clients[0];
+  if (!household || !owner || !client) throw new Error('no demo household');
+  prepare(first);
+  await first.close();
+  return { dataDir, household, owner, client };
+}
+
 const SCRYPT = /^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{86}$/;
 
 describe('demo passwords hashed at the first sign-in', () => {
@@ -90,12 +103,7 @@ describe('demo passwords hashed at the first sign-in', () => {
   });
 
   it('the stand-in signs nobody in where the demo passwords are not known, and a password set meanwhile stands', async () => {
-    const dataDir = mkdtempSync(join(work, 'unknown-'));
-    const first = await open(dataDir);
-    const household = first.demo?.household;
-    await first.close();
-    const owner = household?.users[0];
-    if (!household || !owner) throw new Error('no demo household');
+    const { dataDir, owner, client } = await seededFolder('unknown-');
 
     // The same data folder opened without the demo (the CLI's tools do that): no known passwords.
     const tool = await open(dataDir, false);
@@ -103,8 +111,6 @@ describe('demo passwords hashed at the first sign-in', () => {
       expect(tool.demo).toBeUndefined();
       expect(tool.repositories.users.findById(owner.id)?.passwordHash).toBe(HASHED_AT_FIRST_SIGN_IN);
       const url = await tool.listen(0, '127.0.0.1');
-      const client = household.clients[0];
-      if (!client) throw new Error('no demo client');
       await expect(loginOverHttp({ baseUrl: url, client, email: owner.email, password: owner.password })).rejects.toBeInstanceOf(OAuthLoginError);
       await expect(loginOverHttp({ baseUrl: url, client, email: owner.email, password: HASHED_AT_FIRST_SIGN_IN })).rejects.toBeInstanceOf(OAuthLoginError);
       expect(tool.repositories.users.findById(owner.id)?.passwordHash).toBe(HASHED_AT_FIRST_SIGN_IN);
@@ -117,8 +123,6 @@ describe('demo passwords hashed at the first sign-in', () => {
     try {
       await again.services.passwords.reset(owner.email, 'a-new-password-123');
       const url = await again.listen(0, '127.0.0.1');
-      const client = household.clients[0];
-      if (!client) throw new Error('no demo client');
       await expect(loginOverHttp({ baseUrl: url, client, email: owner.email, password: owner.password })).rejects.toBeInstanceOf(OAuthLoginError);
       expect((await loginOverHttp({ baseUrl: url, client, email: owner.email, password: 'a-new-password-123' })).access_token).toEqual(expect.any(String));
     } finally {
@@ -127,16 +131,13 @@ describe('demo passwords hashed at the first sign-in', () => {
   });
 
   it('a household stored by an earlier version with no hashes yet (a start cut short) signs in with its printed passwords', async () => {
-    const dataDir = mkdtempSync(join(work, 'cut-'));
-    const first = await open(dataDir);
-    const household = first.demo?.household;
-    if (!household) throw new Error('no demo household');
     // What an earlier version left when stopped before hashing: the users with no password hash.
-    for (const user of household.users) {
-      const stored = first.repositories.users.findById(user.id);
-      if (stored) first.repositories.users.update({ ...stored, passwordHash: null });
-    }
-    await first.close();
+    const { dataDir, household } = await seededFolder('cut-', (first) => {
+      for (const user of first.demo?.household.users ?? []) {
+        const stored = first.repositories.users.findById(user.id);
+        if (stored) first.repositories.users.update({ ...stored, passwordHash: null });
+      }
+    });
 
     const second = await open(dataDir);
     try {
