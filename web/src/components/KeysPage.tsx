@@ -17,29 +17,30 @@ const TYPE_WORDS: Readonly<Record<EKeyType, string>> = { owner: 'Owner', admin: 
 
 type Say = (text: string, ok: boolean) => void;
 
-function KeyRow({ ekey, holder, zone, keypad, isMine, onChanged, say }: {
+/** A revoke or delete waiting for the user's answer. */
+interface Asking {
+  ekeyId: string;
+  who: string;
+  kind: 'revoke' | 'delete';
+}
+
+const holderEmail = (holder: Holder | undefined): string => holder?.email ?? 'someone who has not signed up yet';
+
+function KeyRow({ ekey, holder, zone, keypad, isMine, onChanged, onAsk, say }: {
   ekey: EKey;
   holder: Holder | undefined;
   zone: string;
   keypad: boolean;
   isMine: boolean;
   onChanged: () => Promise<void>;
+  /** Asks before a revoke or delete: the page holds the question, so it outlives this row moving list. */
+  onAsk: (kind: Asking['kind']) => void;
   say: Say;
 }) {
   const [editing, setEditing] = useState(false);
-  const [asking, setAsking] = useState<'revoke' | 'delete'>();
-  const who = holder?.email ?? 'someone who has not signed up yet';
+  const who = holderEmail(holder);
   // An invited person has no name of their own yet (the service makes one up from the address): show the address only.
   const person = ekey.status !== 'pending' && holder !== undefined && holder.name !== '' && holder.name !== holder.email ? holder.name : undefined;
-  const remove = async (purge: boolean): Promise<void> => {
-    try {
-      await api('DELETE', `/ekey/${ekey.id}${purge ? '?purge=true' : ''}`);
-      say(purge ? `Deleted the eKey of ${who}.` : `Revoked the eKey of ${who}; it stopped working at once.`, true);
-      await onChanged();
-    } catch (error) {
-      say(errorText(error), false);
-    }
-  };
   return (
     <li class={`key key-${ekey.status}`}>
       <div class="key-head">
@@ -59,30 +60,14 @@ function KeyRow({ ekey, holder, zone, keypad, isMine, onChanged, say }: {
             </button>
           )}
           {ekey.status !== 'revoked' && (
-            <button type="button" class="danger" onClick={() => { setAsking('revoke'); }} aria-label={`Revoke eKey of ${who}`}>
+            <button type="button" class="danger" onClick={() => { onAsk('revoke'); }} aria-label={`Revoke eKey of ${who}`}>
               Revoke
             </button>
           )}
-          <button type="button" class="danger" onClick={() => { setAsking('delete'); }} aria-label={`Delete eKey of ${who}`}>
+          <button type="button" class="danger" onClick={() => { onAsk('delete'); }} aria-label={`Delete eKey of ${who}`}>
             Delete
           </button>
         </div>
-      )}
-      {asking !== undefined && (
-        <ConfirmDialog
-          title={asking === 'revoke' ? `Revoke the eKey of ${who}?` : `Delete the eKey of ${who}?`}
-          text={
-            asking === 'revoke'
-              ? 'It stops working at once. It stays in the list as revoked.'
-              : 'It stops working at once and is removed from the list. This cannot be undone.'
-          }
-          action={asking === 'revoke' ? 'Revoke' : 'Delete'}
-          onClose={(confirmed) => {
-            const purge = asking === 'delete';
-            setAsking(undefined);
-            if (confirmed) void remove(purge);
-          }}
-        />
       )}
       {editing && (
         <KeyForm
@@ -97,9 +82,9 @@ function KeyRow({ ekey, holder, zone, keypad, isMine, onChanged, say }: {
             try {
               await api('PUT', `/ekey/${ekey.id}`, fields);
               setEditing(false);
-              // Said above the lists: a key that changed list (signed up meanwhile) is a new row.
-              say(`Saved the eKey of ${who}.`, true);
+              // Said above the lists once they show it: a key that changed list (signed up meanwhile) is a new row.
               await onChanged();
+              say(`Saved the eKey of ${who}.`, true);
               return { ok: true, text: `Saved the eKey of ${who}.` };
             } catch (error) {
               return { ok: false, text: errorText(error) };
@@ -148,6 +133,21 @@ export function KeysPage({ lockId, lockName, zone, keypad, me, onChange }: {
       statusRef.current?.focus();
     });
   };
+  // The question is the page's, not the row's: a reload that moves the key to another list (revoked,
+  // signed up meanwhile) makes a new row, and must not take away a dialog the user is answering.
+  const [asking, setAsking] = useState<Asking>();
+  const remove = async ({ ekeyId, who, kind }: Asking): Promise<void> => {
+    const purge = kind === 'delete';
+    try {
+      await api('DELETE', `/ekey/${ekeyId}${purge ? '?purge=true' : ''}`);
+    } catch (error) {
+      say(errorText(error), false);
+      return;
+    }
+    // Said once the lists show it.
+    await changed();
+    say(purge ? `Deleted the eKey of ${who}.` : `Revoked the eKey of ${who}; it stopped working at once.`, true);
+  };
   // GET /me carries no e-mail: the caller's own address comes from the lock's holders, read again
   // when the form is sent before the list arrived (a quick owner, a slow phone).
   const myEmail = async (): Promise<string | undefined> => {
@@ -158,7 +158,19 @@ export function KeysPage({ lockId, lockName, zone, keypad, me, onChange }: {
   };
   const holderOf = (key: EKey): Holder | undefined => holders.find((holder) => holder.user_id === key.user_id);
   const pending = (keys ?? []).filter((key) => key.status === 'pending');
-  const row = (key: EKey) => <KeyRow key={key.id} ekey={key} holder={holderOf(key)} zone={zone} keypad={keypad} isMine={key.user_id === me.id} onChanged={changed} say={say} />;
+  const row = (key: EKey) => (
+    <KeyRow
+      key={key.id}
+      ekey={key}
+      holder={holderOf(key)}
+      zone={zone}
+      keypad={keypad}
+      isMine={key.user_id === me.id}
+      onChanged={changed}
+      onAsk={(kind) => { setAsking({ ekeyId: key.id, who: holderEmail(holderOf(key)), kind }); }}
+      say={say}
+    />
+  );
   return (
     <>
       <p>
@@ -212,6 +224,22 @@ export function KeysPage({ lockId, lockName, zone, keypad, me, onChange }: {
         <h2 id="keys-heading">All eKeys</h2>
         {keys === undefined ? <p role="status">Loading…</p> : <ul class="keys">{keys.filter((key) => key.status !== 'pending').map(row)}</ul>}
       </section>
+      {asking !== undefined && (
+        <ConfirmDialog
+          key={`${asking.ekeyId} ${asking.kind}`}
+          title={asking.kind === 'revoke' ? `Revoke the eKey of ${asking.who}?` : `Delete the eKey of ${asking.who}?`}
+          text={
+            asking.kind === 'revoke'
+              ? 'It stops working at once. It stays in the list as revoked.'
+              : 'It stops working at once and is removed from the list. This cannot be undone.'
+          }
+          action={asking.kind === 'revoke' ? 'Revoke' : 'Delete'}
+          onClose={(confirmed) => {
+            setAsking(undefined);
+            if (confirmed) void remove(asking);
+          }}
+        />
+      )}
     </>
   );
 }
