@@ -13,7 +13,8 @@ import { createInterface } from 'node:readline';
  *   timer; each sample is the time between two of its turns, so an idle loop reads ≈ 1 ms);
  * - when Homebridge emits `didFinishLaunching`, and when the accessories are handed to it
  *   (`registerPlatformAccessories` / `updatePlatformAccessories` on its API object, which the
- *   plugin calls once its REST API is listening): the plugin's start-up time;
+ *   plugin calls once its REST API is listening): the plugin's start-up time, and the process's
+ *   CPU time (every thread) at both;
  * - the process's resident memory.
  * It answers one JSON line per request line on the Unix socket: `reset` (empties the histogram),
  * `read` ({@link ProbeReading}) and `window` (`read`, then `reset`, in one turn: the window since
@@ -39,16 +40,25 @@ export interface ProbeReading {
     /** The last registration or update of platform accessories. */
     accessories_at: number | null;
     accessories: number;
+    /** The process's CPU time (user + system, every thread: `process.cpuUsage()`) at `didFinishLaunching`, ms. */
+    did_finish_launching_cpu_ms: number | null;
+    /** The same at the last registration or update of platform accessories, ms. */
+    accessories_cpu_ms: number | null;
   };
   now: number;
 }
 
 const ns = (value: number): number => value / 1e6;
+/** The process's CPU time so far (all threads), ms. */
+const cpuMs = (): number => {
+  const used = process.cpuUsage();
+  return (used.user + used.system) / 1000;
+};
 
 function install(path: string): void {
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   histogram.enable();
-  const launch: ProbeReading['launch'] = { did_finish_launching_at: null, accessories_at: null, accessories: 0 };
+  const launch: ProbeReading['launch'] = { did_finish_launching_at: null, accessories_at: null, accessories: 0, did_finish_launching_cpu_ms: null, accessories_cpu_ms: null };
 
   // Homebridge's API object is created inside Homebridge; its first `didFinishLaunching` is caught
   // on the way through EventEmitter#emit, then the original emit is put back at once.
@@ -57,10 +67,12 @@ function install(path: string): void {
   EventEmitter.prototype.emit = function probeEmit(this: EventEmitter, event: string | symbol, ...args: unknown[]): boolean {
     if (event === 'didFinishLaunching' && launch.did_finish_launching_at === null) {
       launch.did_finish_launching_at = performance.now();
+      launch.did_finish_launching_cpu_ms = cpuMs();
       EventEmitter.prototype.emit = originalEmit;
       const registered = (accessories: unknown): void => {
         launch.accessories += Array.isArray(accessories) ? accessories.length : 0;
         launch.accessories_at = performance.now();
+        launch.accessories_cpu_ms = cpuMs();
       };
       this.on('registerPlatformAccessories', registered);
       this.on('updatePlatformAccessories', registered);
@@ -111,6 +123,23 @@ function install(path: string): void {
   server.listen(path);
   // Never keeps Homebridge alive on shutdown.
   server.unref();
+}
+
+/** The plugin's start from a probe reading: wall time and the process's CPU time, didFinishLaunching → accessories handed over. */
+export interface StartFigures {
+  ms: number;
+  /** CPU time of every thread of the process in that window: at a quarter core the start takes at least four times this. */
+  cpuMs: number;
+  accessories: number;
+}
+
+/** {@link StartFigures} of a reading; throws when the probe saw no didFinishLaunching or no accessories. */
+export function startFigures(reading: ProbeReading, scenario: string): StartFigures {
+  const { launch } = reading;
+  if (launch.did_finish_launching_at === null || launch.accessories_at === null || launch.did_finish_launching_cpu_ms === null || launch.accessories_cpu_ms === null) {
+    throw new Error(`${scenario}: the probe saw no didFinishLaunching or no accessories`);
+  }
+  return { ms: launch.accessories_at - launch.did_finish_launching_at, cpuMs: launch.accessories_cpu_ms - launch.did_finish_launching_cpu_ms, accessories: launch.accessories };
 }
 
 /** Sends one request to the probe listening on `path`; resolves with its answer. */

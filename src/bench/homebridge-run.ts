@@ -11,6 +11,7 @@ import { DEMO_CONTROL_ENV } from '../homebridge/demo-control-channel.js';
 import { PLATFORM_NAME } from '../homebridge/platform-name.js';
 import { PROBE_ENV, askProbe, type ProbeReading } from './homebridge-probe.js';
 import { benchNodeArgs } from './profile-args.js';
+import { RUN_CACHE_SUFFIX, SERVICE_THREAD_BUNDLE } from '../worker/service-thread-code.js';
 
 /*
  * Runs the real Homebridge (the devDependency's `bin/homebridge.js`, as `npm start` does) for the
@@ -75,10 +76,13 @@ function packageRoot(): string {
 
 /**
  * A plugin folder for `-P`: this package's package.json, its config schema, `dist` → this build,
- * `node_modules` → the package's. Nothing in the working tree is written.
+ * `node_modules` → the package's. Nothing in the working tree is written but this: a first start is
+ * the first after an install or a build, so the service thread's run cache, written by an earlier
+ * start of this build (src/worker/service-thread-code.ts), is removed; the build's cache stays.
  */
 function pluginFolder(into: string): void {
   const root = packageRoot();
+  rmSync(join(buildFolder(), 'worker', SERVICE_THREAD_BUNDLE + RUN_CACHE_SUFFIX), { force: true });
   const folder = join(into, 'homebridge-ekey-locks');
   mkdirSync(folder);
   cpSync(join(root, 'package.json'), join(folder, 'package.json'));

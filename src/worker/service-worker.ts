@@ -4,8 +4,11 @@ import { hostService } from './service-host.js';
 import type { WorkerServiceOptions } from './service-protocol.js';
 
 /*
- * Entry point of the worker thread that runs the embedded service inside Homebridge (see
- * open-service-worker.ts). Loaded from dist/ only: Node starts it as plain JavaScript.
+ * What the worker thread that runs the embedded service inside Homebridge runs (see
+ * open-service-worker.ts): bundled with everything it imports into dist/worker/service-thread.cjs
+ * (scripts/service-thread-bundle.mjs), which the thread's entry, service-thread.ts, loads.
  */
-if (!parentPort) throw new Error('service-worker.js runs as a worker thread only');
-await hostService(parentPort, workerData as WorkerServiceOptions, openEmbeddedService);
+if (!parentPort) throw new Error('the service thread runs as a worker thread only');
+
+/** Settles once the service is open and hosted (or its failure reported); rejects only on a fault of the host itself. */
+export const started: Promise<void> = hostService(parentPort, workerData as WorkerServiceOptions, openEmbeddedService);

@@ -3,6 +3,7 @@ import { startHomebridge, type RunningHomebridge } from '../homebridge-run.js';
 import type { SelfMeasuringOptions, SelfMeasuringScenario } from '../scenario.js';
 import { mebibytes, round } from '../stats.js';
 import { loginDemoUser } from '../oauth-login.js';
+import { startFigures, type StartFigures } from '../homebridge-probe.js';
 
 /*
  * `footprint` (docs/design.md §8): the real Homebridge (src/bench/homebridge-run.ts), started twice with a
@@ -35,12 +36,8 @@ async function untilSettled(hb: RunningHomebridge): Promise<void> {
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 }
 
-/** Start-up time of the plugin inside Homebridge, from the probe: didFinishLaunching → accessories handed over. */
-async function startMs(hb: RunningHomebridge): Promise<{ ms: number; accessories: number }> {
-  const launch = (await hb.probe('read')).launch;
-  if (launch.did_finish_launching_at === null || launch.accessories_at === null) throw new Error('footprint: the probe saw no didFinishLaunching or no accessories');
-  return { ms: launch.accessories_at - launch.did_finish_launching_at, accessories: launch.accessories };
-}
+/** Start-up of the plugin inside Homebridge, from the probe: didFinishLaunching → accessories handed over. */
+const startOf = async (hb: RunningHomebridge): Promise<StartFigures> => startFigures(await hb.probe('read'), SCENARIO_NAME);
 
 /** Resident and heap memory 30 s after start. */
 async function settledMemory(hb: RunningHomebridge): Promise<{ rss: number; peak: number | undefined; heapUsed: number; heapTotal: number }> {
@@ -65,11 +62,11 @@ async function runFootprint(options: SelfMeasuringOptions): Promise<Record<strin
   // First start, fresh storage: what a new demo user sees (the demo household and its week of
   // history are created; its passwords are hashed at each user's first sign-in, not here).
   const withPlugin = await startHomebridge({ plugin: true });
-  let first: { ms: number; accessories: number };
+  let first: StartFigures;
   let memory: Awaited<ReturnType<typeof settledMemory>>;
   let signInPeak: number | undefined;
   try {
-    first = await startMs(withPlugin);
+    first = await startOf(withPlugin);
     memory = await settledMemory(withPlugin);
     signInPeak = await firstSignInPeak(withPlugin);
   } catch (error) {
@@ -79,18 +76,18 @@ async function runFootprint(options: SelfMeasuringOptions): Promise<Record<strin
   await withPlugin.stop({ keepFiles: true });
   options.log(
     `footprint: with the plugin ${mebibytes(memory.rss)} MiB after ${AFTER_START_S} s (heap ${mebibytes(memory.heapUsed)} of ${mebibytes(memory.heapTotal)} MiB, ` +
-      `peak ${memory.peak === undefined ? '?' : mebibytes(memory.peak)} MiB), first start ${round(first.ms, 1)} ms (${first.accessories} accessories)`,
+      `peak ${memory.peak === undefined ? '?' : mebibytes(memory.peak)} MiB), first start ${round(first.ms, 1)} ms, ${round(first.cpuMs, 1)} ms CPU (${first.accessories} accessories)`,
   );
 
   // Restart on the same storage: the accessories come from Homebridge's cache, the household exists.
   const restarted = await startHomebridge({ plugin: true, reuse: withPlugin.folder });
-  let restart: { ms: number; accessories: number };
+  let restart: StartFigures;
   try {
-    restart = await startMs(restarted);
+    restart = await startOf(restarted);
   } finally {
     await restarted.stop();
   }
-  options.log(`footprint: restart ${round(restart.ms, 1)} ms (${restart.accessories} accessories restored)`);
+  options.log(`footprint: restart ${round(restart.ms, 1)} ms, ${round(restart.cpuMs, 1)} ms CPU (${restart.accessories} accessories restored)`);
 
   const alone = await startHomebridge({ plugin: false });
   let baseline: Awaited<ReturnType<typeof settledMemory>>;
@@ -106,8 +103,10 @@ async function runFootprint(options: SelfMeasuringOptions): Promise<Record<strin
     rss_mb: mebibytes(memory.rss),
     baseline_rss_mb: mebibytes(baseline.rss),
     start_ms: round(first.ms, 1),
+    start_cpu_ms: round(first.cpuMs, 1),
     plugin_rss_mb: added,
     restart_ms: round(restart.ms, 1),
+    restart_cpu_ms: round(restart.cpuMs, 1),
     heap_used_mb: mebibytes(memory.heapUsed),
     heap_total_mb: mebibytes(memory.heapTotal),
     ...(memory.peak === undefined ? {} : { peak_rss_mb: mebibytes(memory.peak) }),

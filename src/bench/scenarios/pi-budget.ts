@@ -4,6 +4,7 @@ import type { SelfMeasuringOptions, SelfMeasuringScenario } from '../scenario.js
 import { mebibytes, round } from '../stats.js';
 import { burst, household, type BurstSize } from './loop-delay.js';
 import { hapSetToEvent } from './homekit-set.js';
+import { startFigures } from '../homebridge-probe.js';
 
 /*
  * `pi-budget` (docs/design.md §8): a Raspberry-Pi-class host. The real Homebridge with the plugin in
@@ -32,12 +33,6 @@ const TARGETS = { start_ms: 2_000, p99_ms: 20, homekit_p99_ms: 400 };
 
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 
-async function startMs(hb: RunningHomebridge): Promise<number> {
-  const launch = (await hb.probe('read')).launch;
-  if (launch.did_finish_launching_at === null || launch.accessories_at === null) throw new Error('pi-budget: the probe saw no didFinishLaunching or no accessories');
-  return launch.accessories_at - launch.did_finish_launching_at;
-}
-
 async function runPiBudget(options: SelfMeasuringOptions): Promise<Record<string, unknown> & { scenario: string }> {
   let confinement: Confinement;
   try {
@@ -48,8 +43,8 @@ async function runPiBudget(options: SelfMeasuringOptions): Promise<Record<string
   let hb: RunningHomebridge | undefined;
   try {
     hb = await startHomebridge({ plugin: true, cgroupProcs: confinement.procsFiles });
-    const start = await startMs(hb);
-    options.log(`pi-budget (cgroup v${confinement.version}, ${LIMITS.quotaUs}/${LIMITS.periodUs} µs CPU, ${mebibytes(LIMITS.memoryBytes)} MiB): first start ${round(start, 1)} ms`);
+    const start = startFigures(await hb.probe('read'), SCENARIO_NAME);
+    options.log(`pi-budget (cgroup v${confinement.version}, ${LIMITS.quotaUs}/${LIMITS.periodUs} µs CPU, ${mebibytes(LIMITS.memoryBytes)} MiB): first start ${round(start.ms, 1)} ms, ${round(start.cpuMs, 1)} ms CPU`);
     const home = await household(hb);
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
 
@@ -69,7 +64,7 @@ async function runPiBudget(options: SelfMeasuringOptions): Promise<Record<string
     const peak = hb.peakRssBytes();
     const oomKills = confinement.oomKills();
     const figures = {
-      start_ms: round(start, 1),
+      start_ms: round(start.ms, 1),
       p99_ms: round(busy.delay.p99_ms, 2),
       homekit_p99_ms: round(homekitP99, 1),
     };
@@ -78,6 +73,7 @@ async function runPiBudget(options: SelfMeasuringOptions): Promise<Record<string
       ...figures,
       ...(peak === undefined ? {} : { peak_rss_mb: mebibytes(peak) }),
       oom_kills: oomKills,
+      start_cpu_ms: round(start.cpuMs, 1),
       p50_ms: round(busy.delay.p50_ms, 2),
       max_ms: round(busy.delay.max_ms, 2),
       homekit_p50_ms: round(percentile(durations, 50), 1),

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -101,6 +102,9 @@ describeE2E('the packed plugin, installed as a user installs it', () => {
     );
     expect(unexpected).toEqual([]);
     expect(paths.filter((path) => path.startsWith('dist/bench/') || path.endsWith('.map'))).toEqual([]);
+    // The service thread: its entry and bundle, and no code cache (made by the installing Node, at postinstall).
+    expect(paths).toEqual(expect.arrayContaining(['dist/worker/service-thread.js', 'dist/worker/service-thread.cjs', 'dist/worker/service-thread-install.js']));
+    expect(paths.filter((path) => /\.(cache|build-cache|tmp)$/.test(path))).toEqual([]);
   });
 
   it('imports no devDependency from any shipped file', () => {
@@ -154,6 +158,9 @@ describeE2E('the packed plugin, installed as a user installs it', () => {
     const gyp = JSON.parse(readFileSync(join(realpathSync(join(modules, '.bin', 'node-gyp')), '..', '..', 'package.json'), 'utf8')) as { version: string };
     expect(Number(gyp.version.split('.')[0])).toBeGreaterThanOrEqual(11);
     expect(readVersion(join(modules, 'homebridge'))).toMatch(modernNode ? /^2\./ : /^1\.8\./);
+    // postinstall made the service thread's code cache with this Node (src/worker/service-thread-code.ts).
+    const bundle = join(modules, 'homebridge-ekey-locks', 'dist', 'worker', 'service-thread.cjs');
+    expect(readFileSync(`${bundle}.build-cache`).subarray(0, 32).equals(createHash('sha256').update(readFileSync(bundle, 'utf8')).digest())).toBe(true);
 
     const homebridge = await supervisor.start(
       {

@@ -200,8 +200,8 @@ describe('the embedded service on a worker thread', () => {
     await expect(port.requestBolt(LOCK.id, 'unlocked', 'olivia')).resolves.toEqual({ status: 'rejected', reason: 'unavailable' });
   });
 
-  it('a real lock over BlueZ: the thread loads the transport from its own chunk on first use and reaches the lock', async () => {
-    // The bundle keeps the BlueZ stack out of its entry (scripts/service-thread-bundle.mjs): this is
+  it('a real lock over BlueZ: the thread loads the BlueZ transport on first use and reaches the lock', async () => {
+    // The bundle requires the BlueZ stack only on first use (scripts/service-thread-bundle.mjs): this is
     // the path that loads it, from the built files, against a fake BlueZ on a real dbus-daemon. A
     // child Node, so the thread sees the bus in its real environment (Jest's process.env is a copy).
     const bluez = await startFakeBluezEnvironment();

@@ -1,42 +1,45 @@
 /**
  * The service thread's bundle (scripts/service-thread-bundle.mjs), as the tests' build makes it
- * and `npm run build` does: one entry file for everything a start runs, and what the service
- * imports on first use left in chunks of its own. The BlueZ stack (dbus-next, node-ble) must not
- * load with the entry: the demo's simulator never needs it, and a gateway loads it at its first
- * scan or connection (docs/architecture.md "Start-up").
+ * and `npm run build` does: one CommonJS file for everything the thread runs, its code cache beside
+ * it, and what the service imports on first use required only then. The BlueZ stack (dbus-next,
+ * node-ble) must not load with the bundle: the demo's simulator never needs it, and a gateway loads
+ * it at its first scan or connection (docs/architecture.md "Start-up").
  */
 import { describe, expect, it } from '@jest/globals';
-import { readFileSync, readdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureBuild } from '../../support/child-process.js';
 
-/** The modules a file imports statically (loaded with it), and those it imports with `import()`. */
-function importsOf(text: string): { static: string[]; dynamic: string[] } {
-  const statics = [...text.matchAll(/(?:^|[;}\s])import\s*(?:[\w$*{},\s]+?\s*from\s*)?["']([^"']+)["']/g)].map((match) => match[1] ?? '');
-  const dynamic = [...text.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)].map((match) => match[1] ?? '');
-  return { static: statics, dynamic };
+/** Every `require("<name>")` of the bundle, and those that run only when the module holding them is first imported. */
+function requiresOf(text: string, names: RegExp): { all: number; deferred: number } {
+  const all = [...text.matchAll(/\brequire\("([^"]+)"\)/g)].filter((match) => names.test(match[1] ?? '')).length;
+  // esbuild wraps a module reached only through `import()` in `__esm({ "<path>"() { … } })`, run on first use;
+  // the external modules it imports are its first statements.
+  let deferred = 0;
+  for (const wrapper of text.matchAll(/__esm\(\{"[^"]*\/gateway\/transports\/[\w-]+\.js"\(\)\{(?:"use strict";)?((?:import_\w+=__toESM\(require\("[^"]+"\),1\);?)*)/g)) {
+    deferred += [...(wrapper[1] ?? '').matchAll(/require\("([^"]+)"\)/g)].filter((match) => names.test(match[1] ?? '')).length;
+  }
+  return { all, deferred };
 }
 
 describe('the service thread bundle', () => {
   const workerDir = join(ensureBuild(), 'worker');
-  const entry = readFileSync(join(workerDir, 'service-thread.js'), 'utf8');
+  const entry = readFileSync(join(workerDir, 'service-thread.cjs'), 'utf8');
 
-  it('loads no BlueZ module with its entry', () => {
-    const { static: statics } = importsOf(entry);
-    // The parser sees the entry's imports (the thread's own port is one of them) …
-    expect(statics).toContain('node:worker_threads');
-    // … and none of them is the BlueZ stack.
-    expect(statics.filter((name) => /^(dbus-next|node-ble)(\/|$)/.test(name))).toEqual([]);
+  it('requires the BlueZ stack only inside the transport modules that run on first use', () => {
+    const bluez = requiresOf(entry, /^(dbus-next|node-ble)(\/|$)/);
+    expect(bluez.all).toBeGreaterThan(0);
+    expect(bluez.deferred).toBe(bluez.all);
+    // The transport itself is reached only through import(), which is now a require on first use.
+    expect(entry).toMatch(/Promise\.resolve\(\)\.then\(\(\)=>\(init_bluez_transport\(\),bluez_transport_exports\)\)/);
+    expect(entry).not.toMatch(/\bimport\(/);
   });
 
-  it('keeps the BlueZ transport in a chunk the entry imports on first use', () => {
-    const chunks = readdirSync(join(workerDir, 'service-thread-chunks'));
-    const bluez = chunks.filter((name) => {
-      const { static: statics } = importsOf(readFileSync(join(workerDir, 'service-thread-chunks', name), 'utf8'));
-      return statics.includes('dbus-next');
-    });
-    expect(bluez).toHaveLength(1);
-    expect(importsOf(entry).dynamic).toContain(`./service-thread-chunks/${bluez[0] ?? ''}`);
+  it('has its code cache beside it, made from this very bundle', () => {
+    const cache = readFileSync(join(workerDir, 'service-thread.cjs.build-cache'));
+    expect(cache.subarray(0, 32).equals(createHash('sha256').update(entry).digest())).toBe(true);
+    expect(cache.length).toBeGreaterThan(1024);
   });
 
   it('leaves out the YAML parser and the rate limiter backends the service never uses', () => {

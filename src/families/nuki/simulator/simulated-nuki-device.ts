@@ -76,7 +76,7 @@ export abstract class SimulatedNukiDevice implements SimulatedDevice {
   abstract readonly gattDatabase: readonly SimulatedGattService[];
 
   protected readonly clock: Clock;
-  protected readonly keyPair: NukiKeyPair;
+  private ownKeyPair: NukiKeyPair | undefined;
   protected readonly authorizationTable: NukiAuthorizationTable;
   protected readonly lockLog: NukiLockLog;
   protected readonly sender: NukiReplySender;
@@ -88,6 +88,16 @@ export abstract class SimulatedNukiDevice implements SimulatedDevice {
   private readonly characteristics: NukiDeviceCharacteristics;
   private readonly links = new Map<NukiIndicationLink, { handle(frame: Buffer): void }>();
   private readonly advertisementListeners = new Set<() => void>();
+
+  /**
+   * The lock's long-term Curve25519 key pair (§4.1), made when first asked for: a new pairing or the
+   * public key. A paired lock never needs it, and making one is ~5-10 ms of pure-JS CPU that every
+   * start of the demo (its simulated locks are made anew each time) paid before its accessories.
+   */
+  protected get keyPair(): NukiKeyPair {
+    this.ownKeyPair ??= createNukiKeyPair();
+    return this.ownKeyPair;
+  }
   private reachable = true;
   private newState = false;
   private pairingModeUntil: number | null = null;
@@ -97,7 +107,7 @@ export abstract class SimulatedNukiDevice implements SimulatedDevice {
     this.name = options.name;
     this.clock = options.clock;
     this.nukiId = options.nukiId ?? Number.parseInt(this.address.replace(/:/g, '').slice(-8), 16);
-    this.keyPair = options.keyPair ?? createNukiKeyPair();
+    this.ownKeyPair = options.keyPair;
     this.lockUuid = createHash('sha256').update(`${options.lockUuidSeed}:${this.address}`).digest().subarray(0, 16);
     this.authorizationTable = new NukiAuthorizationTable(options.maxAuthorizations, options.authorizations);
     this.lockLog = new NukiLockLog(options.logCapacity, options.firstLogIndex);
@@ -182,9 +192,13 @@ export abstract class SimulatedNukiDevice implements SimulatedDevice {
       this.fragmentSize,
     );
     const { pairingGdio } = this.characteristics;
+    // Read only when a client pairs: connecting does not make the key pair.
+    const keyPair = (): NukiKeyPair => this.keyPair;
     const pairing = this.pairingResponder({
       inPairingMode: () => this.inPairingMode,
-      keyPair: this.keyPair,
+      get keyPair() {
+        return keyPair();
+      },
       lockUuid: this.lockUuid,
       authorizations: this.authorizationTable,
       nonce32: () => this.nonce32(),

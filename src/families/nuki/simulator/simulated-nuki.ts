@@ -47,7 +47,10 @@ export type NukiTapResult = 'accepted' | 'refused';
  */
 export class SimulatedNuki extends SimulatedNukiDevice {
   /** The lock's public key (what Public Key sends during pairing). */
-  readonly publicKey: Buffer;
+  /** The lock's long-term public key (made on first use). */
+  get publicKey(): Buffer {
+    return Buffer.from(this.keyPair.publicKey);
+  }
   readonly gattDatabase: readonly SimulatedGattService[];
   /** The model it simulates; its API level decides the pairing service and the PIN's size. */
   readonly model: Exclude<NukiModel, 'opener'>;
@@ -111,7 +114,6 @@ export class SimulatedNuki extends SimulatedNukiDevice {
     this.keyturnerStatesLength = options.keyturnerStatesLength ?? 27;
     this.nonce = options.nonce ?? ((): Buffer => randomNukiNonce(32));
     this.battery = clampPercent(options.batteryPercent ?? 100);
-    this.publicKey = Buffer.from(this.keyPair.publicKey);
     this.mechanism = new NukiLockMechanism(options.motorTimeMs ?? 0, options.bolt ?? 'locked', () => {
       this.markNewState();
     });

@@ -27,6 +27,17 @@ async function pairingFailure(promise: Promise<unknown>): Promise<NukiPairingFai
 }
 
 describe('SimulatedNuki pairing (Authorize App, §9)', () => {
+  it('makes its key pair once, on first use: the public key read before pairing is the one the pairing sends, and each lock has its own', async () => {
+    const { nuki } = setUp();
+    const before = nuki.publicKey;
+    expect(before).toHaveLength(32);
+    expect(nuki.publicKey.equals(before)).toBe(true);
+    expect(setUp().nuki.publicKey.equals(before)).toBe(false);
+    nuki.startPairingMode();
+    const credentials = await pairNukiLock(pairingChannel(nuki.openLink()), PAIRING);
+    expect(credentials.lockPublicKey.equals(before)).toBe(true);
+  });
+
   it.each([20, 185])('pairs with pairNukiLock over %i-byte indications, and the credentials work on the USDIO', async (fragmentSize) => {
     const { nuki } = setUp({ fragmentSize });
     nuki.startPairingMode();
