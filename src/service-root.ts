@@ -255,6 +255,10 @@ export class ServiceRoot {
           users: repositories.users,
           invitations,
           onlineStatus: (lockId) => lockSubsystem.runtime.onlineStatus(lockId),
+          reported: (lockId) => {
+            const snapshot = lockSubsystem.runtime.liveState(lockId)?.snapshot;
+            return snapshot === undefined ? undefined : { modes: snapshot.modes, door: snapshot.door };
+          },
         }),
       };
       events.retention.start();

@@ -14,6 +14,8 @@
   const PIN_OPTIONAL_LABEL = 'Security PIN (optional; needed to read who opened the door)';
   const PIN_NEEDED_LABEL = 'Security PIN (6 digits; this lock needs it to pair)';
   const BOLT_TEXT = { locked: 'Locked', unlocked: 'Unlocked', jammed: 'Jammed', unknown: 'Unknown' };
+  // What a lock can do beyond lock and unlock, in the page's words (SetupLock.features).
+  const FEATURE_TEXT = { keypad: 'keypad', unlatch: 'opens the door', door_sensor: 'door sensor' };
 
   const $ = (id) => document.getElementById(id);
   let pairedLock = null;
@@ -41,16 +43,28 @@
     });
   }
 
-  /** States shown as the theme's alerts: an error looks like one, a success too; the rest is plain text. */
-  const ALERT_OF = { error: 'alert-danger', stopped: 'alert-danger', unreachable: 'alert-danger', unreadable: 'alert-danger', refused: 'alert-danger', done: 'alert-success', running: 'alert-success' };
+  /**
+   * States shown as alerts: an error as the theme's alert-danger, a success as alert-success. The
+   * Homebridge UI's theme draws both alike (a grey box, or none in dark mode), so each also gets a
+   * mark and an edge of its own (settings.css: ✓ green, ⚠ red, in light and dark); the words
+   * themselves say which it is.
+   */
+  const OUTCOME_OF = { error: 'error', stopped: 'error', unreachable: 'error', unreadable: 'error', refused: 'error', done: 'ok', running: 'ok' };
 
   function setText(element, text, state) {
     element.textContent = text;
     if (state === undefined) return;
     element.dataset.state = state;
-    element.classList.remove('alert', 'alert-danger', 'alert-success');
-    const alert = ALERT_OF[state];
-    if (alert !== undefined && text !== '') element.classList.add('alert', alert);
+    element.classList.remove('alert', 'alert-danger', 'alert-success', 'ekl-outcome', 'ekl-outcome-error', 'ekl-outcome-ok');
+    const outcome = OUTCOME_OF[state];
+    if (outcome === undefined || text === '') return;
+    element.classList.add('alert', outcome === 'error' ? 'alert-danger' : 'alert-success', 'ekl-outcome', `ekl-outcome-${outcome}`);
+  }
+
+  /** Shows an error about a field and moves the focus to it, so the user can fix it at once. */
+  function fieldError(result, field, text) {
+    setText(result, text, 'error');
+    field.focus();
   }
 
   function webAppUrl(service) {
@@ -78,11 +92,32 @@
    */
   function cell(text, className) {
     const td = document.createElement('td');
+    // Explicit roles: on a phone the table is laid out as cards (settings.css), still a table.
+    td.setAttribute('role', 'cell');
     const span = document.createElement('span');
     span.className = `ekl-cell${className ? ` ${className}` : ''}`;
     span.textContent = text;
     td.append(span);
     return td;
+  }
+
+  /**
+   * A lock's state in the words that fit it: a door lock's bolt; an Opener (an intercom's door
+   * opener, which has no bolt) by its mode, or whether its strike is open.
+   */
+  function stateText(lock) {
+    const features = lock.features || [];
+    if (!features.includes('opener')) return BOLT_TEXT[lock.bolt_state] || 'Unknown';
+    if (lock.modes && lock.modes.continuous_mode) return 'Continuous Mode on';
+    if (lock.modes && lock.modes.ring_to_open) return 'Ring to Open on';
+    if (lock.bolt_state === 'unlocked') return 'Opening';
+    return lock.bolt_state === 'locked' ? 'Closed' : 'Unknown';
+  }
+
+  /** "Nuki Smart Lock · keypad · opens the door": what the lock is and can do. */
+  function kindText(lock) {
+    const extras = (lock.features || []).map((feature) => FEATURE_TEXT[feature]).filter(Boolean);
+    return [lock.family_name || lock.family, ...extras].join(' · ');
   }
 
   function renderLocks(locks) {
@@ -91,13 +126,25 @@
     body.replaceChildren();
     for (const lock of locks) {
       const row = document.createElement('tr');
+      row.setAttribute('role', 'row');
       const name = document.createElement('th');
       name.scope = 'row';
-      name.textContent = lock.name;
-      const bolt = cell(BOLT_TEXT[lock.bolt_state] || 'Unknown', `ekl-bolt ekl-bolt-${lock.bolt_state}`);
+      name.setAttribute('role', 'rowheader');
+      const title = document.createElement('span');
+      title.className = 'ekl-lock-name';
+      title.textContent = lock.name;
+      const kind = document.createElement('span');
+      kind.className = 'ekl-lock-kind';
+      kind.textContent = kindText(lock);
+      name.append(title, kind);
+      const state = cell(stateText(lock), `ekl-bolt ekl-bolt-${lock.bolt_state}`);
       const online = cell(!lock.gateway ? 'No gateway' : lock.online_status === 'online' ? 'Online' : 'Offline');
       const battery = cell(formatBattery(lock.battery_level));
-      row.append(name, bolt, online, battery);
+      // Phones show each row as a card: each cell says which column it is.
+      state.dataset.label = 'State';
+      online.dataset.label = 'Connection';
+      battery.dataset.label = 'Battery';
+      row.append(name, state, online, battery);
       body.append(row);
     }
     table.hidden = locks.length === 0;
@@ -118,8 +165,35 @@
     $('ekl-owner-info').textContent = parts.join(' ');
   }
 
+  /** What the running service left out of its config, in the log's words, as a list. */
+  function renderConfigProblems(lines) {
+    const box = $('ekl-config-problems');
+    const list = $('ekl-config-problem-list');
+    list.replaceChildren(...lines.map((line) => {
+      const item = document.createElement('li');
+      item.textContent = line;
+      return item;
+    }));
+    box.hidden = lines.length === 0;
+  }
+
+  /** The address, breakable only after its scheme (never inside a host name or the port). */
+  function renderAddress(element, url) {
+    const match = /^([a-z]+:\/\/)(.*)$/i.exec(url);
+    element.replaceChildren();
+    if (!match) {
+      element.textContent = url;
+      return;
+    }
+    const rest = document.createElement('span');
+    rest.className = 'ekl-nowrap';
+    rest.textContent = match[2];
+    element.append(match[1], document.createElement('wbr'), rest);
+  }
+
   function renderStopped(service) {
     setText($('ekl-service-status'), service.message, service.state);
+    renderConfigProblems([]);
     $('ekl-service-details').hidden = true;
     $('ekl-open-app').hidden = true;
     $('ekl-locks').hidden = true;
@@ -141,7 +215,8 @@
         return;
       }
       setText($('ekl-service-status'), service.message, 'running');
-      $('ekl-service-address').textContent = service.base_url;
+      renderAddress($('ekl-service-address'), service.base_url);
+      renderConfigProblems(service.config_problems || []);
       $('ekl-service-since').textContent = sinceText(service.started_at);
       $('ekl-service-details').hidden = false;
       const link = $('ekl-open-app');
@@ -164,14 +239,15 @@
     const email = $('ekl-owner-email').value;
     const name = $('ekl-owner-name').value.trim();
     const password = $('ekl-owner-password').value;
-    if (name === '') return setText(result, 'Enter the owner\'s name.', 'error');
-    if (password.length < 8) return setText(result, 'The password needs at least 8 characters.', 'error');
+    if (name === '') return fieldError(result, $('ekl-owner-name'), 'Enter the owner\'s name.');
+    if (password.length < 8) return fieldError(result, $('ekl-owner-password'), 'The password needs at least 8 characters.');
     button.disabled = true;
     setText(result, `Creating the account of ${email}…`, 'busy');
     try {
       const created = await ask('/owner', { email, name, password }, OWNER_TIMEOUT_MS);
       $('ekl-owner-password').value = '';
-      setText(result, `The account of ${created.email} is ready: sign in to the web app with it.`, 'done');
+      // The card's first line now says it is active and what to do with it: this only confirms.
+      setText(result, `Account of ${created.email} created.`, 'done');
       homebridge.toast.success(`Account of ${created.email} created.`, 'eKey Locks');
       await refresh();
     } catch (error) {
@@ -258,8 +334,7 @@
     const chosen = document.querySelector('input[name="ekl-nuki-address"]:checked');
     if (!chosen) return setText(result, 'Choose a lock first.', 'error');
     if (chosen.dataset.pinRequired === 'true' && !/^\d{6}$/.test($('ekl-nuki-pin').value.trim())) {
-      $('ekl-nuki-pin').focus();
-      return setText(result, 'This lock pairs only with its 6-digit security PIN: enter it first (the Nuki app shows it under the lock\'s settings).', 'error');
+      return fieldError(result, $('ekl-nuki-pin'), 'This lock pairs only with its 6-digit security PIN: enter it first (the Nuki app shows it under the lock\'s settings).');
     }
     $('ekl-nuki-log').textContent = '';
     $('ekl-nuki-add').hidden = true;
@@ -318,6 +393,37 @@
     });
   }
 
+  /**
+   * The config form keeps only what it can edit: a lock's `nuki_users` written as a map (name →
+   * e-mail) would be lost at the next Save. The same links as a list (`[{ authorization, email }]`,
+   * which the service reads alike) survive it, so the page hands the form that shape first.
+   */
+  async function formFriendlyConfig() {
+    const config = await withDeadline(homebridge.getPluginConfig(), 10000, 'The Homebridge UI did not hand over the config.');
+    let changed = false;
+    const blocks = config.map((block) => {
+      if (!block || !Array.isArray(block.locks)) return block;
+      const locks = block.locks.map((lock) => {
+        const links = lock && lock.nuki_users;
+        if (!links || typeof links !== 'object' || Array.isArray(links)) return lock;
+        changed = true;
+        return { ...lock, nuki_users: Object.entries(links).map(([authorization, email]) => ({ authorization, email })) };
+      });
+      return { ...block, locks };
+    });
+    if (changed) await withDeadline(homebridge.updatePluginConfig(blocks), 10000, 'The Homebridge UI did not take the config.');
+  }
+
+  async function showForm() {
+    try {
+      await formFriendlyConfig();
+    } catch {
+      // The form still shows; only the list shape of nuki_users could not be handed over.
+    }
+    // The config form of config.schema.json, under this page.
+    homebridge.showSchemaForm();
+  }
+
   function start() {
     $('ekl-refresh').addEventListener('click', () => void refresh());
     $('ekl-owner-form').addEventListener('submit', (event) => void createOwner(event));
@@ -327,8 +433,7 @@
     homebridge.addEventListener('nuki-progress', (event) => {
       if (!scanning) log(event.data.line);
     });
-    // The config form of config.schema.json, under this page.
-    homebridge.showSchemaForm();
+    void showForm();
     void refresh();
   }
 

@@ -5,10 +5,11 @@
  * The caller proves it runs as the Homebridge user with the setup token of the status file
  * (src/store/settings-ui-file.ts); routes/setup.ts checks it before anything here runs.
  */
-import type { Bolt } from '../domain/lock-vocabulary.js';
+import type { Bolt, DoorState, OpenerModes } from '../domain/lock-vocabulary.js';
+import { commandTypesOfFamily } from '../domain/lock-command-type.js';
 import { conflict, notFound, unauthorized, validationFailed } from '../domain/errors.js';
 import { constantTimeEqual, newToken } from '../auth/secrets.js';
-import type { LockFamilyId } from '../families/registry.js';
+import { isLockFamilyId, lockFamily, type LockFamilyId } from '../families/registry.js';
 import type { LockRepository } from '../store/lock-repository.js';
 import type { UserRepository } from '../store/user-repository.js';
 import type { InvitationService } from './invitation-service.js';
@@ -18,6 +19,16 @@ export interface SetupLock {
   id: string;
   name: string;
   family: LockFamilyId;
+  /** What the lock is, in words ("Nuki Smart Lock"). */
+  family_name: string;
+  /**
+   * What it can do beyond lock and unlock, as the page names it: `keypad` (a keypad is paired:
+   * door codes), `unlatch` (opens the door), `opener` (an intercom's door opener: its modes, not a
+   * bolt), `door_sensor` (reports the door open or closed).
+   */
+  features: ('keypad' | 'unlatch' | 'opener' | 'door_sensor')[];
+  /** An Opener's modes, as it last reported them; null for other locks or before it reported. */
+  modes: { ring_to_open: boolean; continuous_mode: boolean } | null;
   bolt_state: Bolt;
   online_status: OnlineStatus;
   battery_level: number | null;
@@ -42,6 +53,8 @@ export interface SetupServiceDependencies {
   users: UserRepository;
   invitations: InvitationService;
   onlineStatus: (lockId: string) => OnlineStatus;
+  /** What the lock last reported beyond its bolt: an Opener's modes, a door sensor's door. */
+  reported?: (lockId: string) => { modes: OpenerModes | null; door: DoorState | null } | undefined;
 }
 
 const MAX_NAME_LENGTH = 100;
@@ -65,10 +78,21 @@ export class SetupService {
       const owner = this.deps.users.findById(lock.ownerId);
       const email = owner?.email ?? '';
       if (owner) owners.set(owner.email, { email: owner.email, active: owner.passwordHash !== null });
+      const commands = commandTypesOfFamily(lock.family);
+      const reported = this.deps.reported?.(lock.id);
+      const features: SetupLock['features'] = [];
+      if (lock.keypad) features.push('keypad');
+      if (commands.includes('unlatch')) features.push('unlatch');
+      if (commands.includes('ring_to_open_on')) features.push('opener');
+      if ((reported?.door ?? null) !== null) features.push('door_sensor');
+      const modes = reported?.modes ?? null;
       locks.push({
         id: lock.id,
         name: lock.name,
         family: lock.family,
+        family_name: isLockFamilyId(lock.family) ? lockFamily(lock.family).displayName : lock.family,
+        features,
+        modes: modes === null ? null : { ring_to_open: modes.ringToOpen, continuous_mode: modes.continuousMode },
         bolt_state: lock.boltState,
         online_status: this.deps.onlineStatus(lock.id),
         battery_level: lock.batteryLevel,

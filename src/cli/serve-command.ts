@@ -9,9 +9,12 @@ import { stopOnSignals } from './stop-on-signals.js';
 import { describeError } from '../domain/errors.js';
 
 /**
- * Reads and checks a config file holding the same object as the Homebridge platform block. A lock
- * entry that cannot run is left out with one error line (docs/design.md §9); anything else wrong is a
- * usage error listing every field.
+ * Reads and checks a config file holding the same object as the Homebridge platform block. Unlike
+ * the platform, which must never stop the bridge for a config (docs/configuration.md), `serve`
+ * runs in a terminal or a service manager and refuses a file with a field at fault outside the lock
+ * entries: a usage error listing every such field, so a typo is seen at once. As in Homebridge, a
+ * lock entry that cannot run is left out with one error line (docs/design.md §9), and the empty
+ * entries the Homebridge UI's form saves are ignored with one line each.
  */
 export function readConfigFile(file: string, logger: Logger = consoleLogger): PluginConfig {
   let parsed: unknown;
@@ -21,12 +24,14 @@ export function readConfigFile(file: string, logger: Logger = consoleLogger): Pl
     throw new UsageError(`Cannot read config file ${file}: ${describeError(error)}`);
   }
   const check = checkPluginConfig(parsed);
-  if (check.config === undefined) {
-    const lines = [...check.errors.map((e) => `  ${e.field}: ${e.message}`), ...check.skippedLocks.map((line) => `  ${line}`)];
+  const refused = check.config === undefined ? check.errors : check.fieldErrors;
+  if (refused.length > 0) {
+    const lines = [...refused.map((e) => `  ${e.field}: ${e.message}`), ...check.skippedLocks.map((line) => `  ${line}`)];
     throw new UsageError(`Config file ${file} is invalid:\n${lines.join('\n')}`);
   }
-  for (const line of check.skippedLocks) logger.error(line);
-  return check.config;
+  for (const line of check.notes) logger.info(line);
+  for (const line of check.problems) logger.error(line);
+  return check.config ?? {};
 }
 
 /** `ekey-locks serve --config FILE [--data DIR] [--port N] [--host H]` */

@@ -1,54 +1,120 @@
 import { Type, type Static } from 'typebox';
-import { LOCK_FAMILY_IDS, type LockFamilyId } from '../families/registry.js';
+import { DEFAULT_LOCK_FAMILY, LOCK_FAMILIES, type LockFamilyId } from '../families/registry.js';
 
 /*
- * The plugin config's JSON Schema (TypeBox), the one source of its types and of its validators:
- * scripts/config-validators.mjs compiles these into src/config/plugin-config-validators.generated.ts,
- * which src/config/plugin-config.ts checks configs with, so neither TypeBox nor Ajv loads on
- * Homebridge's main thread (docs/architecture.md "Start-up"). config.schema.json is checked
- * against it too (test/unit/config/config-schema-file.test.ts).
+ * The plugin config's JSON Schema (TypeBox): the one source of its types, its validators and the
+ * Homebridge UI's form. scripts/config-files.mjs compiles it into
+ * src/config/plugin-config-validators.generated.ts (what src/config/plugin-config.ts checks configs
+ * with, so neither TypeBox nor Ajv loads on Homebridge's main thread, docs/architecture.md
+ * "Start-up") and into config.schema.json (with the layout of plugin-config-form.ts); tests fail
+ * while either committed file is not what the script makes.
+ *
+ * Besides the rules, each field carries what the form and the error lines show:
+ * - `title`, `description`, `placeholder`, `x-schema-form`: the form's words (config.schema.json);
+ * - `x-hint`: what a value must look like, in words, for a field with a `pattern` (error lines say
+ *   it instead of the expression);
+ * - `x-form-choice`: of a union, the one shape the form edits (the form cannot edit the others);
+ * - `x-unset`: the value the code uses when the field is left out, where the form shows it empty (a
+ *   config the form saved earlier may hold it in an entry nobody filled in);
+ * - `default` only where the form writes a value by itself: every checkbox (the form saves an
+ *   untouched one as false), so a checkbox's default is the code's default. Nothing else has one:
+ *   the form would write it into every empty entry it shows (docs/configuration.md "Saving in the
+ *   Homebridge UI").
  */
 
-const Uuid = Type.String({ format: 'uuid' });
+const Uuid = (options: Record<string, unknown>) => Type.String({ format: 'uuid', ...options });
+const Email = (options: Record<string, unknown>) => Type.String({ format: 'email', ...options });
+const Password = { 'x-schema-form': { type: 'password' } };
 
 export const ClientConfigSchema = Type.Object(
   {
-    client_id: Uuid,
-    client_secret: Type.Optional(Type.String({ minLength: 16 })),
-    name: Type.Optional(Type.String({ maxLength: 100 })),
-    redirect_uris: Type.Array(Type.String({ format: 'uri' }), { minItems: 1 }),
-    public: Type.Optional(Type.Boolean()),
+    client_id: Uuid({ title: 'Client ID (UUID)' }),
+    client_secret: Type.Optional(Type.String({ minLength: 16, title: 'Client secret (at least 16 characters; empty for a public client)', ...Password })),
+    name: Type.Optional(Type.String({ maxLength: 100, title: 'Name' })),
+    redirect_uris: Type.Array(Type.String({ format: 'uri', title: 'Redirect URI' }), { minItems: 1, title: 'Redirect URIs' }),
+    public: Type.Optional(Type.Boolean({ default: false, title: 'Public client (no secret, PKCE required)' })),
   },
   { additionalProperties: false },
 );
 
 export const LockConfigSchema = Type.Object(
   {
-    id: Type.Optional(Uuid),
-    name: Type.String({ minLength: 1, maxLength: 100 }),
-    address: Type.Optional(Type.String({ pattern: '^([0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}$' })),
-    key: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$' })),
-    time_zone: Type.Optional(Type.String({ minLength: 1 })),
-    owner_email: Type.String({ format: 'email' }),
-    gateway: Type.Optional(Type.Boolean()),
+    name: Type.String({ minLength: 1, maxLength: 100, title: 'Name' }),
     /** Which protocol the lock speaks (docs/design.md §4b); default `ekey`. A `nuki` lock needs no `key`: it is paired. */
-    family: Type.Optional(Type.Unsafe<LockFamilyId>(Type.Union(LOCK_FAMILY_IDS.map((id) => Type.Literal(id))))),
+    family: Type.Optional(
+      Type.Unsafe<LockFamilyId>(
+        Type.Union(
+          LOCK_FAMILIES.map((family) => Type.Literal(family.id, { title: family.formTitle })),
+          {
+            title: 'Lock family',
+            'x-unset': DEFAULT_LOCK_FAMILY,
+            description: 'Empty: the eKey open profile. A Nuki Smart Lock or Opener needs no key here: pairing stores its credentials in the plugin\'s data folder (docs/nuki.md).',
+          },
+        ),
+      ),
+    ),
+    owner_email: Email({ title: 'Owner\'s e-mail' }),
+    address: Type.Optional(
+      Type.String({ pattern: '^([0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}$', 'x-hint': 'a Bluetooth address like AA:BB:CC:DD:EE:FF', title: 'Bluetooth address', placeholder: 'AA:BB:CC:DD:EE:FF' }),
+    ),
+    key: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$', 'x-hint': '64 hexadecimal characters', title: 'Lock key (64 hex characters, eKey profile only)', ...Password })),
+    time_zone: Type.Optional(Type.String({ minLength: 1, title: 'Time zone (IANA)', placeholder: 'the host\'s, e.g. Europe/Berlin', description: 'Empty: the time zone of the Homebridge host.' })),
+    gateway: Type.Optional(
+      Type.Boolean({
+        default: true,
+        title: 'Reached over Bluetooth',
+        description: 'Off for a lock that is only listed (its commands are refused as the spec says for a lock without a gateway connection).',
+      }),
+    ),
     /** Nuki only: a Nuki Keypad is paired with the lock, so eKeys can carry door codes (docs/design.md §4c); default false. */
-    keypad: Type.Optional(Type.Boolean()),
+    keypad: Type.Optional(
+      Type.Boolean({
+        default: false,
+        title: 'A Nuki Keypad is paired with this lock (Nuki Smart Lock only)',
+        description: 'eKeys can then carry a door code that works at the keypad without a phone (docs/door-codes.md).',
+      }),
+    ),
+    id: Type.Optional(
+      Uuid({
+        title: 'Lock ID (UUID, optional)',
+        description: 'Empty: derived from the Bluetooth address. A lock without an address needs one (any UUID): renaming it then keeps its eKeys and history.',
+      }),
+    ),
     /**
      * Nuki only: the lock's own app authorizations (by the name shown in the Nuki app) linked to
      * our users (by e-mail); their actions become taps by those users (docs/design.md §4b).
      */
-    nuki_users: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 32 }), Type.String({ format: 'email' }))),
+    nuki_users: Type.Optional(
+      Type.Union(
+        [
+          Type.Record(Type.String({ minLength: 1, maxLength: 32 }), Email({})),
+          // The same links as a list: the shape the Homebridge UI's form can edit (and keeps on Save).
+          Type.Array(
+            Type.Object(
+              {
+                authorization: Type.String({ minLength: 1, maxLength: 32, title: 'Nuki user (as the Nuki app names it)' }),
+                email: Email({ title: 'E-mail of their account' }),
+              },
+              { additionalProperties: false },
+            ),
+          ),
+        ],
+        {
+          title: 'Nuki users linked to accounts (Nuki only)',
+          description: 'Each Nuki user (by the name the Nuki app shows) and the e-mail of that person\'s account: their unlocks become their events and arrival triggers (docs/nuki.md).',
+          'x-form-choice': 1,
+        },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
 
 export const UserPolicyConfigSchema = Type.Object(
   {
-    email: Type.String({ format: 'email' }),
-    ekey_quota: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
-    can_send_ekeys: Type.Optional(Type.Boolean()),
+    email: Email({ title: 'E-mail' }),
+    ekey_quota: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { title: 'eKey quota (empty = unlimited)' })),
+    can_send_ekeys: Type.Optional(Type.Boolean({ default: true, title: 'May send eKeys' })),
   },
   { additionalProperties: false },
 );
@@ -57,77 +123,159 @@ export const UserPolicyConfigSchema = Type.Object(
 export const PluginConfigSchema = Type.Object(
   {
     platform: Type.Optional(Type.String()),
-    name: Type.Optional(Type.String()),
-    demo: Type.Optional(Type.Boolean()),
+    name: Type.Optional(Type.String({ title: 'Name', default: 'eKey Locks' })),
+    demo: Type.Optional(
+      Type.Boolean({
+        default: false,
+        title: 'Demo mode',
+        description: 'Start a demo household with simulated locks (no hardware needed). Logins are printed in the log.',
+      }),
+    ),
     /** Show every lock as a Matter door lock too, when Homebridge 2 runs Matter for this bridge (default true; docs/design.md §5b). */
-    matter: Type.Optional(Type.Boolean()),
+    matter: Type.Optional(
+      Type.Boolean({
+        default: true,
+        title: 'Matter',
+        description:
+          'Also show every lock as a Matter door lock (Google Home, Alexa, SmartThings, Home Assistant) when Matter is enabled for the bridge that runs this plugin (Homebridge 2). Turn off to keep the locks in HomeKit only.',
+      }),
+    ),
+    locks: Type.Optional(Type.Array(LockConfigSchema, { title: 'Locks' })),
     api: Type.Optional(
       Type.Object(
         {
-          host: Type.Optional(Type.String()),
-          port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
-          public_url: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://' })),
+          host: Type.Optional(
+            Type.String({
+              title: 'Listen address',
+              placeholder: 'every interface (0.0.0.0)',
+              description: 'Empty: every interface (in demo mode: 127.0.0.1 only). 127.0.0.1 keeps the service on this host.',
+            }),
+          ),
+          port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, title: 'Port', placeholder: 8787, description: 'Empty: 8787 (in demo mode: a free port).' })),
+          public_url: Type.Optional(
+            Type.String({
+              format: 'uri',
+              pattern: '^https?://',
+              'x-hint': 'an address that starts with http:// or https://',
+              title: 'Public URL',
+              description: 'The address people and apps use, e.g. https://locks.example.org behind a proxy. Links in invitations, the web app and redirects use it.',
+            }),
+          ),
           /** More `Host` names the service answers (docs/design.md §9b); `*.example.org` for a whole domain. */
-          allowed_hosts: Type.Optional(Type.Array(Type.String({ minLength: 1, pattern: '^(\\*\\.)?[^\\s/@*]+$' }))),
+          allowed_hosts: Type.Optional(
+            Type.Array(Type.String({ minLength: 1, pattern: '^(\\*\\.)?[^\\s/@*]+$', 'x-hint': 'a host name like homebridge.example.lan or *.example.org', title: 'Host name' }), {
+              title: 'Other host names',
+              description:
+                'Names this service is also reached by (e.g. homebridge.example.lan, *.example.org). Loopback, this host\'s names and addresses, and the public URL\'s host are always allowed; any other Host is refused (421).',
+            }),
+          ),
           /** Reverse proxies whose X-Forwarded-* headers are believed: addresses or CIDR ranges (docs/design.md §7). */
-          trusted_proxies: Type.Optional(Type.Array(Type.String({ minLength: 1, pattern: '^[0-9A-Fa-f:.]+(/\\d{1,3})?$' }))),
-          token_ttl_s: Type.Optional(Type.Integer({ minimum: 60, maximum: 86400 })),
-          oauth_rate_limit_per_minute: Type.Optional(Type.Integer({ minimum: 1 })),
+          trusted_proxies: Type.Optional(
+            Type.Array(Type.String({ minLength: 1, pattern: '^[0-9A-Fa-f:.]+(/\\d{1,3})?$', 'x-hint': 'an address or range like 192.168.1.10 or 10.0.0.0/24', title: 'Proxy address' }), {
+              title: 'Trusted reverse proxies',
+              description: 'Addresses or CIDR ranges of your reverse proxies (e.g. 127.0.0.1, 192.168.1.10). X-Forwarded-For/-Proto/-Host are believed only from them.',
+            }),
+          ),
+          token_ttl_s: Type.Optional(Type.Integer({ minimum: 60, maximum: 86400, title: 'Access token lifetime (s)', placeholder: 3600 })),
+          oauth_rate_limit_per_minute: Type.Optional(Type.Integer({ minimum: 1, title: 'OAuth requests per minute per address', placeholder: 60 })),
         },
-        { additionalProperties: false },
+        { additionalProperties: false, title: 'REST API' },
       ),
     ),
-    clients: Type.Optional(Type.Array(ClientConfigSchema)),
-    locks: Type.Optional(Type.Array(LockConfigSchema)),
-    users: Type.Optional(Type.Array(UserPolicyConfigSchema)),
+    clients: Type.Optional(Type.Array(ClientConfigSchema, { title: 'OAuth clients' })),
+    users: Type.Optional(Type.Array(UserPolicyConfigSchema, { title: 'User policies' })),
     bluetooth: Type.Optional(
       Type.Object(
         {
-          transport: Type.Optional(Type.Union([Type.Literal('bluez'), Type.Literal('simulator')])),
-          adapter: Type.Optional(Type.String()),
-          offline_after_s: Type.Optional(Type.Integer({ minimum: 5 })),
-          command_timeout_s: Type.Optional(Type.Integer({ minimum: 1, maximum: 120 })),
+          transport: Type.Optional(
+            Type.Union([Type.Literal('bluez', { title: 'BlueZ (real locks)' }), Type.Literal('simulator', { title: 'Simulator' })], {
+              title: 'Transport',
+              'x-unset': 'bluez',
+              description: 'Empty: BlueZ, the host\'s Bluetooth.',
+            }),
+          ),
+          adapter: Type.Optional(Type.String({ title: 'Adapter', placeholder: 'hci0' })),
+          offline_after_s: Type.Optional(Type.Integer({ minimum: 5, title: 'Offline after (s) without contact', placeholder: 120 })),
+          command_timeout_s: Type.Optional(Type.Integer({ minimum: 1, maximum: 120, title: 'Command timeout (s)', placeholder: 15 })),
         },
-        { additionalProperties: false },
+        { additionalProperties: false, title: 'Bluetooth' },
       ),
     ),
     smtp: Type.Optional(
       Type.Object(
         {
-          host: Type.String(),
-          port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
-          secure: Type.Optional(Type.Boolean()),
-          user: Type.Optional(Type.String()),
-          password: Type.Optional(Type.String()),
-          from: Type.String(),
+          host: Type.String({ title: 'SMTP host' }),
+          port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, title: 'Port', placeholder: 587, description: 'Empty: 587, or 465 with TLS from the start.' })),
+          secure: Type.Optional(Type.Boolean({ default: false, title: 'TLS from the start (port 465)' })),
+          user: Type.Optional(Type.String({ title: 'User' })),
+          password: Type.Optional(Type.String({ title: 'Password', ...Password })),
+          from: Type.String({ title: 'From address' }),
         },
-        { additionalProperties: false },
+        {
+          additionalProperties: false,
+          title: 'E-mail (invitations)',
+          description: 'Without an SMTP host and a From address, invitation links are written to the log instead of mailed.',
+        },
       ),
     ),
     homekit: Type.Optional(
       Type.Object(
         {
-          user_email: Type.Optional(Type.String({ format: 'email' })),
-          low_battery_threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-          arrival_triggers: Type.Optional(Type.Array(Type.String({ format: 'email' }))),
+          user_email: Type.Optional(
+            Email({
+              title: 'Act in HomeKit as (e-mail)',
+              placeholder: 'each lock\'s owner',
+              description:
+                'Locking and unlocking from the Home app, Siri and automations runs as this user, with this user\'s eKey rules, and appears in the event history under this name. Empty: each lock\'s owner.',
+            }),
+          ),
+          low_battery_threshold: Type.Optional(
+            Type.Number({
+              minimum: 0,
+              maximum: 1,
+              title: 'Low battery below (0–1)',
+              placeholder: 0.2,
+              description: 'HomeKit shows "Low Battery" when the lock\'s battery is below this level (0.2 = 20 %).',
+            }),
+          ),
+          arrival_triggers: Type.Optional(
+            Type.Array(Email({ title: 'E-mail of a user' }), {
+              title: 'Arrival triggers',
+              description:
+                'For each person listed, every lock gets a "<lock> <name> Arrived" button that HomeKit presses when that person unlocks the lock by tapping it. Use it to start automations for who came home.',
+            }),
+          ),
           /**
            * docs/design.md §4d: on locks that can unlatch, `off` (default), `separate` (a second lock
            * service "Open <lock>" whose unlock unlatches) or `on_unlock` (every HomeKit unlock unlatches).
            */
-          unlatch: Type.Optional(Type.Union([Type.Literal('off'), Type.Literal('separate'), Type.Literal('on_unlock')])),
+          unlatch: Type.Optional(
+            Type.Union(
+              [
+                Type.Literal('off', { title: 'Off: unlock only unlocks' }),
+                Type.Literal('separate', { title: 'Separate: an extra "Open <lock>" lock whose unlock pulls the latch' }),
+                Type.Literal('on_unlock', { title: 'On unlock: every HomeKit unlock pulls the latch' }),
+              ],
+              {
+                title: 'Open the door (unlatch) from HomeKit',
+                'x-unset': 'off',
+                description: 'Empty: off. Only for locks that can unlatch (Nuki Smart Lock). Unlatching pulls the latch so the door swings open (docs/homekit.md).',
+              },
+            ),
+          ),
         },
-        { additionalProperties: false },
+        { additionalProperties: false, title: 'HomeKit' },
       ),
     ),
     events: Type.Optional(
       Type.Object(
         {
           /** Events recorded more than this many days ago are pruned in the background. */
-          max_age_days: Type.Optional(Type.Integer({ minimum: 1 })),
+          max_age_days: Type.Optional(Type.Integer({ minimum: 1, title: 'Keep events for (days; empty = forever)' })),
           /** Only the newest this-many events of each lock are kept. */
-          max_per_lock: Type.Optional(Type.Integer({ minimum: 1 })),
+          max_per_lock: Type.Optional(Type.Integer({ minimum: 1, title: 'Keep at most this many events per lock (empty = no limit)' })),
         },
-        { additionalProperties: false },
+        { additionalProperties: false, title: 'Event history' },
       ),
     ),
   },

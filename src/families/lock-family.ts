@@ -30,6 +30,10 @@ export interface FamilyLockConfig {
 export interface LockFamily {
   /** The id stored with each lock and written in config `locks[].family`. */
   readonly id: string;
+  /** What people call a lock of this family ("Nuki Smart Lock"): the settings page says it. */
+  readonly displayName: string;
+  /** The family's choice in the config form's "Lock family" (config.schema.json). */
+  readonly formTitle: string;
   /** What a `locks[]` entry of this family must or must not have, beyond the schema. */
   configProblems(lock: FamilyLockConfig): FieldError[];
   /**

@@ -144,13 +144,14 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
 
   /**
    * Records why this start did not bring the service up (the settings page quotes it, docs/design.md
-   * §7), or clears the record once it runs (`lines` empty).
+   * §7), or, with `running`, what the running service left out of the config; clears the record
+   * when there is nothing to say (`lines` empty).
    */
-  private reportStart(lines: readonly string[]): void {
+  private reportStart(lines: readonly string[], running = false): void {
     try {
       const file = new StartReportFile(join(this.api.user.storagePath(), 'ekey-locks'));
       if (lines.length === 0) file.clear();
-      else file.write(lines);
+      else file.write(lines, running);
     } catch {
       // Only a help for the settings page: the log says the same.
     }
@@ -158,18 +159,20 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
 
   private async start(): Promise<void> {
     const check = this.configCheck ?? checkPluginConfig(this.platformConfig ?? {});
-    // docs/design.md §9: a bad lock entry is left out with one line naming it and the field; the others run.
-    for (const line of check.skippedLocks) this.log.error(line);
-    this.startProblems = [...check.skippedLocks];
+    // docs/design.md §9: what cannot be used is left out with one line each; the rest runs.
+    for (const line of check.notes) this.log.info(line);
+    for (const line of check.problems) this.log.error(line);
+    this.startProblems = [...check.problems];
     if (check.config === undefined) {
-      // Cached accessories stay: a typo in the config must not delete the user's automations.
-      const line = `Configuration is invalid; eKey Locks is not started:\n${check.errors.map((e) => `  ${e.field}: ${e.message}`).join('\n')}`;
+      // Only a platform block that is not an object at all. Cached accessories stay.
+      const line = `Configuration is not a JSON object; eKey Locks is not started:\n${check.errors.map((e) => `  ${e.field}: ${e.message}`).join('\n')}`;
       this.log.error(line);
       this.reportStart([...this.startProblems, line]);
       return;
     }
     const config = check.config;
-    // Nor does a typo in one lock entry: while any entry is left out, no cached accessory is removed.
+    // A typo in one lock entry must not delete the user's automations: while any entry is left
+    // out, no cached accessory is removed.
     this.keepStaleAccessories = check.skippedLocks.length > 0;
     if (!isConfigured(config)) {
       this.log.warn('eKey Locks is not configured (no locks, no clients, demo off): nothing to do. See the README to set it up.');
@@ -184,7 +187,8 @@ export class EKeyLocksPlatform implements DynamicPlatformPlugin {
     if (this.shuttingDown()) return;
     const url = await this.service.listen(config.api?.port ?? (demo ? 0 : 8787), config.api?.host ?? (demo ? '127.0.0.1' : '0.0.0.0'));
     if (this.shuttingDown()) return;
-    this.reportStart([]);
+    // Running: the settings page still shows what was left out of the config, marked as running.
+    this.reportStart(this.startProblems, true);
     this.log.info(`Web app: ${url}/app/`);
 
     this.startHomeKit(config);

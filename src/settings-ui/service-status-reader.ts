@@ -20,7 +20,7 @@ export class ServiceUnavailable extends Error {
  */
 export function notRunning(dataDir: string): string {
   const report = new StartReportFile(dataDir).read();
-  if (report === undefined || report.lines.length === 0) {
+  if (report === undefined || report.lines.length === 0 || report.running) {
     return 'The eKey Locks service is not running. Check that the plugin is enabled and Homebridge is running; the Homebridge log says why it did not start in the lines marked [eKey Locks].';
   }
   const said = report.lines.map((line) => line.replace(/\s+/g, ' ').trim()).join(' ');
@@ -61,7 +61,7 @@ export function readServiceStatus(dataDir: string, isAlive: (pid: number) => boo
   }
   if (!isAlive(parsed.pid)) {
     const report = new StartReportFile(dataDir).read();
-    if (report !== undefined && report.lines.length > 0) throw new ServiceUnavailable('stopped', notRunning(dataDir));
+    if (report !== undefined && report.lines.length > 0 && !report.running) throw new ServiceUnavailable('stopped', notRunning(dataDir));
     const since = typeof parsed.started_at === 'string' ? ` (it was started at ${parsed.started_at})` : '';
     throw new ServiceUnavailable('stopped', `The eKey Locks service is not running: its process has ended${since}. Restart Homebridge and check its log.`);
   }
@@ -76,4 +76,10 @@ function processIsAlive(pid: number): boolean {
     // EPERM: it exists, under another user.
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** What the running service left out of its config, in the words it logged (empty when nothing). */
+export function configProblems(dataDir: string): string[] {
+  const report = new StartReportFile(dataDir).read();
+  return report?.running === true ? report.lines : [];
 }

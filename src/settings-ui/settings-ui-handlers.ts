@@ -6,7 +6,7 @@ import type { GattTransport } from '../gateway/gatt-transport.js';
 import type { GatewayLogger } from '../gateway/gateway-logger.js';
 import { BluezTransport } from '../gateway/transports/bluez-transport.js';
 import type { SettingsUiStatus } from '../store/settings-ui-file.js';
-import { ServiceUnavailable, dataDirOf, readServiceStatus } from './service-status-reader.js';
+import { ServiceUnavailable, configProblems, dataDirOf, readServiceStatus } from './service-status-reader.js';
 import { describeError } from '../domain/errors.js';
 
 /** A failure the page shows as it is (server.js turns it into a RequestError). */
@@ -22,6 +22,8 @@ export type ServiceView =
       started_at: string;
       locks: SetupLock[];
       owners: SetupOwner[];
+      /** What the service left out of its config, one line each (the log's words). */
+      config_problems: string[];
     }
   | { state: 'stopped' | 'unreadable' | 'unreachable' | 'refused'; message: string };
 
@@ -82,6 +84,7 @@ export class SettingsUiHandlers {
         started_at: status.started_at,
         locks: answer.locks,
         owners: answer.owners,
+        config_problems: configProblems(dataDirOf(this.options.storagePath ?? '')),
       };
     } catch (error) {
       if (error instanceof ServiceUnavailable) return { state: error.state, message: error.message };

@@ -14,9 +14,14 @@ export interface StartReport {
   at: string;
   /** The error lines of that start, as Homebridge's log shows them (no secrets: config field names and reasons). */
   lines: string[];
+  /** True when the service runs all the same: the lines say what it left out of the config. */
+  running: boolean;
 }
 
-/** Written by the platform when a start fails, removed when a start succeeds; read by the settings page. */
+/**
+ * Written by the platform when a start fails or leaves part of the config out, removed when a start
+ * has nothing to report; read by the settings page.
+ */
 export class StartReportFile {
   readonly path: string;
 
@@ -24,11 +29,11 @@ export class StartReportFile {
     this.path = join(dataDir, START_REPORT_FILE);
   }
 
-  write(lines: readonly string[], at: Date = new Date()): void {
+  write(lines: readonly string[], running = false, at: Date = new Date()): void {
     try {
       mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
       const temporary = `${this.path}.${process.pid}.tmp`;
-      writeFileSync(temporary, `${JSON.stringify({ version: 1, at: at.toISOString(), lines: [...lines] } satisfies StartReport, null, 2)}\n`, { mode: 0o600 });
+      writeFileSync(temporary, `${JSON.stringify({ version: 1, at: at.toISOString(), lines: [...lines], running } satisfies StartReport, null, 2)}\n`, { mode: 0o600 });
       renameSync(temporary, this.path);
     } catch {
       // Only a help for the settings page: the log has the same lines.
@@ -39,12 +44,12 @@ export class StartReportFile {
     rmSync(this.path, { force: true });
   }
 
-  /** The last failed start's report, if any and readable. */
+  /** The last start's report, if any and readable. */
   read(): StartReport | undefined {
     try {
       const parsed = JSON.parse(readFileSync(this.path, 'utf8')) as Partial<StartReport>;
       if (!Array.isArray(parsed.lines) || typeof parsed.at !== 'string') return undefined;
-      return { version: 1, at: parsed.at, lines: parsed.lines.filter((line): line is string => typeof line === 'string') };
+      return { version: 1, at: parsed.at, lines: parsed.lines.filter((line): line is string => typeof line === 'string'), running: parsed.running === true };
     } catch {
       return undefined;
     }

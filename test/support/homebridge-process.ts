@@ -89,6 +89,8 @@ export function buildPluginFolder(): string {
   if (build.status !== 0) throw new Error(`plugin build failed:\n${build.stdout}\n${build.stderr}`);
   cpSync(join(REPO_ROOT, 'package.json'), join(folder, 'package.json'));
   cpSync(join(REPO_ROOT, 'config.schema.json'), join(folder, 'config.schema.json'));
+  // The settings page (config.schema.json's customUiPath), for the Homebridge UI.
+  cpSync(join(REPO_ROOT, 'homebridge-ui'), join(folder, 'homebridge-ui'), { recursive: true });
   symlinkSync(join(REPO_ROOT, 'node_modules'), join(folder, 'node_modules'), 'dir');
   // The service thread's entry, bundled as `npm run build` does (scripts/service-thread-bundle.mjs),
   // from the dependencies the folder now sees.

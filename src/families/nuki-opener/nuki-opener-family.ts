@@ -12,6 +12,8 @@ import { openerVariant } from './opener-variant.js';
  */
 export const nukiOpenerFamily = {
   id: 'nuki-opener',
+  displayName: 'Nuki Opener',
+  formTitle: 'Nuki Opener, an intercom\'s door opener (pair it with "ekey-locks nuki pair")',
   configProblems(lock) {
     return nukiFamily.configProblems(lock).map((problem) => ({ ...problem, message: problem.message.replace('a Nuki lock', 'a Nuki Opener') }));
   },

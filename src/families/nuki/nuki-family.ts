@@ -8,6 +8,8 @@ import { smartLockVariant } from './smart-lock-variant.js';
 /** The Nuki Smart Lock (docs/nuki.md): paired over Bluetooth, its credentials kept in a file of their own. */
 export const nukiFamily = {
   id: 'nuki',
+  displayName: 'Nuki Smart Lock',
+  formTitle: 'Nuki Smart Lock (pair it with "ekey-locks nuki pair")',
   configProblems(lock) {
     const problems: FieldError[] = [];
     if (lock.key !== undefined) problems.push({ field: '/key', message: 'is not used by a Nuki lock (it is paired: ekey-locks nuki pair)' });

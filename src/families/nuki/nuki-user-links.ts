@@ -5,13 +5,18 @@ import type { UserRepository } from '../../store/user-repository.js';
 /** Authorization name → user e-mail, per lock id. */
 export type NukiUserLinkTable = ReadonlyMap<string, ReadonlyMap<string, string>>;
 
-/** The `locks[].nuki_users` of a config, keyed by the configured lock's id. */
+/**
+ * The `locks[].nuki_users` of a config, keyed by the configured lock's id. Either shape counts: a
+ * map (authorization name → e-mail) or the list the Homebridge UI's form edits
+ * (`[{ "authorization", "email" }]`, src/config/plugin-config-schema.ts).
+ */
 export function nukiUserLinksOfConfig(config: PluginConfig): Map<string, Map<string, string>> {
   const table = new Map<string, Map<string, string>>();
   for (const lock of config.locks ?? []) {
     const id = configuredLockId(lock);
-    if (lock.nuki_users === undefined || id === undefined) continue;
-    table.set(id, new Map(Object.entries(lock.nuki_users)));
+    const links = lock.nuki_users;
+    if (links === undefined || id === undefined) continue;
+    table.set(id, new Map(Array.isArray(links) ? links.map((link) => [link.authorization, link.email] as const) : Object.entries(links)));
   }
   return table;
 }

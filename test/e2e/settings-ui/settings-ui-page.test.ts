@@ -113,6 +113,13 @@ describe('the settings page with the demo service', () => {
     // Where the demo's week of history left it.
     expect(await rowCells(frame, 'Back Door')).toEqual(['Locked', 'Online', '76 %']);
     expect(await rowCells(frame, 'Garden Gate')).toEqual(['Unknown', 'No gateway', '—']);
+    // An Opener has no bolt: its state in its own words (no mode on, the strike closed).
+    expect(await rowCells(frame, 'Building Door')).toEqual(['Closed', 'Online', '100 %']);
+    // What each lock is, from its family, and what it can do; never a family id.
+    expect(await frame.getByRole('rowheader', { name: /^Back Door/ }).innerText()).toBe('Back Door\nNuki Smart Lock · keypad · opens the door · door sensor');
+    expect(await frame.getByRole('rowheader', { name: /^Building Door/ }).innerText()).toBe('Building Door\nNuki Opener');
+    expect(await frame.getByRole('rowheader', { name: /^Front Door/ }).innerText()).toBe('Front Door\neKey open profile');
+    expect(await frame.getByRole('table').innerText()).not.toMatch(/nuki-opener|\bekey\b/);
     await expectNoSpinner(page, frame);
     // The Homebridge UI's own form of config.schema.json, asked for by the page.
     expect(await page.getByLabel('Config form (schema)').isVisible()).toBe(true);
@@ -150,8 +157,18 @@ describe('the settings page with the demo service', () => {
         // The theme greys every table cell (#999, 2.8:1): the bolt's words keep the text colour (axe checks the contrast).
         const boltColour = await computedStyle(frame.getByRole('row', { name: /^Front Door\b/ }).getByRole('cell').first().locator('span'), 'color');
         expect(boltColour).not.toBe('rgb(153, 153, 153)');
+        // Nothing runs out of its card or makes the frame scroll sideways, on a phone too.
+        expect(await inner.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth')).toBe(true);
+        const card = await boxOf(frame.getByRole('region', { name: 'Locks' }));
+        const table = await boxOf(frame.getByRole('table'));
+        expect(table.right).toBeLessThanOrEqual(card.right);
+        // The address breaks after its scheme at most, never inside the host or its port.
+        expect(await inner.evaluate('document.querySelector("#ekl-service-address .ekl-nowrap").getClientRects().length')).toBe(1);
+        // A success has the edge of one, in both themes (the theme draws alert-success like alert-danger).
+        expect(await computedStyle(frame.getByRole('status').first(), 'border-left-color')).toBe(theme === 'light' ? 'rgb(20, 108, 67)' : 'rgb(117, 183, 152)');
         findings.push(...describeFindings(`settings ${theme} ${viewport.width}px`, await seriousViolations(inner)));
         if (viewport.width === 390) await page.screenshot({ path: join(LOOK, `settings-page-real-theme-${theme}.png`), fullPage: true });
+        else await page.screenshot({ path: join(LOOK, `settings-page-real-theme-${theme}-desktop.png`), fullPage: true });
         await page.close();
       }
     }
@@ -182,6 +199,24 @@ describe('the settings page with the demo service', () => {
     expect(await frame.getByRole('link', { name: 'Open the web app' }).isVisible()).toBe(false);
     expect(await frame.getByRole('table').isVisible()).toBe(false);
     await page.close();
+  }, 30_000);
+});
+
+describe('the settings page when the service runs without part of its config', () => {
+  it('lists what was left out, in the words Homebridge logged', async () => {
+    const storage = storageFolder();
+    const demo = await startDemo({ dataDir: join(storage, 'ekey-locks') });
+    try {
+      const lines = ['api.port: must be at most 65535; left out, so its default applies.', 'E-mail (invitations) (smtp) is left out: smtp.from is missing. Until it is filled in, the service runs without it.'];
+      new StartReportFile(join(storage, 'ekey-locks')).write(lines, true);
+      const target = await host({ storagePath: storage });
+      const { page, frame } = await open(target, { width: 390, height: 844 });
+      await eventually(() => statusText(frame), `The service is running at ${demo.demo.base_url} with 4 locks.`);
+      expect(await frame.getByRole('list', { name: 'Left out of the configuration' }).getByRole('listitem').allInnerTexts()).toEqual(lines);
+      await page.close();
+    } finally {
+      await demo.stop();
+    }
   }, 30_000);
 });
 
@@ -220,10 +255,15 @@ describe('the owner\'s account', () => {
     await first.frame.getByLabel('Password (at least 8 characters)').fill('short');
     await first.frame.getByRole('button', { name: "Create the owner's account" }).click();
     await eventually(() => first.frame.locator('#ekl-owner-result').innerText(), 'The password needs at least 8 characters.');
+    // The focus moves to the field to fix, not left on the button.
+    expect(await first.frame.locator(':focus').getAttribute('id')).toBe('ekl-owner-password');
     await first.frame.getByLabel('Password (at least 8 characters)').fill('correct horse');
     await first.frame.getByRole('button', { name: "Create the owner's account" }).click();
-    await eventually(() => first.frame.locator('#ekl-owner-result').innerText(), `The account of ${NEW_OWNER} is ready: sign in to the web app with it.`);
+    await eventually(() => first.frame.locator('#ekl-owner-result').innerText(), `Account of ${NEW_OWNER} created.`);
     await eventually(async () => first.frame.getByRole('button', { name: "Create the owner's account" }).isVisible(), false);
+    // The card says once what to do now.
+    const card = await first.frame.getByRole('region', { name: "Owner's account" }).innerText();
+    expect(card.split('sign in to the web app with it')).toHaveLength(2);
     expect(await first.page.getByLabel('Toasts').innerText()).toContain(`Account of ${NEW_OWNER} created.`);
 
     await second.frame.getByLabel('Name', { exact: true }).fill('Mallory');
@@ -383,7 +423,7 @@ describe('the Nuki pairing wizard', () => {
 describe('the settings page when the service did not start', () => {
   it('quotes the start failure Homebridge logged, in the real theme, without a serious accessibility violation', async () => {
     const storage = storageFolder();
-    const line = 'Lock "Test Door" (locks[0]) is left out: key: must match pattern "^[0-9a-fA-F]{64}$". The other locks run.';
+    const line = 'eKey Locks could not start: the access service could not open: the database file is not a database.';
     new StartReportFile(join(storage, 'ekey-locks')).write([line]);
     const findings: string[] = [];
     for (const theme of ['light', 'dark'] as const) {
@@ -393,8 +433,9 @@ describe('the settings page when the service did not start', () => {
       const inner = page.frames().find((candidate) => candidate.url().endsWith('/plugin/index.html'));
       if (!inner) throw new Error('no settings frame');
       await eventually(() => inner.evaluate('[...document.styleSheets].some((sheet) => /styles-[A-Z0-9]+\\.css$/.test(sheet.href || ""))'), true);
-      // An error looks like one: the theme's alert.
+      // An error looks like one: the theme's alert, and an edge of its own (the theme draws success alike).
       expect(await hasClass(frame.getByRole('status').first(), 'alert-danger')).toBe(true);
+      expect(await computedStyle(frame.getByRole('status').first(), 'border-left-color')).toBe(theme === 'light' ? 'rgb(176, 42, 55)' : 'rgb(234, 134, 143)');
       findings.push(...describeFindings(`settings not running ${theme}`, await seriousViolations(inner)));
       await page.screenshot({ path: join(LOOK, `settings-page-not-running-${theme}.png`), fullPage: true });
       await page.close();

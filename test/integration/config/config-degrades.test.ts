@@ -39,7 +39,7 @@ async function start(raw: unknown): Promise<{ service: ServiceRoot; logger: Reco
   await open?.close();
   const logger = new RecordingLogger();
   const check = checkPluginConfig(raw);
-  for (const line of check.skippedLocks) logger.error(line);
+  for (const line of check.problems) logger.error(line);
   if (check.config === undefined) throw new Error(`config refused: ${JSON.stringify(check.errors)}`);
   const config: PluginConfig = { ...check.config, bluetooth: { transport: 'simulator' } };
   open = await ServiceRoot.open({ config, dataDir, logger, clock, demo: false });
@@ -64,7 +64,7 @@ describe('a lock entry that fails validation', () => {
     });
     expect(errors(logger)).toEqual([
       expect.stringMatching(/^Lock "Shed" \(locks\[1\]\) is left out: time_zone: "Mars\/Olympus_Mons" is not an IANA time zone/),
-      expect.stringMatching(/^Lock "Garage" \(locks\[2\]\) is left out: address: must match pattern/),
+      expect.stringMatching(/^Lock "Garage" \(locks\[2\]\) is left out: address: "not-an-address" is not a Bluetooth address like AA:BB:CC:DD:EE:FF\. /),
       expect.stringMatching(/^Lock "Cellar" \(locks\[3\]\) is left out: key: is required for a lock of our profile/),
       expect.stringMatching(/^Lock "Gate" \(locks\[4\]\) is left out: family: /),
       // Valid to the schema, but with nothing to keep its id by when renamed.
@@ -74,11 +74,12 @@ describe('a lock entry that fails validation', () => {
     expect(service.services.locks.listForUser(ownerId(service), ownerId(service)).map((lock) => lock.name)).toEqual(['Front Door']);
   });
 
-  it('stops the plugin only for errors outside locks[], listing every field', () => {
+  it('leaves out a bad setting outside locks[] too, with one line, and never stops the plugin', () => {
     const check = checkPluginConfig({ api: { port: 99999 }, locks: [{ ...FRONT, time_zone: 'Nowhere/Else' }, SHED] });
-    expect(check.config).toBeUndefined();
-    expect(check.errors.map((error) => error.field)).toEqual(['/api/port']);
+    expect(check.config).toEqual({ locks: [SHED] });
+    expect(check.errors).toEqual([]);
     expect(check.skippedLocks).toEqual([expect.stringMatching(/^Lock "Front Door" \(locks\[0\]\) is left out: time_zone: /)]);
+    expect(check.problems).toEqual([...check.skippedLocks, 'api.port: must be at most 65535; left out, so its default applies.']);
   });
 });
 

@@ -125,10 +125,33 @@ describe('/status', () => {
     expect(view.locks.find((lock) => lock.name === 'Front Door')).toMatchObject({ family: 'ekey', gateway: true });
     expect(view.locks.find((lock) => lock.name === 'Back Door')).toMatchObject({ family: 'nuki' });
     expect(view.locks.find((lock) => lock.name === 'Building Door')).toMatchObject({ family: 'nuki-opener', gateway: true });
+    // What each lock is, in words from its family, and what it can do: the page shows no family ids.
+    expect(view.locks.map((lock) => [lock.name, lock.family_name, lock.features])).toEqual([
+      ['Back Door', 'Nuki Smart Lock', ['keypad', 'unlatch', 'door_sensor']],
+      ['Building Door', 'Nuki Opener', ['opener']],
+      ['Front Door', 'eKey open profile', []],
+      ['Garage', 'eKey open profile', []],
+      ['Garden Gate', 'eKey open profile', []],
+    ]);
+    expect(view.locks.find((lock) => lock.name === 'Building Door')?.modes).toEqual({ ring_to_open: false, continuous_mode: false });
+    expect(view.locks.find((lock) => lock.name === 'Front Door')?.modes).toBeNull();
+    expect(view.config_problems).toEqual([]);
     expect(view.owners).toEqual([
       { email: NEW_OWNER, active: false },
       { email: service.demo.users[0]?.email, active: true },
     ]);
+  });
+
+  it('says what the running service left out of its config, in the words Homebridge logged', async () => {
+    const line = 'api.port: must be at most 65535; left out, so its default applies.';
+    const report = new StartReportFile(dataDir);
+    report.write([line], true);
+    try {
+      const view = await handlers().status();
+      expect(view).toMatchObject({ state: 'running', config_problems: [line] });
+    } finally {
+      report.clear();
+    }
   });
 
   it('says the service is not running when there is no status file', async () => {

@@ -60,8 +60,8 @@ describe('readConfigFile', () => {
     });
   });
 
-  it('lists every invalid field', () => {
-    withFile(JSON.stringify({ api: { port: 70000, colour: 'red' }, locks: [{ name: '' }] }), (file) => {
+  it('lists every field at fault outside the lock entries, and each lock entry on one line', () => {
+    withFile(JSON.stringify({ api: { port: 70000, colour: 'red' }, locks: [{ name: '', gateway: true }, { name: 'Gate' }] }), (file) => {
       let message = '';
       try {
         readConfigFile(file);
@@ -69,13 +69,30 @@ describe('readConfigFile', () => {
         expect(error).toBeInstanceOf(UsageError);
         message = (error as Error).message;
       }
-      expect(message).toContain(`Config file ${file} is invalid:`);
-      expect(message).toMatch(/\/api\/port: must be <= 65535/);
-      expect(message).toMatch(/\/api\/colour: /);
-      // The lock entry is named in the same report, on one line (docs/design.md §9).
-      const lockLine = message.split('\n').find((line) => line.startsWith('  Lock #1 (locks[0]) is left out: '));
-      expect(lockLine).toMatch(/ name: must NOT have fewer than 1 characters[;.]/);
-      expect(lockLine).toMatch(/ owner_email: must have required property 'owner_email'[;.]/);
+      expect(message.split('\n')).toEqual([
+        `Config file ${file} is invalid:`,
+        '  /api/colour: is not a setting here',
+        '  /api/port: must be at most 65535',
+        '  Lock "Gate" (locks[1]) is left out: owner_email: is missing. The other locks run.',
+      ]);
+    });
+  });
+
+  it('runs a file the Homebridge UI saved untouched, saying which empty entries it ignored', () => {
+    withFile(JSON.stringify({ demo: true, locks: [{ gateway: true, keypad: false }], clients: [{ public: false }], smtp: { secure: false } }), (file) => {
+      const lines: string[] = [];
+      const logger = { ...silentLogger, error: (line: string) => lines.push(`error ${line}`), info: (line: string) => lines.push(`info ${line}`) };
+      expect(readConfigFile(file, logger)).toEqual({ demo: true, locks: [], clients: [] });
+      expect(lines).toEqual([
+        'info Locks: entry 1 (locks[0]) has nothing filled in — the settings form adds an empty entry to every list — so it is ignored.',
+        'info OAuth clients: entry 1 (clients[0]) has nothing filled in — the settings form adds an empty entry to every list — so it is ignored.',
+      ]);
+    });
+  });
+
+  it('refuses a file that is not a JSON object', () => {
+    withFile('[1, 2]', (file) => {
+      expect(() => readConfigFile(file)).toThrow(new RegExp(`Config file ${file} is invalid:\n  /: must be object`));
     });
   });
 

@@ -484,13 +484,24 @@ describe('EKeyLocksPlatform cache and lifecycle', () => {
     expect([...run.harness.published.keys()]).toEqual([hap(run).uuid.generate(GATE.id)]);
   });
 
-  it('keeps cached accessories when the configuration is invalid', async () => {
+  it('leaves out an invalid setting with one line and runs with its default (docs/design.md §9: never the whole plugin)', async () => {
     const first = await startPlatform();
     const cache = first.harness.serializeCache();
     first.harness.api.signalShutdown();
-    const broken = await startPlatform({ cache, config: { homekit: { low_battery_threshold: 7 } } });
-    expect(broken.harness.calls).toEqual({ register: 0, update: 0, unregister: 0 });
-    expect(broken.log.text()).toContain('Configuration is invalid');
+    const run = await startPlatform({ cache, config: { homekit: { low_battery_threshold: 7 } } });
+    // The accessories are restored and run, as with the setting left out.
+    expect(run.harness.calls).toEqual({ register: 0, update: 1, unregister: 0 });
+    expect(run.log.text()).not.toContain('not started');
+    expect(run.log.text().split('\n').filter((line) => line.includes('homekit.low_battery_threshold'))).toEqual([
+      'error homekit.low_battery_threshold: must be at most 1; left out, so its default applies.',
+    ]);
+  });
+
+  it('ignores the empty entries the Homebridge UI\'s form saves, with one line each, and runs the configured locks', async () => {
+    const run = await startPlatform({ config: { locks: [{ family: 'ekey', gateway: true, keypad: false }], clients: [{ public: false }], users: [{ can_send_ekeys: true }], smtp: { secure: false } } });
+    expect(run.harness.published.size).toBe(2);
+    expect(run.log.text()).not.toMatch(/^error /m);
+    expect(run.log.text().split('\n').filter((line) => line.includes('has nothing filled in'))).toHaveLength(3);
   });
 
   it('logs one line for a lock entry it leaves out, runs the rest, and keeps that lock’s cached accessory until the entry is fixed', async () => {
