@@ -13,7 +13,9 @@ try {
     constructor() {
       super();
       this.onRequest('/status', () => ({ state: 'unreadable', message }));
-      for (const path of ['/owner', '/nuki/scan', '/nuki/pair']) {
+      this.onRequest('/pairing', () => ({ families: [] }));
+      this.onRequest('/form', () => ({ listFields: [] }));
+      for (const path of ['/owner', '/scan', '/pair']) {
         this.onRequest(path, () => {
           throw new RequestError(message, { reason: 'unavailable' });
         });

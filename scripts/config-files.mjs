@@ -36,9 +36,9 @@ const standaloneCode = standaloneCodeModule.default ?? standaloneCodeModule;
 const addFormats = addFormatsModule.default ?? addFormatsModule;
 
 /** Keywords for people (the form, the error lines), not rules: left out of the validators. */
-const WORDS = ['title', 'description', 'placeholder', 'x-schema-form', 'x-hint', 'x-unset', 'x-form-choice', 'default'];
+const WORDS = ['title', 'description', 'placeholder', 'x-schema-form', 'x-hint', 'x-unset', 'x-form-choice', 'x-add-button', 'default'];
 /** Keywords of ours that the form does not read: left out of config.schema.json. */
-const OURS = ['x-hint', 'x-unset', 'x-form-choice'];
+const OURS = ['x-hint', 'x-unset', 'x-form-choice', 'x-add-button'];
 
 const isObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
 

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { USAGE, UsageError } from './cli/usage-error.js';
 import { describeError } from './domain/errors.js';
 
-// Each command loads its own modules when it runs: `nuki decode` does not pay for the service,
-// Fastify and BlueZ at every start.
+// Each command loads its own modules when it runs: a family's `decode` does not pay for the
+// service, Fastify and BlueZ at every start.
 
 async function openapiCommand(): Promise<void> {
   const [{ ServiceRoot }, { silentLogger }] = await Promise.all([import('./service-root.js'), import('./logger.js')]);
@@ -32,8 +32,6 @@ async function main(argv: string[]): Promise<void> {
       return (await import('./cli/user-command.js')).userCommand(args);
     case 'client':
       return (await import('./cli/client-command.js')).clientCommand(args);
-    case 'nuki':
-      return (await import('./families/nuki/nuki-cli-command.js')).nukiCommand(args);
     case 'openapi':
       return openapiCommand();
     case 'help':
@@ -43,8 +41,14 @@ async function main(argv: string[]): Promise<void> {
       return;
     case undefined:
       throw new UsageError('No command given.');
-    default:
-      throw new UsageError(`Unknown command "${command}".`);
+    default: {
+      // `ekey-locks <family> …`: a lock family's own tools (src/families/registry.ts).
+      const { LOCK_FAMILIES } = await import('./families/registry.js');
+      const family = LOCK_FAMILIES.find((candidate) => candidate.cli?.name === command);
+      const module = family === undefined ? undefined : await family.load();
+      if (module?.cli === undefined) throw new UsageError(`Unknown command "${command}".`);
+      return module.cli(args);
+    }
   }
 }
 

@@ -46,6 +46,7 @@ import { systemHostNetwork, type HostNetwork } from './api/host/host-addresses.j
 import { AllowedHosts } from './api/host/allowed-hosts.js';
 import { secureDataFolder } from './store/data-folder-permissions.js';
 import { removeDemoHousehold } from './demo/demo-removal.js';
+import { doorCodeRulesOf, loadFamilyModules } from './families/registry.js';
 import { PasswordService } from './access/password-service.js';
 import { SmtpPasswordResetMailer } from './access/password-reset-mailer.js';
 import { PasswordResetRepository } from './store/password-reset-repository.js';
@@ -108,11 +109,10 @@ export class ServiceRoot {
   }
 
   /** Opens the store, applies migrations, syncs the config and (in demo mode) seeds the household. */
-  static open(options: ServiceOptions): Promise<ServiceRoot> {
-    // What openNow throws becomes the promise's rejection.
-    return new Promise((resolve) => {
-      resolve(ServiceRoot.openNow(options));
-    });
+  static async open(options: ServiceOptions): Promise<ServiceRoot> {
+    // The families' drivers, pairing and demo locks: the service needs every family its locks may have.
+    await loadFamilyModules();
+    return ServiceRoot.openNow(options);
   }
 
   private static openNow(options: ServiceOptions): ServiceRoot {
@@ -173,7 +173,14 @@ export class ServiceRoot {
       // Roles are read on every request that touches a lock: cached per (user, lock) until a lock or
       // an eKey is written (docs/architecture.md "Caches").
       const holdings = new DerivedCache<LockHolding>(db, [repositories.locks, repositories.ekeys], { limit: HOLDINGS_CACHE_LIMIT });
-      const doorCodeService = new DoorCodeService({ doorCodes: repositories.doorCodes, clock });
+      const doorCodeService = new DoorCodeService({
+        doorCodes: repositories.doorCodes,
+        clock,
+        keypadRulesOf: (lockId) => {
+          const lock = repositories.locks.findById(lockId);
+          return lock === undefined ? undefined : doorCodeRulesOf(lock.family);
+        },
+      });
       const ekeys = new EKeyService({ ...repositories, invitations, clock, transaction, changes: ekeyChanges, holdings, doorCodeService });
       // docs/design.md §3 Users: owners and admins of a lock see the users holding keys on it.
       users.setVisibility((callerId, targetId) => ekeys.canSeeUser(callerId, targetId));

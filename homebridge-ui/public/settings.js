@@ -11,17 +11,14 @@
   const OWNER_TIMEOUT_MS = 20000;
   const SCAN_SECONDS = 10;
   const PAIR_TIMEOUT_S = 30;
-  const PIN_OPTIONAL_LABEL = 'Security PIN (optional; needed to read who opened the door)';
-  const PIN_NEEDED_LABEL = 'Security PIN (6 digits; this lock needs it to pair)';
   const BOLT_TEXT = { locked: 'Locked', unlocked: 'Unlocked', jammed: 'Jammed', unknown: 'Unknown' };
   // What a lock can do beyond lock and unlock, in the page's words (SetupLock.features).
   const FEATURE_TEXT = { keypad: 'keypad', unlatch: 'opens the door', door_sensor: 'door sensor' };
 
   const $ = (id) => document.getElementById(id);
-  let pairedLock = null;
   let checking = false;
-  // A scan's progress lines are not shown (its answer lists what it heard); a pairing's are.
-  let scanning = false;
+  /** The pairing cards by family: each one's elements and state. */
+  const pairings = new Map();
 
   /** A request to server.js that ends within `ms`, with the server's message on failure. */
   function ask(path, body, ms) {
@@ -257,99 +254,192 @@
     }
   }
 
-  function log(line) {
-    const element = $('ekl-nuki-log');
-    element.hidden = false;
-    element.textContent += `${line}\n`;
+  /** An element with a class, an id and text, in one call. */
+  function element(tag, { id, className, text } = {}) {
+    const created = document.createElement(tag);
+    if (id) created.id = id;
+    if (className) created.className = className;
+    if (text !== undefined) created.textContent = text;
+    return created;
+  }
+
+  /**
+   * One "Pair a …" card for a family whose locks are paired (docs/architecture.md "The settings
+   * page"): scan, choose, pair, add to the config. Its words come from the family (`/pairing`).
+   */
+  function renderPairing(family) {
+    const key = `ekl-pair-${family.family.replace(/[^a-z0-9-]/gi, '')}`;
+    const section = element('section', { className: 'card ekl-card' });
+    section.setAttribute('aria-labelledby', `${key}-heading`);
+    const body = element('div', { className: 'card-body' });
+    body.append(element('h2', { id: `${key}-heading`, className: 'h5', text: `Pair a ${family.noun}` }));
+    const steps = element('ol', { className: 'ekl-steps' });
+    for (const step of family.steps) steps.append(element('li', { text: step }));
+    const actions = element('div', { className: 'ekl-actions' });
+    const scanButton = element('button', { id: `${key}-scan`, className: 'btn btn-secondary', text: `Scan for ${family.noun}s` });
+    scanButton.type = 'button';
+    actions.append(scanButton);
+    const found = element('fieldset', { id: `${key}-found`, className: 'ekl-fieldset' });
+    found.hidden = true;
+    found.append(element('legend', { className: 'form-label', text: `${family.noun[0].toUpperCase()}${family.noun.slice(1)}s nearby` }));
+    const choices = element('div', { id: `${key}-choices` });
+    found.append(choices);
+    let nameField = null;
+    if (family.ourName) {
+      const wrapper = element('div', { className: 'mb-2' });
+      const label = element('label', { className: 'form-label', text: family.ourName.label });
+      label.htmlFor = `${key}-name`;
+      nameField = element('input', { id: `${key}-name`, className: 'form-control' });
+      nameField.type = 'text';
+      nameField.maxLength = family.ourName.maxBytes;
+      nameField.value = family.ourName.default;
+      wrapper.append(label, nameField);
+      found.append(wrapper);
+    }
+    let pinField = null;
+    let pinLabel = null;
+    let pinHint = null;
+    if (family.pin) {
+      const wrapper = element('div', { className: 'mb-2' });
+      pinLabel = element('label', { id: `${key}-pin-label`, className: 'form-label', text: family.pin.optionalLabel });
+      pinLabel.htmlFor = `${key}-pin`;
+      pinField = element('input', { id: `${key}-pin`, className: 'form-control' });
+      pinField.type = 'password';
+      pinField.inputMode = 'numeric';
+      pinField.autocomplete = 'off';
+      pinField.maxLength = family.pin.digits;
+      pinField.setAttribute('aria-describedby', `${key}-pin-hint`);
+      pinHint = element('p', { id: `${key}-pin-hint`, className: 'form-text', text: family.pin.neededHint });
+      pinHint.hidden = true;
+      wrapper.append(pinLabel, pinField, pinHint);
+      found.append(wrapper);
+    }
+    const pairButton = element('button', { id: `${key}-pair`, className: 'btn btn-primary', text: 'Pair the chosen lock' });
+    pairButton.type = 'button';
+    found.append(pairButton);
+    const log = element('pre', { id: `${key}-log`, className: 'ekl-log' });
+    log.setAttribute('aria-live', 'polite');
+    log.setAttribute('aria-label', 'Pairing progress');
+    log.hidden = true;
+    const result = element('p', { id: `${key}-result`, className: 'ekl-result' });
+    result.setAttribute('role', 'status');
+    const addButton = element('button', { id: `${key}-add`, className: 'btn btn-primary', text: 'Add the paired lock to the config' });
+    addButton.type = 'button';
+    addButton.hidden = true;
+    body.append(steps, actions, found, log, result, addButton);
+    section.append(body);
+
+    const card = { family, key, scanButton, pairButton, addButton, found, choices, nameField, pinField, pinLabel, pinHint, log, result, scanning: false, paired: null };
+    pairings.set(family.family, card);
+    scanButton.addEventListener('click', () => void scan(card));
+    pairButton.addEventListener('click', () => void pair(card));
+    addButton.addEventListener('click', () => void addPairedLock(card));
+    return section;
+  }
+
+  async function loadPairing() {
+    try {
+      const answer = await ask('/pairing', {}, STATUS_TIMEOUT_MS);
+      $('ekl-pairing').replaceChildren(...answer.families.map(renderPairing));
+    } catch {
+      // Without the list there is nothing to pair from here; the CLI still pairs.
+    }
+  }
+
+  function logLine(card, line) {
+    card.log.hidden = false;
+    card.log.textContent += `${line}\n`;
   }
 
   function setBluetoothBusy(busy) {
-    $('ekl-nuki-scan').disabled = busy;
-    $('ekl-nuki-pair').disabled = busy;
+    for (const card of pairings.values()) {
+      card.scanButton.disabled = busy;
+      card.pairButton.disabled = busy;
+    }
   }
 
-  async function scan() {
-    const result = $('ekl-nuki-result');
-    $('ekl-nuki-log').textContent = '';
-    $('ekl-nuki-found').hidden = true;
-    $('ekl-nuki-add').hidden = true;
+  async function scan(card) {
+    const { result, family } = card;
+    card.log.textContent = '';
+    card.found.hidden = true;
+    card.addButton.hidden = true;
     setBluetoothBusy(true);
-    scanning = true;
+    // A scan's progress lines are not shown (its answer lists what it heard); a pairing's are.
+    card.scanning = true;
     setText(result, `Scanning for up to ${SCAN_SECONDS} s…`, 'busy');
     try {
-      const answer = await ask('/nuki/scan', { seconds: SCAN_SECONDS }, (SCAN_SECONDS + 20) * 1000);
-      const choices = $('ekl-nuki-choices');
-      choices.replaceChildren();
+      const answer = await ask('/scan', { family: family.family, seconds: SCAN_SECONDS }, (SCAN_SECONDS + 20) * 1000);
+      card.choices.replaceChildren();
       answer.locks.forEach((lock, index) => {
-        const id = `ekl-nuki-choice-${index}`;
-        const wrapper = document.createElement('div');
-        wrapper.className = 'form-check';
-        const input = document.createElement('input');
+        const id = `${card.key}-choice-${index}`;
+        const wrapper = element('div', { className: 'form-check' });
+        const input = element('input', { id, className: 'form-check-input' });
         input.type = 'radio';
-        input.name = 'ekl-nuki-address';
-        input.id = id;
+        input.name = `${card.key}-address`;
         input.value = lock.address;
-        input.className = 'form-check-input';
         input.checked = index === 0;
-        // docs/design.md §4d: an API 2.3 lock (Ultra, Go, Pro 5th generation) pairs only with its PIN.
+        // docs/design.md §4d: some devices (a Nuki on API 2.3) pair only with their PIN.
         input.dataset.pinRequired = lock.pin_required ? 'true' : 'false';
-        input.addEventListener('change', showPinNeed);
-        const label = document.createElement('label');
+        input.addEventListener('change', () => showPinNeed(card));
+        const label = element('label', { className: 'form-check-label' });
         label.htmlFor = id;
-        label.className = 'form-check-label';
         const level = lock.api_level ? `, Bluetooth API ${lock.api_level}` : '';
         label.textContent = `${lock.model} ${lock.address}${level}${lock.rssi === null ? '' : ` (${lock.rssi} dBm)`}`;
         wrapper.append(input, label);
-        choices.append(wrapper);
+        card.choices.append(wrapper);
       });
-      showPinNeed();
-      $('ekl-nuki-found').hidden = answer.locks.length === 0;
+      showPinNeed(card);
+      card.found.hidden = answer.locks.length === 0;
+      const count = answer.locks.length;
       setText(
         result,
-        answer.locks.length === 0
-          ? 'No Nuki lock heard. Is Bluetooth on, the lock in range and its batteries in?'
-          : `${answer.locks.length === 1 ? 'One Nuki lock' : `${answer.locks.length} Nuki locks`} found. Hold the lock's button for 5 s, then press “Pair the chosen lock”.`,
-        answer.locks.length === 0 ? 'error' : 'done',
+        count === 0 ? `No ${family.noun} heard. Is Bluetooth on, the lock in range and its batteries in?` : `${count === 1 ? `One ${family.noun}` : `${count} ${family.noun}s`} found. ${family.afterScan}`,
+        count === 0 ? 'error' : 'done',
       );
     } catch (error) {
       setText(result, error.message, 'error');
     } finally {
-      scanning = false;
+      card.scanning = false;
       setBluetoothBusy(false);
     }
   }
 
-  /** The PIN field says whether the chosen lock needs it to pair, and how long it is. */
-  function showPinNeed() {
-    const chosen = document.querySelector('input[name="ekl-nuki-address"]:checked');
-    const needed = chosen !== null && chosen.dataset.pinRequired === 'true';
-    const field = $('ekl-nuki-pin');
-    $('ekl-nuki-pin-label').textContent = needed ? PIN_NEEDED_LABEL : PIN_OPTIONAL_LABEL;
-    field.required = needed;
-    $('ekl-nuki-pin-hint').hidden = !needed;
+  function chosenDevice(card) {
+    return card.choices.querySelector(`input[name="${card.key}-address"]:checked`);
   }
 
-  async function pair() {
-    const result = $('ekl-nuki-result');
-    const chosen = document.querySelector('input[name="ekl-nuki-address"]:checked');
+  /** The PIN field says whether the chosen device needs it to pair. */
+  function showPinNeed(card) {
+    if (!card.pinField) return;
+    const chosen = chosenDevice(card);
+    const needed = chosen !== null && chosen.dataset.pinRequired === 'true';
+    card.pinLabel.textContent = needed ? card.family.pin.neededLabel : card.family.pin.optionalLabel;
+    card.pinField.required = needed;
+    card.pinHint.hidden = !needed;
+  }
+
+  async function pair(card) {
+    const { result, family } = card;
+    const chosen = chosenDevice(card);
     if (!chosen) return setText(result, 'Choose a lock first.', 'error');
-    if (chosen.dataset.pinRequired === 'true' && !/^\d{6}$/.test($('ekl-nuki-pin').value.trim())) {
-      return fieldError(result, $('ekl-nuki-pin'), 'This lock pairs only with its 6-digit security PIN: enter it first (the Nuki app shows it under the lock\'s settings).');
+    const pin = card.pinField ? card.pinField.value.trim() : '';
+    if (chosen.dataset.pinRequired === 'true' && !new RegExp(`^\\d{${family.pin.digits}}$`).test(pin)) {
+      return fieldError(result, card.pinField, family.pin.neededError);
     }
-    $('ekl-nuki-log').textContent = '';
-    $('ekl-nuki-add').hidden = true;
+    card.log.textContent = '';
+    card.addButton.hidden = true;
     setBluetoothBusy(true);
     setText(result, `Pairing with ${chosen.value}… hold the lock's button for 5 s now.`, 'busy');
     try {
       const answer = await ask(
-        '/nuki/pair',
-        { address: chosen.value, name: $('ekl-nuki-name').value, pin: $('ekl-nuki-pin').value, timeout_s: PAIR_TIMEOUT_S },
+        '/pair',
+        { family: family.family, address: chosen.value, name: card.nameField ? card.nameField.value : '', pin, timeout_s: PAIR_TIMEOUT_S },
         (PAIR_TIMEOUT_S + 30) * 1000,
       );
-      pairedLock = answer.lock;
-      $('ekl-nuki-pin').value = '';
+      card.paired = answer.lock;
+      if (card.pinField) card.pinField.value = '';
       setText(result, `Paired with ${chosen.value}. Add it to the config, set its owner's e-mail, save and restart Homebridge.`, 'done');
-      $('ekl-nuki-add').hidden = false;
+      card.addButton.hidden = false;
     } catch (error) {
       setText(result, error.message, 'error');
     } finally {
@@ -357,21 +447,22 @@
     }
   }
 
-  async function addPairedLock() {
-    const result = $('ekl-nuki-result');
-    if (!pairedLock) return;
+  async function addPairedLock(card) {
+    const { result } = card;
+    const paired = card.paired;
+    if (!paired) return;
     try {
       const config = await withDeadline(homebridge.getPluginConfig(), 10000, 'The Homebridge UI did not hand over the config.');
       const block = config[0] || { platform: 'EKeyLocks', name: 'eKey Locks' };
       const locks = Array.isArray(block.locks) ? block.locks : [];
-      const address = String(pairedLock.address || '').toUpperCase();
+      const address = String(paired.address || '').toUpperCase();
       const owners = locks.map((lock) => lock.owner_email).filter(Boolean);
-      // The pairing says what it paired: a Smart Lock (family nuki) or an Opener (nuki-opener).
-      const entry = { name: pairedLock.name || 'Nuki Smart Lock', family: pairedLock.family || 'nuki', address, owner_email: owners[0] || '' };
+      // The pairing says what it paired (its family, its name) and where.
+      const entry = { ...paired, address, owner_email: owners[0] || '' };
       block.locks = [...locks.filter((lock) => String(lock.address || '').toUpperCase() !== address), entry];
       await withDeadline(homebridge.updatePluginConfig([block, ...config.slice(1)]), 10000, 'The Homebridge UI did not take the config.');
       setText(result, `Added ${address} to the locks in the configuration below: check its name and owner, then save and restart Homebridge.`, 'done');
-      $('ekl-nuki-add').hidden = true;
+      card.addButton.hidden = true;
     } catch (error) {
       setText(result, error.message, 'error');
     }
@@ -394,20 +485,27 @@
   }
 
   /**
-   * The config form keeps only what it can edit: a lock's `nuki_users` written as a map (name →
-   * e-mail) would be lost at the next Save. The same links as a list (`[{ authorization, email }]`,
-   * which the service reads alike) survive it, so the page hands the form that shape first.
+   * The config form keeps only what it can edit: a lock field written as a map (a Nuki's
+   * `nuki_users`, name → e-mail) would be lost at the next Save. The same entries as a list (which
+   * the service reads alike) survive it, so the page hands the form that shape first; which
+   * fields, and the list's names, come from the families (`/form`).
    */
   async function formFriendlyConfig() {
+    const { listFields } = await ask('/form', {}, STATUS_TIMEOUT_MS);
+    if (listFields.length === 0) return;
     const config = await withDeadline(homebridge.getPluginConfig(), 10000, 'The Homebridge UI did not hand over the config.');
     let changed = false;
     const blocks = config.map((block) => {
       if (!block || !Array.isArray(block.locks)) return block;
       const locks = block.locks.map((lock) => {
-        const links = lock && lock.nuki_users;
-        if (!links || typeof links !== 'object' || Array.isArray(links)) return lock;
-        changed = true;
-        return { ...lock, nuki_users: Object.entries(links).map(([authorization, email]) => ({ authorization, email })) };
+        let entry = lock;
+        for (const { field, key, value } of listFields) {
+          const map = entry && entry[field];
+          if (!map || typeof map !== 'object' || Array.isArray(map)) continue;
+          changed = true;
+          entry = { ...entry, [field]: Object.entries(map).map(([name, target]) => ({ [key]: name, [value]: target })) };
+        }
+        return entry;
       });
       return { ...block, locks };
     });
@@ -418,7 +516,7 @@
     try {
       await formFriendlyConfig();
     } catch {
-      // The form still shows; only the list shape of nuki_users could not be handed over.
+      // The form still shows; only the list shape of a map field could not be handed over.
     }
     // The config form of config.schema.json, under this page.
     homebridge.showSchemaForm();
@@ -427,12 +525,11 @@
   function start() {
     $('ekl-refresh').addEventListener('click', () => void refresh());
     $('ekl-owner-form').addEventListener('submit', (event) => void createOwner(event));
-    $('ekl-nuki-scan').addEventListener('click', () => void scan());
-    $('ekl-nuki-pair').addEventListener('click', () => void pair());
-    $('ekl-nuki-add').addEventListener('click', () => void addPairedLock());
-    homebridge.addEventListener('nuki-progress', (event) => {
-      if (!scanning) log(event.data.line);
+    homebridge.addEventListener('pairing-progress', (event) => {
+      const card = pairings.get(event.data.family);
+      if (card && !card.scanning) logLine(card, event.data.line);
     });
+    void loadPairing();
     void showForm();
     void refresh();
   }

@@ -6,7 +6,7 @@
  * `set` or `removed` before the lock did.
  */
 import type { Clock } from '../domain/clock.js';
-import { generateDoorCode } from '../domain/door-code.js';
+import { generateDoorCode, type DoorCodeRules } from '../domain/door-code.js';
 import { doorCodeWindow } from '../domain/door-code-window.js';
 import type { EKey } from '../domain/ekey-types.js';
 import { ServiceError } from '../domain/errors.js';
@@ -31,6 +31,8 @@ type WindowKey = Pick<EKey, 'type' | 'valid_from' | 'valid_to' | 'schedule_start
 export interface DoorCodeServiceDependencies {
   doorCodes: DoorCodeRepository;
   clock: Clock;
+  /** The rules of a lock's keypad (its family's); undefined for a lock whose family takes none. */
+  keypadRulesOf: (lockId: string) => DoorCodeRules | undefined;
   /** Uniform integer in [0, n) from a CSPRNG (tests may inject one). */
   randomBelow?: (n: number) => number;
 }
@@ -40,6 +42,13 @@ const ON_ITS_WAY: ReadonlySet<DoorCodeState> = new Set(['setting', 'set', 'faile
 
 export class DoorCodeService {
   constructor(private readonly deps: DoorCodeServiceDependencies) {}
+
+  /** The rules of the lock's keypad. @throws 400 `lock_has_no_keypad` when its family takes none. */
+  private keypadOf(lockId: string): DoorCodeRules {
+    const rules = this.deps.keypadRulesOf(lockId);
+    if (rules === undefined) throw new ServiceError(400, 'lock_has_no_keypad', 'This lock takes no keypad, so its eKeys cannot carry a door code.', [{ field: '/door_code', message: 'the lock has no keypad' }]);
+    return rules;
+  }
 
   /** 400 `lock_has_no_keypad` for `door_code: true` on a lock without a keypad. */
   assertAllowed(lock: Pick<LockRecord, 'keypad' | 'name'>, doorCode: boolean | undefined): void {
@@ -72,7 +81,7 @@ export class DoorCodeService {
       return;
     }
     if (current === undefined || !windowChanged(before, after)) return;
-    const enforcedBy = doorCodeWindow(after).enforcedBy;
+    const enforcedBy = doorCodeWindow(after, this.keypadOf(after.lock_id)).enforcedBy;
     if (ON_ITS_WAY.has(current.state)) current = { ...current, state: 'setting', failureReason: null, enforcedBy, updatedAt: now };
     else if (current.state === 'waiting') current = { ...current, enforcedBy, updatedAt: now };
     else return;
@@ -109,13 +118,14 @@ export class DoorCodeService {
   private give(key: EKey & WindowKey): void {
     const now = this.deps.clock.now();
     const taken = this.deps.doorCodes.codesOnLock(key.lock_id);
-    const code = this.deps.randomBelow === undefined ? generateDoorCode(taken) : generateDoorCode(taken, this.deps.randomBelow);
+    const rules = this.keypadOf(key.lock_id);
+    const code = this.deps.randomBelow === undefined ? generateDoorCode(taken, rules) : generateDoorCode(taken, rules, this.deps.randomBelow);
     this.deps.doorCodes.insert({
       ekeyId: key.id,
       lockId: key.lock_id,
       code,
       state: key.status === 'accepted' ? 'setting' : 'waiting',
-      enforcedBy: doorCodeWindow(key).enforcedBy,
+      enforcedBy: doorCodeWindow(key, rules).enforcedBy,
       failureReason: null,
       lockCodeId: null,
       written: null,

@@ -8,7 +8,8 @@ import type { Clock } from '../domain/clock.js';
 import { roleOfType } from '../domain/ekey-permissions.js';
 import type { EKeyRole } from '../domain/ekey-permissions.js';
 import { isUsableAt } from '../domain/ekey-validity.js';
-import { commandTypesOfFamily, type LockCommandType } from '../domain/lock-command-type.js';
+import type { LockCommandType } from '../domain/lock-command-type.js';
+import { commandTypesOf } from '../families/registry.js';
 import { notFound } from '../domain/errors.js';
 import { normalizeId } from '../domain/ids.js';
 import type { EKeyRepository, StoredEKey } from '../store/ekey-repository.js';
@@ -120,7 +121,7 @@ export class LockService {
       your_role: role,
       ekey_id: key.id,
       keypad: lock.keypad,
-      supported_commands: [...commandTypesOfFamily(lock.family)],
+      supported_commands: [...commandTypesOf(lock.family)],
     };
   }
 }

@@ -6,10 +6,9 @@
  * (src/store/settings-ui-file.ts); routes/setup.ts checks it before anything here runs.
  */
 import type { Bolt, DoorState, OpenerModes } from '../domain/lock-vocabulary.js';
-import { commandTypesOfFamily } from '../domain/lock-command-type.js';
 import { conflict, notFound, unauthorized, validationFailed } from '../domain/errors.js';
 import { constantTimeEqual, newToken } from '../auth/secrets.js';
-import { isLockFamilyId, lockFamily, type LockFamilyId } from '../families/registry.js';
+import { capabilitiesOf, commandTypesOf, familyDisplayName } from '../families/registry.js';
 import type { LockRepository } from '../store/lock-repository.js';
 import type { UserRepository } from '../store/user-repository.js';
 import type { InvitationService } from './invitation-service.js';
@@ -18,7 +17,7 @@ import type { OnlineStatus } from './lock-service.js';
 export interface SetupLock {
   id: string;
   name: string;
-  family: LockFamilyId;
+  family: string;
   /** What the lock is, in words ("Nuki Smart Lock"). */
   family_name: string;
   /**
@@ -78,19 +77,19 @@ export class SetupService {
       const owner = this.deps.users.findById(lock.ownerId);
       const email = owner?.email ?? '';
       if (owner) owners.set(owner.email, { email: owner.email, active: owner.passwordHash !== null });
-      const commands = commandTypesOfFamily(lock.family);
+      const commands = commandTypesOf(lock.family);
       const reported = this.deps.reported?.(lock.id);
       const features: SetupLock['features'] = [];
       if (lock.keypad) features.push('keypad');
       if (commands.includes('unlatch')) features.push('unlatch');
-      if (commands.includes('ring_to_open_on')) features.push('opener');
+      if (capabilitiesOf(lock.family).opener) features.push('opener');
       if ((reported?.door ?? null) !== null) features.push('door_sensor');
       const modes = reported?.modes ?? null;
       locks.push({
         id: lock.id,
         name: lock.name,
         family: lock.family,
-        family_name: isLockFamilyId(lock.family) ? lockFamily(lock.family).displayName : lock.family,
+        family_name: familyDisplayName(lock.family),
         features,
         modes: modes === null ? null : { ring_to_open: modes.ringToOpen, continuous_mode: modes.continuousMode },
         bolt_state: lock.boltState,

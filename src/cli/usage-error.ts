@@ -1,3 +1,5 @@
+import { LOCK_FAMILIES } from '../families/registry.js';
+
 /** A mistake in how the CLI was called: printed with the usage, exit code 2. */
 export class UsageError extends Error {
   constructor(message: string) {
@@ -5,6 +7,11 @@ export class UsageError extends Error {
     this.name = 'UsageError';
   }
 }
+
+/** The lock families' own commands (`ekey-locks <family> …`), as each family describes them. */
+const familyUsage = LOCK_FAMILIES.flatMap((family) => family.cli?.usage ?? [])
+  .map((line) => `${line}\n`)
+  .join('');
 
 export const USAGE = `Usage: ekey-locks <command> [options]
 
@@ -22,22 +29,7 @@ Commands:
                                  Set a user's new password; every session of theirs ends
   client add --name N --redirect-uri URI [--redirect-uri URI …] [--public] [--data DIR]
                                  Register an OAuth client; prints its id and secret once
-  nuki scan [--seconds N] [--adapter hciX]
-                                 List the Nuki Smart Locks and Openers nearby, with each one's
-                                 model and Bluetooth API level
-  nuki pair --address AA:BB:CC:DD:EE:FF [--name N] [--pin PIN] [--as-bridge] [--data DIR]
-            [--adapter hciX] [--timeout-s N]
-                                 Pair with a Nuki Smart Lock or Opener in pairing mode (button
-                                 held 5 s; an Ultra, Go or Pro 5th generation needs its 6-digit
-                                 --pin); stores its credentials in the data folder and prints
-                                 the config block
-  nuki decode [--shared-key HEX64] FRAME_HEX
-                                 Dissect a Nuki Bluetooth frame (read as encrypted when a shared
-                                 key is given); prints one JSON line
-  nuki encode --command N [--payload HEX] [--shared-key HEX64 --auth-id N --nonce HEX48]
-                                 Build a Nuki frame (encrypted with the three crypto options);
-                                 prints it as hex
-  openapi                        Print the OpenAPI document of the REST API
+${familyUsage}  openapi                        Print the OpenAPI document of the REST API
   help                           Show this text
 
 --data defaults to $EKEY_DATA_DIR, else ~/.homebridge/ekey-locks (the plugin's folder inside

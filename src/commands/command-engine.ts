@@ -4,7 +4,7 @@ import { EventEmitter } from 'node:events';
 import type { Clock } from '../domain/clock.js';
 import { ServiceError, badRequest, notFound, tooManyRequests, describeError } from '../domain/errors.js';
 import { newId, normalizeId } from '../domain/ids.js';
-import { familySupportsCommand } from '../domain/lock-command-type.js';
+import { commandTypesOf } from '../families/registry.js';
 import type { LockEventSink } from '../events/lock-event-sink.js';
 import type { CommandOutcome } from '../gateway/command-outcome.js';
 import type { Logger } from '../logger.js';
@@ -176,10 +176,10 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
     if (!lock) throw new CommandRefused('unknown_lock', notFound('lock'));
     const permission = this.deps.access.permissionAt(request.userId, lock.id, now);
     if (permission === 'none') throw new CommandRefused('no_usable_key', notFound('lock'));
-    // docs/design.md §4d: unlatch only where the family can, the Opener's modes only on an Opener.
-    const family = lock.family ?? 'ekey';
-    if (!familySupportsCommand(family, request.type)) {
-      throw new CommandRefused('unsupported_command', badRequest('unsupported_command', `${lock.name ?? 'This lock'} (family "${family}") cannot run "${request.type}".`));
+    // docs/design.md §4d: unlatch only where the family can, an opener's modes only on an opener.
+    if (!commandTypesOf(lock.family ?? '').includes(request.type)) {
+      const family = lock.family === undefined ? '' : ` (family "${lock.family}")`;
+      throw new CommandRefused('unsupported_command', badRequest('unsupported_command', `${lock.name ?? 'This lock'}${family} cannot run "${request.type}".`));
     }
     if (permission === 'not_usable') {
       throw new CommandRefused('no_usable_key', keyNotUsableError(lock.name ?? 'this lock', this.deps.access.explainAt?.(request.userId, lock.id, now)));

@@ -1,6 +1,6 @@
 import type { Clock } from '../domain/clock.js';
 import { newId, normalizeId, stableId } from '../domain/ids.js';
-import { DEFAULT_LOCK_FAMILY } from '../families/registry.js';
+import { DEFAULT_LOCK_FAMILY, familyDescriptor } from '../families/registry.js';
 import { sha256Hex } from '../auth/secrets.js';
 import type { Logger } from '../logger.js';
 import type { ClientRepository } from '../store/client-repository.js';
@@ -125,7 +125,8 @@ export function syncConfig(config: PluginConfig, deps: ConfigSyncDependencies): 
         name: lock.name,
         family: lock.family ?? DEFAULT_LOCK_FAMILY,
         bleAddress: lock.address?.toUpperCase() ?? null,
-        lockKey: lock.key?.toLowerCase() ?? null,
+        // A family that shares a key with its locks keeps it in the store (our profile's `key`).
+        lockKey: familyDescriptor(lock.family ?? DEFAULT_LOCK_FAMILY)?.storedKey?.(lock)?.toLowerCase() ?? null,
         timeZone: lock.time_zone ?? hostTimeZone(),
         ownerId: owner.id,
         hasGateway: (lock.gateway ?? true) && lock.address !== undefined,

@@ -1,3 +1,5 @@
+import { LOCK_FAMILIES } from '../families/registry.js';
+
 /**
  * The Homebridge UI's form around the config schema: config.schema.json is this object with the
  * schema of plugin-config-schema.ts in the form's dialect (scripts/config-files.mjs writes it).
@@ -9,6 +11,29 @@
  * with both a minimum and a maximum is a slider in the form unless its layout says `number`: a port
  * or a lifetime is typed, not dragged.
  */
+
+/**
+ * The layout of a lock family's own fields (src/families/<family>/<family>-family.ts
+ * `configFields`), after the fields every lock has: a field the form edits as a list (its
+ * `x-form-choice` shape, e.g. a Nuki's linked users) gets its entries' fields and the family's
+ * `x-add-button` words.
+ */
+function familyFieldLayout(): unknown[] {
+  const layout = new Map<string, unknown>();
+  for (const family of LOCK_FAMILIES) {
+    for (const [name, schema] of Object.entries(family.configFields)) {
+      const choice = schema['x-form-choice'];
+      const shape = (typeof choice === 'number' && Array.isArray(schema.anyOf) ? schema.anyOf[choice] : schema) as { type?: unknown; items?: { properties?: Record<string, unknown> } };
+      if (shape.type === 'array' && shape.items?.properties !== undefined) {
+        const buttonText = typeof schema['x-add-button'] === 'string' ? schema['x-add-button'] : 'Add';
+        layout.set(name, { key: `locks[].${name}`, type: 'array', buttonText, items: Object.keys(shape.items.properties).map((item) => `locks[].${name}[].${item}`) });
+      } else {
+        layout.set(name, `locks[].${name}`);
+      }
+    }
+  }
+  return [...layout.values()];
+}
 
 /** A number field typed as a number (see above). */
 const numberField = (key: string): { key: string; type: 'number' } => ({ key, type: 'number' });
@@ -35,23 +60,7 @@ export const CONFIG_FORM = {
           type: 'array',
           notitle: true,
           buttonText: 'Add lock',
-          items: [
-            'locks[].name',
-            'locks[].family',
-            'locks[].owner_email',
-            'locks[].address',
-            'locks[].key',
-            'locks[].keypad',
-            'locks[].time_zone',
-            'locks[].gateway',
-            'locks[].id',
-            {
-              key: 'locks[].nuki_users',
-              type: 'array',
-              buttonText: 'Link a Nuki user',
-              items: ['locks[].nuki_users[].authorization', 'locks[].nuki_users[].email'],
-            },
-          ],
+          items: ['locks[].name', 'locks[].family', 'locks[].owner_email', 'locks[].address', ...familyFieldLayout(), 'locks[].keypad', 'locks[].time_zone', 'locks[].gateway', 'locks[].id'],
         },
       ],
     },

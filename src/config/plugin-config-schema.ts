@@ -1,5 +1,5 @@
-import { Type, type Static } from 'typebox';
-import { DEFAULT_LOCK_FAMILY, LOCK_FAMILIES, type LockFamilyId } from '../families/registry.js';
+import { Type, type Static, type TSchema } from 'typebox';
+import { DEFAULT_LOCK_FAMILY, LOCK_FAMILIES, familyDescriptor, type LockFamilyId } from '../families/registry.js';
 
 /*
  * The plugin config's JSON Schema (TypeBox): the one source of its types, its validators and the
@@ -37,10 +37,33 @@ export const ClientConfigSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * The fields every lock family's `locks[]` entry may have beside those every lock has: each
+ * family's own (src/families/<family>/<family>-family.ts `configFields`), merged; a field several
+ * families declare must be declared alike (the same JSON).
+ */
+function familyConfigFields(): Record<string, TSchema> {
+  const fields: Record<string, TSchema> = {};
+  const declared = new Map<string, string>();
+  for (const family of LOCK_FAMILIES) {
+    for (const [name, schema] of Object.entries(family.configFields)) {
+      const text = JSON.stringify(schema);
+      const earlier = declared.get(name);
+      if (earlier !== undefined && earlier !== text) throw new Error(`Lock families declare the config field "${name}" differently (${family.id}).`);
+      declared.set(name, text);
+      fields[name] = Type.Optional(Type.Unsafe(schema as Record<string, unknown>));
+    }
+  }
+  return fields;
+}
+
+/** The families whose locks a keypad pairs with, for the keypad setting's title. */
+const keypadFamilies = LOCK_FAMILIES.filter((family) => family.capabilities.keypad).map((family) => family.displayName);
+
 export const LockConfigSchema = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100, title: 'Name' }),
-    /** Which protocol the lock speaks (docs/design.md §4b); default `ekey`. A `nuki` lock needs no `key`: it is paired. */
+    /** Which protocol the lock speaks (docs/design.md §4b); the registry's first family when left out. */
     family: Type.Optional(
       Type.Unsafe<LockFamilyId>(
         Type.Union(
@@ -48,7 +71,7 @@ export const LockConfigSchema = Type.Object(
           {
             title: 'Lock family',
             'x-unset': DEFAULT_LOCK_FAMILY,
-            description: 'Empty: the eKey open profile. A Nuki Smart Lock or Opener needs no key here: pairing stores its credentials in the plugin\'s data folder (docs/nuki.md).',
+            description: `Empty: the ${familyDescriptor(DEFAULT_LOCK_FAMILY)?.displayName ?? 'first family'}. A lock that is paired needs no key here: pairing stores its credentials in the plugin's data folder (docs/nuki.md).`,
           },
         ),
       ),
@@ -57,7 +80,6 @@ export const LockConfigSchema = Type.Object(
     address: Type.Optional(
       Type.String({ pattern: '^([0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}$', 'x-hint': 'a Bluetooth address like AA:BB:CC:DD:EE:FF', title: 'Bluetooth address', placeholder: 'AA:BB:CC:DD:EE:FF' }),
     ),
-    key: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$', 'x-hint': '64 hexadecimal characters', title: 'Lock key (64 hex characters, eKey profile only)', ...Password })),
     time_zone: Type.Optional(Type.String({ minLength: 1, title: 'Time zone (IANA)', placeholder: 'the host\'s, e.g. Europe/Berlin', description: 'Empty: the time zone of the Homebridge host.' })),
     gateway: Type.Optional(
       Type.Boolean({
@@ -66,11 +88,11 @@ export const LockConfigSchema = Type.Object(
         description: 'Off for a lock that is only listed (its commands are refused as the spec says for a lock without a gateway connection).',
       }),
     ),
-    /** Nuki only: a Nuki Keypad is paired with the lock, so eKeys can carry door codes (docs/design.md §4c); default false. */
+    /** A keypad is paired with the lock, so eKeys can carry door codes (docs/design.md §4c); default false. */
     keypad: Type.Optional(
       Type.Boolean({
         default: false,
-        title: 'A Nuki Keypad is paired with this lock (Nuki Smart Lock only)',
+        title: `A keypad is paired with this lock (${keypadFamilies.join(', ') || 'locks that take one'})`,
         description: 'eKeys can then carry a door code that works at the keypad without a phone (docs/door-codes.md).',
       }),
     ),
@@ -80,32 +102,7 @@ export const LockConfigSchema = Type.Object(
         description: 'Empty: derived from the Bluetooth address. A lock without an address needs one (any UUID): renaming it then keeps its eKeys and history.',
       }),
     ),
-    /**
-     * Nuki only: the lock's own app authorizations (by the name shown in the Nuki app) linked to
-     * our users (by e-mail); their actions become taps by those users (docs/design.md §4b).
-     */
-    nuki_users: Type.Optional(
-      Type.Union(
-        [
-          Type.Record(Type.String({ minLength: 1, maxLength: 32 }), Email({})),
-          // The same links as a list: the shape the Homebridge UI's form can edit (and keeps on Save).
-          Type.Array(
-            Type.Object(
-              {
-                authorization: Type.String({ minLength: 1, maxLength: 32, title: 'Nuki user (as the Nuki app names it)' }),
-                email: Email({ title: 'E-mail of their account' }),
-              },
-              { additionalProperties: false },
-            ),
-          ),
-        ],
-        {
-          title: 'Nuki users linked to accounts (Nuki only)',
-          description: 'Each Nuki user (by the name the Nuki app shows) and the e-mail of that person\'s account: their unlocks become their events and arrival triggers (docs/nuki.md).',
-          'x-form-choice': 1,
-        },
-      ),
-    ),
+    ...familyConfigFields(),
   },
   { additionalProperties: false },
 );
@@ -283,6 +280,10 @@ export const PluginConfigSchema = Type.Object(
   { additionalProperties: true },
 );
 
-export type PluginConfig = Static<typeof PluginConfigSchema>;
-export type LockConfig = Static<typeof LockConfigSchema>;
+export type PluginConfig = Omit<Static<typeof PluginConfigSchema>, 'locks'> & { locks?: LockConfig[] };
+/**
+ * One `locks[]` entry. Its families' own fields are typed `unknown` (they come from the families'
+ * descriptors at run time): the family that declares a field reads it (src/families/lock-family-module.ts).
+ */
+export type LockConfig = Static<typeof LockConfigSchema> & { readonly [familyField: string]: unknown };
 export type ClientConfig = Static<typeof ClientConfigSchema>;

@@ -1,6 +1,6 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { FieldError } from '../domain/errors.js';
-import { DEFAULT_LOCK_FAMILY, lockFamily } from '../families/registry.js';
+import { DEFAULT_LOCK_FAMILY, LOCK_FAMILIES, familyDescriptor } from '../families/registry.js';
 import type { ClientConfig, LockConfig, PluginConfig } from './plugin-config-schema.js';
 import { validateConfig, validateLock } from './plugin-config-validators.generated.js';
 import { describeFieldErrors, describeSchemaError, joinProblems, nameOf, placeOf, segmentsOf, wordsOf } from './config-problem-words.js';
@@ -334,8 +334,19 @@ export function lockEntryProblems(entry: unknown): FieldError[] {
   const problems: FieldError[] = [];
   const zone = lock.time_zone ?? hostTimeZone();
   if (!isValidTimeZone(zone)) problems.push({ field: '/time_zone', message: `"${zone}" is not an IANA time zone (e.g. "Europe/Berlin")` });
-  const family = lockFamily(lock.family ?? DEFAULT_LOCK_FAMILY);
+  const family = familyDescriptor(lock.family ?? DEFAULT_LOCK_FAMILY);
+  // The schema names the families it knows: an unknown one never gets this far.
+  if (family === undefined) return problems;
   problems.push(...family.configProblems(lock));
-  if (lock.keypad === true && !family.takesKeypad) problems.push({ field: '/keypad', message: 'is only for a Nuki Smart Lock (a Nuki Keypad pairs with a Nuki Smart Lock)' });
+  if (lock.keypad === true && !family.capabilities.keypad) {
+    const takers = LOCK_FAMILIES.filter((candidate) => candidate.capabilities.keypad).map((candidate) => candidate.displayName);
+    problems.push({ field: '/keypad', message: `is only for a ${takers.join(' or ') || 'lock that takes a keypad'} (a keypad pairs with the lock itself)` });
+  }
+  // Another family's own setting (a lock key on a paired lock, say), unless the family said so already.
+  for (const field of Object.keys(lock)) {
+    if (field in family.configFields || !LOCK_FAMILIES.some((other) => field in other.configFields)) continue;
+    if (problems.some((problem) => problem.field === `/${field}`)) continue;
+    problems.push({ field: `/${field}`, message: `is not used by a ${family.displayName}` });
+  }
   return problems;
 }

@@ -1,4 +1,4 @@
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Clock } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
 import { HASHED_AT_FIRST_SIGN_IN } from '../auth/password-check.js';
@@ -8,7 +8,8 @@ import type { ClientRepository } from '../store/client-repository.js';
 import type { LockRepository } from '../store/lock-repository.js';
 import type { SettingsRepository } from '../store/settings-repository.js';
 import { hostTimeZone } from '../config/time-zone.js';
-import { lockFamily, type LockFamilyId } from '../families/registry.js';
+import { DEFAULT_LOCK_FAMILY, LOCK_FAMILIES, familyModule } from '../families/registry.js';
+import type { DemoLockSecrets, DemoLockSpec, FamilyDemo } from '../families/lock-family-module.js';
 import type { EventRepository } from '../store/event-repository.js';
 import { seedDemoHistory } from './demo-history.js';
 
@@ -16,51 +17,33 @@ import { seedDemoHistory } from './demo-history.js';
 export interface DemoHousehold {
   clients: { client_id: string; client_secret: string; redirect_uri: string }[];
   users: { id: string; email: string; password: string; name: string }[];
-  locks: { id: string; name: string; owner_id: string; gateway: boolean; family: LockFamilyId }[];
+  locks: { id: string; name: string; owner_id: string; gateway: boolean; family: string }[];
 }
 
-/** What pairing the demo's simulated Nuki produced (docs/design.md §4b, §6), as if `ekey-locks nuki pair` had run. */
-export interface DemoNukiSecrets {
-  /** 64 hex digits. */
-  sharedKey: string;
-  authorizationId: number;
-  appId: number;
-  securityPin: number;
-  nukiId: number;
-}
+export type { DemoLockSecrets } from '../families/lock-family-module.js';
 
-/** What the simulated gateway needs to know about a demo lock (never printed). */
-export interface DemoLockSecrets {
-  id: string;
-  address: string;
-  /** Our profile's lock key, 64 hex digits; empty for a Nuki. */
-  key: string;
-  /** A Nuki's pairing (Back Door, Building Door). */
-  nuki?: DemoNukiSecrets;
-}
+/** The gateway's own name in the user list of a demo lock that keeps one (a tap naming it is refused). */
+export const DEMO_GATEWAY_AUTHORIZATION = 'ekey-locks';
 
-/** The Nuki authorization linked to the demo's owner: a tap naming it is the owner's (docs/design.md §4b). */
-export const DEMO_LINKED_AUTHORIZATION = "Olivia's iPhone";
-/** Our own authorization's name in the demo Nuki's list. */
 /**
- * The demo's Nuki user links (docs/design.md §4b), as config `locks[].nuki_users` would give them: on each
- * demo Nuki, "Olivia's iPhone" is the owner. Lock ids lower-case, as the runtime looks them up.
+ * The demo's links of lock-side users to its owner (docs/design.md §4b), as config
+ * `locks[].nuki_users` would give them: on each demo lock whose family keeps its own users, the
+ * family's demo user ("Olivia's iPhone") is the owner. Lock ids lower-case, as the runtime looks them up.
  */
-export function demoNukiUserLinks(household: DemoHousehold): Map<string, Map<string, string>> {
+export function demoUserLinks(household: DemoHousehold): Map<string, Map<string, string>> {
   const links = new Map<string, Map<string, string>>();
   const owner = household.users[0];
   if (owner === undefined) return links;
   for (const lock of household.locks) {
-    if (lockFamily(lock.family).keepsOwnUsers) links.set(lock.id.toLowerCase(), new Map([[DEMO_LINKED_AUTHORIZATION, owner.email]]));
+    const linked = familyModule(lock.family)?.demo?.linkedUser;
+    if (linked !== undefined) links.set(lock.id.toLowerCase(), new Map([[linked, owner.email]]));
   }
   return links;
 }
 
-export const DEMO_GATEWAY_AUTHORIZATION = 'ekey-locks';
-
 interface StoredDemo {
   /** Households stored before the Nuki came have no `family` on their locks. */
-  household: Omit<DemoHousehold, 'locks'> & { locks: (Omit<DemoHousehold['locks'][number], 'family'> & { family?: LockFamilyId })[] };
+  household: Omit<DemoHousehold, 'locks'> & { locks: (Omit<DemoHousehold['locks'][number], 'family'> & { family?: string })[] };
   lockSecrets: DemoLockSecrets[];
 }
 
@@ -92,39 +75,32 @@ export interface DemoDependencies {
   events?: EventRepository;
 }
 
-/** Our profile's secret: a random 256-bit lock key shared with the simulated lock. */
-const sharedLockKey = (): Pick<DemoLockSecrets, 'key' | 'nuki'> => ({ key: randomBytes(32).toString('hex') });
-
-/** A Nuki's pairing, as `ekey-locks nuki pair` would have stored it; no lock key. */
-const nukiPairing = (): Pick<DemoLockSecrets, 'key' | 'nuki'> => ({
-  key: '',
-  nuki: {
-    sharedKey: randomBytes(32).toString('hex'),
-    authorizationId: randomInt(2, 0x7fff_ffff),
-    appId: randomInt(1, 0x7fff_ffff),
-    securityPin: randomInt(1000, 10_000),
-    nukiId: randomInt(0x1000_0000, 0x7fff_ffff),
-  },
-});
-
-const LOCK_SPECS: readonly { name: string; gateway: boolean; address: string; family: LockFamilyId; secrets: () => Pick<DemoLockSecrets, 'key' | 'nuki'> }[] = [
-  { name: 'Front Door', gateway: true, address: 'D0:E1:00:00:00:01', family: 'ekey', secrets: sharedLockKey },
-  { name: 'Garden Gate', gateway: false, address: 'D0:E1:00:00:00:02', family: 'ekey', secrets: sharedLockKey },
-  { name: 'Back Door', gateway: true, address: 'D0:E1:00:00:00:03', family: 'nuki', secrets: nukiPairing },
-  // docs/design.md §4d: the building's intercom, a Nuki Opener paired as the Smart Lock is.
-  { name: 'Building Door', gateway: true, address: 'D0:E1:00:00:00:04', family: 'nuki-opener', secrets: nukiPairing },
-];
-
-/** docs/design.md §4c: the demo locks with a Nuki Keypad. */
-const DEMO_KEYPAD_LOCKS: ReadonlySet<string> = new Set(['Back Door']);
+/** One lock of the household, as its family's demo facet describes it. */
+interface DemoLockPlan {
+  family: string;
+  spec: DemoLockSpec;
+  demo: FamilyDemo;
+}
 
 /**
- * Seeds the demo household once (one owner with four locks — Front Door of our profile, Garden
- * Gate without a gateway connection, Back Door a simulated Nuki Smart Lock, Building Door a
- * simulated Nuki Opener; three more users with no keys; one OAuth client) and returns it. On a
- * data folder that already holds it, nothing new is seeded and the same ids and passwords come
- * back; a household seeded before Back Door or Building Door existed gains them (and the
- * `family` fields) once, listed after the locks it had. The demo's plain passwords and client secret are kept
+ * The household's locks, from every family's demo facet (src/families/lock-family-module.ts
+ * `demo`), in the order of docs/design.md §6 (each spec's `order`). The families' modules must be
+ * loaded (src/families/registry.ts `loadFamilyModules`).
+ */
+function demoLockPlans(): DemoLockPlan[] {
+  return LOCK_FAMILIES.flatMap((descriptor) => {
+    const demo = familyModule(descriptor.id)?.demo;
+    return demo === undefined ? [] : demo.locks.map((spec) => ({ family: descriptor.id, spec, demo }));
+  }).sort((a, b) => a.spec.order - b.spec.order);
+}
+
+/**
+ * Seeds the demo household once (one owner with the demo locks every family's demo facet brings —
+ * docs/design.md §6: Front Door, Garden Gate without a gateway connection, Back Door, Building
+ * Door, … — three more users with no keys; one OAuth client) and returns it. On a data folder that
+ * already holds it, nothing new is seeded and the same ids and passwords come back; a household
+ * seeded before a family's demo lock existed gains it (and the `family` fields) once, listed after
+ * the locks it had. The demo's plain passwords and client secret are kept
  * in the settings table on purpose: the demo prints them.
  *
  * The users are stored with {@link HASHED_AT_FIRST_SIGN_IN}: their scrypt hashes (src/auth/password.ts)
@@ -163,7 +139,7 @@ function seedDemoHousehold(deps: DemoDependencies): { household: DemoHousehold; 
   const owner = users[0];
   if (!owner) throw new Error('demo household has no owner');
   const client = { client_id: newId(), client_secret: newToken(), redirect_uri: DEMO_REDIRECT_URI };
-  const seeded = LOCK_SPECS.map((spec) => newDemoLock(spec, owner.id));
+  const seeded = demoLockPlans().map((plan) => newDemoLock(plan, owner.id));
   const locks = seeded.map((entry) => entry.lock);
   const lockSecrets = seeded.map((entry) => entry.secrets);
 
@@ -207,13 +183,14 @@ function seedDemoHousehold(deps: DemoDependencies): { household: DemoHousehold; 
 interface SeededLock {
   lock: DemoHousehold['locks'][number];
   secrets: DemoLockSecrets;
-  family: LockFamilyId;
+  plan: DemoLockPlan;
 }
 
-function newDemoLock(spec: (typeof LOCK_SPECS)[number], ownerId: string): SeededLock {
+function newDemoLock(plan: DemoLockPlan, ownerId: string): SeededLock {
   const id = newId();
-  const secrets: DemoLockSecrets = { id, address: spec.address, ...spec.secrets() };
-  return { lock: { id, name: spec.name, owner_id: ownerId, gateway: spec.gateway, family: spec.family }, secrets, family: spec.family };
+  const { spec } = plan;
+  const secrets: DemoLockSecrets = { ...plan.demo.newSecrets(), id, address: spec.address };
+  return { lock: { id, name: spec.name, owner_id: ownerId, gateway: spec.gateway, family: plan.family }, secrets, plan };
 }
 
 /** Stores a demo lock and its owner key; returns the key's id. */
@@ -221,13 +198,13 @@ function storeDemoLock(deps: DemoDependencies, entry: SeededLock, ownerId: strin
   deps.locks.upsert({
     id: entry.lock.id,
     name: entry.lock.name,
-    family: entry.family,
+    family: entry.plan.family,
     bleAddress: entry.secrets.address,
-    lockKey: entry.secrets.key === '' ? null : entry.secrets.key,
+    lockKey: entry.plan.demo.storedKeyOf(entry.secrets),
     timeZone: hostTimeZone(),
     ownerId,
     hasGateway: entry.lock.gateway,
-    keypad: DEMO_KEYPAD_LOCKS.has(entry.lock.name),
+    keypad: entry.plan.spec.keypad,
     boltState: 'unknown',
     batteryLevel: null,
     lastSeenAt: null,
@@ -242,16 +219,16 @@ function storeDemoLock(deps: DemoDependencies, entry: SeededLock, ownerId: strin
 /** A household stored before Back Door, Building Door (or `family`) existed gains them, once, in one transaction. */
 function upgradeHousehold(stored: StoredDemo, deps: DemoDependencies): { household: DemoHousehold; lockSecrets: DemoLockSecrets[] } {
   const owner = stored.household.users[0];
-  const locks = stored.household.locks.map((lock) => ({ ...lock, family: lock.family ?? ('ekey' as const) }));
-  const missing = LOCK_SPECS.filter((spec) => !locks.some((lock) => lock.name === spec.name));
+  const locks = stored.household.locks.map((lock) => ({ ...lock, family: lock.family ?? DEFAULT_LOCK_FAMILY }));
+  const missing = demoLockPlans().filter((plan) => !locks.some((lock) => lock.name === plan.spec.name));
   const lockSecrets = [...stored.lockSecrets];
   if (owner === undefined || (missing.length === 0 && stored.household.locks.every((lock) => lock.family !== undefined))) {
     return { household: { ...stored.household, locks }, lockSecrets };
   }
   const now = deps.clock.now();
   deps.transaction(() => {
-    for (const spec of missing) {
-      const entry = newDemoLock(spec, owner.id);
+    for (const plan of missing) {
+      const entry = newDemoLock(plan, owner.id);
       storeDemoLock(deps, entry, owner.id, now);
       locks.push(entry.lock);
       lockSecrets.push(entry.secrets);

@@ -6,7 +6,7 @@ import type { CommandRepository } from '../store/command-repository.js';
 import type { LockRepository } from '../store/lock-repository.js';
 import type { LockStateRepository } from '../store/lock-state-repository.js';
 import { DemoControl } from './demo-control.js';
-import { demoNukiUserLinks, type DemoHousehold, type DemoLockSecrets } from './demo-household.js';
+import { DEMO_GATEWAY_AUTHORIZATION, demoUserLinks, type DemoHousehold, type DemoLockSecrets } from './demo-household.js';
 import { DEMO_LINK_TIMINGS, createDemoSimulation, type DemoSimulation } from './demo-locks.js';
 import { demoTapRefusal } from './demo-tap-refusal.js';
 
@@ -31,17 +31,18 @@ export interface DemoLockParts {
 
 /**
  * The demo household's locks: simulated locks on the `simulator` transport (the demo's default;
- * config `bluetooth.transport` may send it over BlueZ instead), the simulated Nukis' pairing, the
- * owner's Nuki user link and link timings that show a lock offline within seconds.
+ * config `bluetooth.transport` may send it over BlueZ instead), their pairing (the secrets their
+ * families' drivers read), the owner's link to the locks' own users and link timings that show a
+ * lock offline within seconds.
  */
 export function demoLockParts(demo: { household: DemoHousehold; lockSecrets: DemoLockSecrets[] }, sources: DemoLockSources): DemoLockParts {
   const simulated = chooseTransportKind(sources.config.bluetooth?.transport, 'simulator') === 'simulator';
   const simulation = simulated ? createDemoSimulation(demo.household, demo.lockSecrets, sources.lockState, sources.clock) : undefined;
   const overrides: LockSubsystemOverrides = {
     defaultTransport: 'simulator',
-    nukiUserLinks: demoNukiUserLinks(demo.household),
+    userLinks: demoUserLinks(demo.household),
     linkTimings: DEMO_LINK_TIMINGS,
-    ...(simulation === undefined ? {} : { transport: simulation.transport, nukiCredentials: simulation.nukiCredentials, awaitReachable: true }),
+    ...(simulation === undefined ? {} : { transport: simulation.transport, demoSecrets: simulation.secrets, awaitReachable: true }),
   };
   return {
     overrides,
@@ -52,7 +53,7 @@ export function demoLockParts(demo: { household: DemoHousehold; lockSecrets: Dem
         : new DemoControl({
             locks: simulation.locks,
             runtime: subsystem.runtime,
-            lockState: sources.lockState,
+            gatewayUser: DEMO_GATEWAY_AUTHORIZATION,
             tapRefusal: (lockId, ekeyId) => demoTapRefusal(sources, lockId, ekeyId),
             credentialsSettled: (lockId) => subsystem.runtime.gateway.credentialsSettled(lockId),
           }),

@@ -41,17 +41,20 @@ export type DoorCodeWindowFields = Pick<EKey, 'valid_from' | 'valid_to' | 'sched
  * (`valid_from`/`valid_to`, whole seconds); the schedule becomes weekdays + a daily window when
  * it is one start time and one end time on the same days with the start before the end. Anything
  * else (a window across midnight, several start times, different days at each end, an open end)
- * is `service`: the lock holds the date range only.
+ * is `service`: the lock holds the date range only. So is every schedule on a keypad that holds no
+ * weekly window (`keypad.weeklyWindow` false; default true, the Nuki Keypad's rule).
  *
  * @example
  * doorCodeWindow({ valid_from: null, valid_to: null, schedule_start: '0 9 * * 1-5 *', schedule_end: '0 17 * * 1-5 *' })
  * // { enforcedBy: 'lock', window: { allowedFrom: null, allowedUntil: null, weekdays: [1,2,3,4,5], fromTime: '09:00', untilTime: '17:00' } }
  */
-export function doorCodeWindow(key: DoorCodeWindowFields): DoorCodeWindow {
+export function doorCodeWindow(key: DoorCodeWindowFields, keypad: { weeklyWindow: boolean } = { weeklyWindow: true }): DoorCodeWindow {
   const dates: KeypadWindow = { allowedFrom: key.valid_from, allowedUntil: key.valid_to, weekdays: [], fromTime: null, untilTime: null };
   const startOpen = isUnrestrictedSchedule(key.schedule_start);
   const endOpen = isUnrestrictedSchedule(key.schedule_end);
   if (startOpen && endOpen) return { enforcedBy: 'lock', window: dates };
+  // A keypad that holds a date range only leaves every schedule to the service.
+  if (!keypad.weeklyWindow) return { enforcedBy: 'service', window: dates };
   const start = startOpen ? null : parsed(key.schedule_start);
   const end = endOpen ? null : parsed(key.schedule_end);
   if (end === null || !isSingleTime(end)) return { enforcedBy: 'service', window: dates };

@@ -1,34 +1,48 @@
 /**
- * Door codes (docs/design.md §4c): six digits 1–9 drawn from a CSPRNG, never starting with `12`
- * (the Nuki Keypad refuses those), unique on their lock. A code is a key: it is never logged.
+ * Door codes (docs/design.md §4c): drawn from a CSPRNG by the rules of the lock's keypad (each
+ * family's, src/families/<family>/<family>-family.ts `doorCodes`), unique on their lock. A code is
+ * a key: it is never logged.
  */
 import { randomInt } from 'node:crypto';
 
-/** Six digits 1–9. */
-const DOOR_CODE_PATTERN = /^[1-9]{6}$/;
+/** What a family's keypad takes. */
+export interface DoorCodeRules {
+  /** How many digits a code has. */
+  length: number;
+  /** The digits a code may hold, e.g. `123456789`. */
+  digits: string;
+  /** Beginnings the keypad refuses (a Nuki Keypad: `12`). */
+  forbiddenPrefixes: readonly string[];
+  /** How many codes the keypad holds. */
+  capacity: number;
+  /** The keypad holds a daily window on a set of weekdays beside the date range (else the date range only). */
+  weeklyWindow: boolean;
+}
 
 /** How many draws {@link generateDoorCode} makes before it gives up on a lock this full. */
 const MAX_DRAWS = 10_000;
 
-/** True for a code the keypad accepts: six digits 1–9 that do not start with `12`. */
-export function isValidDoorCode(code: string): boolean {
-  return DOOR_CODE_PATTERN.test(code) && !code.startsWith('12');
+/** True for a code the keypad takes: the right length, its digits only, no refused beginning. */
+export function isValidDoorCode(code: string, rules: DoorCodeRules): boolean {
+  if (code.length !== rules.length) return false;
+  for (const digit of code) if (!rules.digits.includes(digit)) return false;
+  return !rules.forbiddenPrefixes.some((prefix) => code.startsWith(prefix));
 }
 
 /**
- * A fresh door code that is not in `taken` (the codes already on the lock, ours and others').
- * `randomBelow(n)` draws a uniform integer in [0, n); it defaults to node:crypto's CSPRNG and is
- * injected only by tests.
+ * A fresh door code by `rules` that is not in `taken` (the codes already on the lock, ours and
+ * others'). `randomBelow(n)` draws a uniform integer in [0, n); it defaults to node:crypto's CSPRNG
+ * and is injected only by tests.
  *
  * @throws Error when no free code was found (a lock holds at most a few hundred codes, so this
  *   means a broken random source).
- * @example generateDoorCode(new Set(['482913'])) // e.g. '739154'
+ * @example generateDoorCode(new Set(['482913']), nukiRules) // e.g. '739154'
  */
-export function generateDoorCode(taken: ReadonlySet<string>, randomBelow: (n: number) => number = randomInt): string {
+export function generateDoorCode(taken: ReadonlySet<string>, rules: DoorCodeRules, randomBelow: (n: number) => number = randomInt): string {
   for (let draw = 0; draw < MAX_DRAWS; draw += 1) {
     let code = '';
-    for (let digit = 0; digit < 6; digit += 1) code += String(1 + randomBelow(9));
-    if (isValidDoorCode(code) && !taken.has(code)) return code;
+    for (let digit = 0; digit < rules.length; digit += 1) code += rules.digits[randomBelow(rules.digits.length)] ?? '';
+    if (isValidDoorCode(code, rules) && !taken.has(code)) return code;
   }
   throw new Error('no free door code was found');
 }

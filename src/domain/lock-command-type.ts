@@ -1,29 +1,14 @@
 /**
  * Remote command types (docs/design.md §3 Commands, §4d): `lock` and `unlock` for every lock;
- * `unlatch` (pull the latch so the door swings open) for the Nuki Smart Lock; the Ring to Open and
- * Continuous Mode switches of the Nuki Opener. A command a lock's family cannot run is refused
- * with 400 `unsupported_command`.
+ * `unlatch` (pull the latch so the door swings open) for locks that can; the Ring to Open and
+ * Continuous Mode switches of an intercom's door opener. Each family lists the ones its locks run
+ * (src/families/registry.ts `commandTypesOf`); a command a lock cannot run is refused with 400
+ * `unsupported_command`.
  */
 export const LOCK_COMMAND_TYPES = ['lock', 'unlock', 'unlatch', 'ring_to_open_on', 'ring_to_open_off', 'continuous_mode_on', 'continuous_mode_off'] as const;
 
 /** One of {@link LOCK_COMMAND_TYPES}. */
 export type LockCommandType = (typeof LOCK_COMMAND_TYPES)[number];
-
-const BY_FAMILY: Readonly<Record<string, readonly LockCommandType[]>> = {
-  ekey: ['lock', 'unlock'],
-  nuki: ['lock', 'unlock', 'unlatch'],
-  'nuki-opener': ['lock', 'unlock', 'ring_to_open_on', 'ring_to_open_off', 'continuous_mode_on', 'continuous_mode_off'],
-};
-
-/** The command types a family runs (only lock and unlock for a family not listed). */
-export function commandTypesOfFamily(family: string): readonly LockCommandType[] {
-  return BY_FAMILY[family] ?? ['lock', 'unlock'];
-}
-
-/** Whether a lock of `family` can run `type`. */
-export function familySupportsCommand(family: string, type: LockCommandType): boolean {
-  return commandTypesOfFamily(family).includes(type);
-}
 
 /** Narrows a string to a command type. */
 export function isLockCommandType(value: unknown): value is LockCommandType {

@@ -240,9 +240,12 @@ export class LockGateway extends EventEmitter<LockGatewayEvents> {
     return [...this.locks.keys()];
   }
 
-  /** Family of a registered lock; undefined for unknown ids. */
-  familyOf(lockId: string): string | undefined {
-    return this.locks.get(lockId)?.family;
+  /**
+   * Reads the lock's state and log again (connecting on demand); its `synchronised` event follows
+   * once both are read. Nothing for an unknown id or a lock that cannot be driven.
+   */
+  refresh(lockId: string): void {
+    this.locks.get(lockId)?.refresh();
   }
 
   /**

@@ -213,6 +213,7 @@ export class LockAccessory {
         return;
       case 'device_information':
         this.lock.deviceInformation = change.deviceInformation;
+        this.lock.serialNumber = change.serialNumber;
         this.updateInformation();
         return;
       case 'door':

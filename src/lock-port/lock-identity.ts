@@ -1,4 +1,3 @@
-import { isLockFamilyId, lockFamily } from '../families/registry.js';
 import type { PortLock } from './lock-port.js';
 
 /*
@@ -48,13 +47,7 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value;
 }
 
-/**
- * The serial number every ecosystem shows: the lock's own when its family names one (a Nuki: its
- * Nuki ID, as the Nuki app shows it, docs/design.md §4b); otherwise its Bluetooth address
- * (docs/homekit.md), which is stable and printed on nothing else; the lock id when neither is known.
- */
-export function toSerialNumber(lock: Pick<PortLock, 'family' | 'bleAddress' | 'deviceInformation' | 'id'>): string {
-  const ownSerial = isLockFamilyId(lock.family) ? lockFamily(lock.family).serialNumberOf(lock.deviceInformation ?? undefined) : undefined;
-  if (ownSerial !== undefined) return ownSerial;
-  return lock.bleAddress.trim() === '' ? lock.id : lock.bleAddress;
+/** The serial number every ecosystem shows (the service decided it: {@link PortLock.serialNumber}). */
+export function toSerialNumber(lock: Pick<PortLock, 'serialNumber'>): string {
+  return lock.serialNumber;
 }

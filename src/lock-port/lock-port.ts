@@ -51,10 +51,16 @@ export interface PortLock {
   id: string;
   /** Display name (the lock's configured name). */
   name: string;
-  /** BLE address `AA:BB:CC:DD:EE:FF`; the serial number every ecosystem shows unless the family names one (a Nuki: its Nuki ID). */
+  /** BLE address `AA:BB:CC:DD:EE:FF`. */
   bleAddress: string;
-  /** Lock family (`ekey`, `nuki`, `nuki-opener`). */
-  family: string;
+  /**
+   * The serial number every ecosystem shows: the lock's own where its maker's app shows one (a
+   * Nuki: its Nuki ID, once read), else its Bluetooth address, else its id. The service decides it
+   * (its family knows); adapters only show it.
+   */
+  serialNumber: string;
+  /** What the lock can do beyond its commands (a keypad, a door sensor, an intercom's opener). */
+  capabilities: PortCapabilities;
   /**
    * The command types the lock's family runs (docs/design.md §4d): `unlatch` where the lock can
    * pull its latch, the Opener's `ring_to_open_on` … `continuous_mode_off`. Adapters offer a control
@@ -79,6 +85,16 @@ export interface PortLock {
   deviceInformation: DeviceInformation | null;
   /** The door sensor, for locks that have one (a Nuki with its door sensor); null otherwise or until read. */
   door: DoorState | null;
+}
+
+/** What a lock can do, in the port's neutral words (never which family it is). */
+export interface PortCapabilities {
+  /** A keypad is paired with it: its eKeys can carry door codes. */
+  keypad: boolean;
+  /** It may report a door sensor. */
+  doorSensor: boolean;
+  /** An intercom's door opener: modes and a strike, no bolt. */
+  opener: boolean;
 }
 
 /** A person an adapter can act as, or an arrival trigger is for. */
@@ -107,8 +123,8 @@ export type LockChange =
    * door. Live rings only: rings read back after a reconnect are history, not a doorbell.
    */
   | { kind: 'ring'; lockId: string; opened: boolean }
-  /** Device Information was read (after a connect). */
-  | { kind: 'device_information'; lockId: string; deviceInformation: DeviceInformation }
+  /** Device Information was read (after a connect); the serial number may follow from it. */
+  | { kind: 'device_information'; lockId: string; deviceInformation: DeviceInformation; serialNumber: string }
   /**
    * A user tapped the lock: an eKey holder with a key usable at that moment, or a Nuki
    * authorization linked to that user (docs/design.md §4b). Live taps only: records read back after a

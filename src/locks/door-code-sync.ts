@@ -8,6 +8,7 @@
  */
 import type { Clock } from '../domain/clock.js';
 import { generateDoorCode } from '../domain/door-code.js';
+import { doorCodeRulesOf } from '../families/registry.js';
 import { doorCodeWindow, nextDoorCodeEdge, type DoorCodeEnforcer, type KeypadWindow } from '../domain/door-code-window.js';
 import { isUsableAt } from '../domain/ekey-validity.js';
 import type { StoredEKey } from '../store/ekey-repository.js';
@@ -211,7 +212,7 @@ export class DoorCodeSync {
       if (ended) {
         this.deps.doorCodes.update({ ...waiting, state: 'removed', code: null, updatedAt: now });
       } else if (key.status === 'accepted') {
-        const row: DoorCodeRecord = { ...waiting, state: 'setting', enforcedBy: doorCodeWindow(key).enforcedBy, updatedAt: now };
+        const row: DoorCodeRecord = { ...waiting, state: 'setting', enforcedBy: doorCodeWindow(key, this.keypadOf(lock)).enforcedBy, updatedAt: now };
         this.deps.doorCodes.update(row);
         items.push({ row, needsLock: true });
       }
@@ -263,12 +264,12 @@ export class DoorCodeSync {
         if (!sameCode(mine, write())) await keypad.updateCode(codeId, write());
       } else {
         // Digits someone else put on the lock meanwhile: this code never worked, so it takes new ones.
-        if (onLock.some((entry) => entry.code === code)) code = this.freshCode(lock.id, onLock);
+        if (onLock.some((entry) => entry.code === code)) code = this.freshCode(lock, onLock);
         try {
           codeId = await keypad.addCode(write());
         } catch (error) {
           if (!(error instanceof KeypadError) || error.failure !== 'code_exists') throw error;
-          code = this.freshCode(lock.id, onLock);
+          code = this.freshCode(lock, onLock);
           codeId = await keypad.addCode(write());
         }
         onLock.push({ codeId, ...write() });
@@ -300,14 +301,21 @@ export class DoorCodeSync {
     if (key === undefined || key.status !== 'accepted') return null;
     if (key.valid_to !== null && key.valid_to <= now) return null;
     if (this.deps.doorCodes.currentFor(key.id)?.id !== row.id) return null;
-    const mapped = doorCodeWindow(key);
+    const mapped = doorCodeWindow(key, this.keypadOf(lock));
     return { enabled: mapped.enforcedBy === 'lock' || isUsableAt(key, now, lock.timeZone), window: mapped.window, enforcedBy: mapped.enforcedBy };
   }
 
-  private freshCode(lockId: string, onLock: readonly KeypadCode[]): string {
-    const taken = this.deps.doorCodes.codesOnLock(lockId);
+  private freshCode(lock: LockRecord, onLock: readonly KeypadCode[]): string {
+    const taken = this.deps.doorCodes.codesOnLock(lock.id);
     for (const entry of onLock) taken.add(entry.code);
-    return generateDoorCode(taken);
+    const rules = doorCodeRulesOf(lock.family);
+    if (rules === undefined) throw new Error(`lock ${lock.name}'s family takes no keypad codes`);
+    return generateDoorCode(taken, rules);
+  }
+
+  /** What the lock's keypad holds: a weekly window beside the date range, or not (its family's rules). */
+  private keypadOf(lock: LockRecord): { weeklyWindow: boolean } {
+    return { weeklyWindow: doorCodeRulesOf(lock.family)?.weeklyWindow ?? true };
   }
 
   /** Sets the timer to the next instant a code must change: a service-enforced window edge, or an expiry. */

@@ -1,16 +1,29 @@
+import type { FamilyDriverContext } from '../families/lock-family-module.js';
+import { familyModule } from '../families/registry.js';
 import type { LockDriver } from '../gateway/lock-driver.js';
-import type { LockDriverSources } from '../families/lock-family.js';
-import { lockFamily } from '../families/registry.js';
 import type { LockRecord } from '../store/lock-repository.js';
 
 /**
  * The driver factory the lock runtime uses: a driver for each stored lock with an address, built
- * by the lock's family (src/families/registry.ts); adding a family changes nothing here.
+ * by the lock's family (src/families/registry.ts; its module loaded before the runtime starts).
+ * A lock whose family this version does not know (stored by a newer version, say) gets no driver:
+ * it is listed, offline, and said once. Adding a family changes nothing here.
  */
-export function lockDriverFactory(sources: LockDriverSources): (lock: LockRecord) => LockDriver | null {
+export function lockDriverFactory(context: FamilyDriverContext): (lock: LockRecord) => LockDriver | null {
+  const factories = new Map<string, (lock: LockRecord & { bleAddress: string }) => LockDriver | null>();
   return (lock) => {
     const address = lock.bleAddress;
     if (address === null) return null;
-    return lockFamily(lock.family).createDriver({ ...lock, bleAddress: address }, sources);
+    let factory = factories.get(lock.family);
+    if (factory === undefined) {
+      const module = familyModule(lock.family);
+      if (module === undefined) {
+        context.logger.error(`Lock ${lock.name}: its family "${lock.family}" is not one this version of the plugin knows, so it stays offline.`);
+        return null;
+      }
+      factory = module.driverFactory(context);
+      factories.set(lock.family, factory);
+    }
+    return factory({ ...lock, bleAddress: address });
   };
 }

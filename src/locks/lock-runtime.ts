@@ -217,6 +217,56 @@ export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
     });
   }
 
+  /**
+   * Asks the gateway to read the lock again and resolves true once it did and what it read is
+   * stored (its `synchronised` signal, then the commit of the records it read); false when that
+   * did not happen within `timeoutMs` (the lock out of reach, say). The demo's control lines wait
+   * on this before they answer (src/demo/demo-control.ts).
+   */
+  synchronise(lockId: string, timeoutMs: number): Promise<boolean> {
+    const id = lockId.toLowerCase();
+    if (this.gateway.getSnapshot(id) === undefined) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const listener = (event: { lockId: string }): void => {
+        if (event.lockId !== id) return;
+        // The records read before the signal are queued for the next commit: commit them now.
+        this.activity.flush();
+        finish(true);
+      };
+      const timer = setTimeout(() => {
+        finish(false);
+      }, timeoutMs);
+      const finish = (result: boolean): void => {
+        clearTimeout(timer);
+        this.gateway.off('synchronised', listener);
+        resolve(result);
+      };
+      this.gateway.on('synchronised', listener);
+      this.gateway.refresh(id);
+    });
+  }
+
+  /** Resolves true once the service shows the lock offline, false when that did not happen within `timeoutMs`. */
+  untilOffline(lockId: string, timeoutMs: number): Promise<boolean> {
+    const id = lockId.toLowerCase();
+    const offline = (): boolean => !this.gateway.isReachable(id);
+    if (offline()) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const listener = (change: LockRuntimeChange): void => {
+        if (change.lockId === id && offline()) finish(true);
+      };
+      const timer = setTimeout(() => {
+        finish(offline());
+      }, timeoutMs);
+      const finish = (result: boolean): void => {
+        clearTimeout(timer);
+        this.off('change', listener);
+        resolve(result);
+      };
+      this.on('change', listener);
+    });
+  }
+
   /** Commits the activity records still waiting, then disconnects every lock; no further changes are stored. Idempotent. */
   async stop(): Promise<void> {
     if (this.stopped) return;

@@ -11,10 +11,11 @@ import type { CommandRepository } from '../store/command-repository.js';
 import type { LockRepository } from '../store/lock-repository.js';
 import type { LockStateRepository } from '../store/lock-state-repository.js';
 import type { UserRepository } from '../store/user-repository.js';
-import { NukiCredentialFile, type StoredNukiCredentials } from '../families/nuki/nuki-credential-file.js';
+import type { DemoLockSecrets } from '../families/lock-family-module.js';
+import { DEFAULT_LOCK_FAMILY, familyModule } from '../families/registry.js';
 import { ServiceLockPort } from './service-lock-port.js';
 import { lockDriverFactory } from './lock-drivers.js';
-import { nukiUserLinksOfConfig, nukiUserResolver } from '../families/nuki/nuki-user-links.js';
+import { linkedUserResolver, userLinksOfConfig } from './lock-user-links.js';
 import { LockCredentialSync, type LockCredentialSyncDependencies } from './lock-credential-sync.js';
 import { LockRuntime } from './lock-runtime.js';
 import { DoorCodeSync, type DoorCodeSyncDependencies } from './door-code-sync.js';
@@ -49,7 +50,7 @@ export interface LockSubsystemDependencies {
   credentialKeys?: LockCredentialSyncDependencies['keys'];
   /** The eKey service's change hook, so a changed key reaches the lock at once. */
   ekeyChanges?: LockCredentialSyncDependencies['changes'];
-  /** The data folder: paired Nuki locks' credentials are read from its `nuki-credentials.json`. */
+  /** The data folder: the families of paired locks read their credentials there. */
   dataDir?: string;
   /** Door codes (docs/design.md §4c): with them, keypad locks are kept holding their eKeys' codes. */
   doorCodes?: Pick<DoorCodeSyncDependencies, 'doorCodes' | 'ekeys'>;
@@ -59,10 +60,10 @@ export interface LockSubsystemDependencies {
 export interface LockSubsystemOverrides {
   /** Reaches the locks instead of the configured Bluetooth transport (the demo's simulated locks). */
   transport?: GattTransport;
-  /** Credentials of simulated Nuki locks, asked before the data folder's file. */
-  nukiCredentials?: (address: string) => StoredNukiCredentials | undefined;
-  /** Nuki user links beside config `locks[].nuki_users` (lock id → authorization name → e-mail). */
-  nukiUserLinks?: ReadonlyMap<string, ReadonlyMap<string, string>>;
+  /** The secrets of simulated locks (what pairing would have stored), which their families' drivers ask before the data folder. */
+  demoSecrets?: (address: string) => DemoLockSecrets | undefined;
+  /** Links of lock-side users beside the config's (lock id → user name → e-mail): the demo household's. */
+  userLinks?: ReadonlyMap<string, ReadonlyMap<string, string>>;
   /** Link timings instead of the production ones (a demo lock shows offline within seconds). */
   linkTimings?: { offlineAfterS: number; presenceCheckIntervalMs: number; reconnectBackoff: Partial<BackoffPolicy> };
   /** `ready()` waits (at most 5 s) until every lock with a gateway connection is reachable. */
@@ -139,27 +140,14 @@ function keypadKeyResolver(doorCodes: DoorCodeSyncDependencies['doorCodes']): (l
   return (lockId, keypadCodeId) => doorCodes.findByLockCodeId(lockId, keypadCodeId)?.ekeyId ?? null;
 }
 
-/** `locks[].nuki_users` of the config, and the overrides' links (the demo household's). */
-function nukiUserLinks(deps: LockSubsystemDependencies): Map<string, ReadonlyMap<string, string>> {
-  const table: Map<string, ReadonlyMap<string, string>> = nukiUserLinksOfConfig(deps.config);
-  for (const [lockId, links] of deps.overrides?.nukiUserLinks ?? []) table.set(lockId, links);
-  return table;
-}
-
 /**
- * Paired Nuki locks' credentials: a simulated Nuki's from the overrides (the demo's); every other
- * Nuki (also one configured next to the demo) from the data folder's file, read once, at the first
- * lock that needs it (a small file, at start, never on a command's path). Without a data folder: none.
+ * The config's links of lock-side users to our users (each lock's family reads its own entry,
+ * e.g. a Nuki's `nuki_users`), and the overrides' links (the demo household's).
  */
-function nukiCredentialSource(deps: LockSubsystemDependencies): (address: string) => StoredNukiCredentials | undefined {
-  const dataDir = deps.dataDir;
-  let all: Map<string, StoredNukiCredentials> | undefined;
-  return (address) => {
-    const simulated = deps.overrides?.nukiCredentials?.(address);
-    if (simulated !== undefined || dataDir === undefined) return simulated;
-    all ??= new NukiCredentialFile(dataDir).readAll();
-    return all.get(address.toUpperCase());
-  };
+function userLinks(deps: LockSubsystemDependencies): Map<string, ReadonlyMap<string, string>> {
+  const table = userLinksOfConfig(deps.config, (entry) => familyModule(entry.family ?? DEFAULT_LOCK_FAMILY)?.userLinks?.(entry));
+  for (const [lockId, links] of deps.overrides?.userLinks ?? []) table.set(lockId, links);
+  return table;
 }
 
 /**
@@ -198,8 +186,12 @@ export function createLockSubsystem(deps: LockSubsystemDependencies): LockSubsys
       lockState: deps.lockState,
       events: deps.events,
       ...(deps.transaction === undefined ? {} : { transaction: deps.transaction }),
-      driverFor: lockDriverFactory({ nukiCredentials: nukiCredentialSource(deps), logger: deps.logger }),
-      linkedUser: nukiUserResolver(nukiUserLinks(deps), deps.users),
+      driverFor: lockDriverFactory({
+        dataDir: deps.dataDir,
+        logger: deps.logger,
+        ...(overrides.demoSecrets === undefined ? {} : { demoSecrets: overrides.demoSecrets }),
+      }),
+      linkedUser: linkedUserResolver(userLinks(deps), deps.users),
       ...(deps.doorCodes === undefined ? {} : { keypadKey: keypadKeyResolver(deps.doorCodes.doorCodes) }),
     },
     {

@@ -1,5 +1,7 @@
 import type { ActivityRecord, ActivitySource, BoltTarget } from '../domain/lock-vocabulary.js';
-import { boltAfterCommand, commandTypesOfFamily, eventShapeOfCommand, type LockCommandType } from '../domain/lock-command-type.js';
+import { boltAfterCommand, eventShapeOfCommand, type LockCommandType } from '../domain/lock-command-type.js';
+import type { DeviceInformation } from '../domain/lock-vocabulary.js';
+import { capabilitiesOf, commandTypesOf, familySerialNumber } from '../families/registry.js';
 import type { CommandAccess } from '../commands/command-access.js';
 import type { CommandEngine } from '../commands/command-engine.js';
 import { CommandRefused } from '../commands/command-refused.js';
@@ -114,8 +116,9 @@ export class ServiceLockPort implements LockPort {
       id: lock.id,
       name: lock.name,
       bleAddress: lock.bleAddress ?? '',
-      family: lock.family,
-      commands: commandTypesOfFamily(lock.family),
+      serialNumber: serialNumberOf(lock, live?.snapshot?.deviceInformation ?? null),
+      capabilities: { keypad: lock.keypad, doorSensor: capabilitiesOf(lock.family).doorSensor, opener: capabilitiesOf(lock.family).opener },
+      commands: commandTypesOf(lock.family),
       modes: live?.snapshot?.modes ?? null,
       ownerId: lock.ownerId,
       bolt: live?.boltState ?? lock.boltState,
@@ -126,6 +129,12 @@ export class ServiceLockPort implements LockPort {
       deviceInformation: live?.snapshot?.deviceInformation ?? null,
       door: live?.snapshot?.door ?? null,
     };
+  }
+
+  private deviceInformationChange(lockId: string, deviceInformation: DeviceInformation): LockChange {
+    const lock = this.deps.locks.findById(lockId);
+    const serialNumber = lock === undefined ? lockId : serialNumberOf(lock, deviceInformation);
+    return { kind: 'device_information', lockId, deviceInformation, serialNumber };
   }
 
   private map(change: LockRuntimeChange): LockChange[] {
@@ -141,7 +150,7 @@ export class ServiceLockPort implements LockPort {
       case 'connectivity': {
         out.push({ kind: 'connectivity', lockId: change.lockId, online: change.online });
         const info = this.deps.runtime.liveState(change.lockId)?.snapshot?.deviceInformation;
-        if (change.online && info) out.push({ kind: 'device_information', lockId: change.lockId, deviceInformation: info });
+        if (change.online && info) out.push(this.deviceInformationChange(change.lockId, info));
         break;
       }
       case 'door':
@@ -152,7 +161,7 @@ export class ServiceLockPort implements LockPort {
         break;
       case 'device_information': {
         const info = this.deps.runtime.liveState(change.lockId)?.snapshot?.deviceInformation;
-        if (info) out.push({ kind: 'device_information', lockId: change.lockId, deviceInformation: info });
+        if (info) out.push(this.deviceInformationChange(change.lockId, info));
         break;
       }
       case 'activity': {
@@ -207,4 +216,16 @@ export class ServiceLockPort implements LockPort {
       }
     }
   }
+}
+
+/**
+ * The serial number every ecosystem shows: the lock's own when its family names one (a Nuki: its
+ * Nuki ID, as the Nuki app shows it, docs/design.md §4b); otherwise its Bluetooth address
+ * (docs/homekit.md), which is stable and printed on nothing else; the lock id when neither is known.
+ */
+export function serialNumberOf(lock: Pick<LockRecord, 'family' | 'bleAddress' | 'id'>, deviceInformation: DeviceInformation | null): string {
+  const ownSerial = familySerialNumber(lock.family, deviceInformation ?? undefined);
+  if (ownSerial !== undefined) return ownSerial;
+  const address = lock.bleAddress ?? '';
+  return address.trim() === '' ? lock.id : address;
 }

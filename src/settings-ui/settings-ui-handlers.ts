@@ -1,10 +1,12 @@
 import type { SetupLock, SetupOwner } from '../access/setup-service.js';
-import type { NukiPairingIo } from '../families/nuki/nuki-pairing-commands.js';
-import { BluetoothUnavailable, NukiPairingFailed, nukiPairCommand, nukiScanCommand } from '../families/nuki/nuki-pairing-commands.js';
 import { UsageError } from '../cli/usage-error.js';
+import type { FamilyPairing, PairingIo, ScannedDevice } from '../families/lock-family-module.js';
+import { BluetoothUnavailable, PairingFailed } from '../families/pairing-errors.js';
+import { LOCK_FAMILIES, familyDescriptor } from '../families/registry.js';
+import type { PairingDescriptor } from '../families/lock-family.js';
 import type { GattTransport } from '../gateway/gatt-transport.js';
 import type { GatewayLogger } from '../gateway/gateway-logger.js';
-import { BluezTransport } from '../gateway/transports/bluez-transport.js';
+import { hostTransport } from '../gateway/transports/host-transport.js';
 import type { SettingsUiStatus } from '../store/settings-ui-file.js';
 import { ServiceUnavailable, configProblems, dataDirOf, readServiceStatus } from './service-status-reader.js';
 import { describeError } from '../domain/errors.js';
@@ -30,33 +32,47 @@ export type ServiceView =
 export interface SettingsUiHandlerOptions {
   /** Homebridge's storage path (HOMEBRIDGE_STORAGE_PATH); undefined outside the Homebridge UI. */
   storagePath: string | undefined;
-  /** Progress lines of a running scan or pairing, pushed to the page as they come. */
-  progress: (line: string) => void;
+  /** Progress lines of a running scan or pairing (of `family`), pushed to the page as they come. */
+  progress: (line: string, family: string) => void;
   /** How long one call to the service may take. */
   requestTimeoutMs?: number;
-  /** The Bluetooth transport of scan and pair (tests keep the default: BlueZ on the system bus). */
+  /** The Bluetooth transport of scan and pair (tests keep the default: the host's BlueZ on the system bus). */
   transport?: (adapter: string | undefined, logger: GatewayLogger) => GattTransport;
   isAlive?: (pid: number) => boolean;
 }
 
 /** What the page says when the host has no Bluetooth the plugin can use (docs/design.md §7). */
-export const NO_BLUETOOTH = 'This Homebridge host has no Bluetooth that the plugin can use, so it cannot look for Nuki locks: install and start BlueZ, then scan again.';
+export function noBluetoothMessage(noun: string): string {
+  return `This Homebridge host has no Bluetooth that the plugin can use, so it cannot look for ${noun}s: install and start BlueZ, then scan again.`;
+}
 
 const ADDRESS = /^([0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}$/;
 
-/** A Nuki the scan heard, as the page shows it and pairs it. */
+/** A family whose locks are paired, as the page offers it (src/families/lock-family.ts `pairing`). */
+export type PairableFamily = PairingDescriptor & { family: string };
+
+/** A device a scan heard, as the page shows it and pairs it. */
 export interface ScannedLock {
   address: string;
   rssi: number | null;
-  /** "Nuki Smart Lock 1.0–4.0", "Nuki Smart Lock Ultra / Go / Pro (5th generation)", "Nuki Opener". */
+  /** "Nuki Smart Lock 1.0–4.0", "Nuki Opener". */
   model: string;
   /** "2.2", "2.3", or null when the scan could not tell. */
   api_level: string | null;
   /** The config `family` the device is added with. */
-  family: 'nuki' | 'nuki-opener';
-  /** Pairing needs the lock's 6-digit security PIN (API 2.3). */
+  family: string;
+  /** Pairing needs the device's PIN. */
   pin_required: boolean;
 }
+
+const scannedLock = (device: ScannedDevice): ScannedLock => ({
+  address: device.address,
+  rssi: device.rssi,
+  model: device.model,
+  api_level: device.apiLevel,
+  family: device.family,
+  pin_required: device.pinRequired,
+});
 
 /**
  * What homebridge-ui/server.js answers. It runs in a process of the Homebridge UI, not in
@@ -109,76 +125,102 @@ export class SettingsUiHandlers {
   }
 
   /**
-   * `/nuki/scan`: `ekey-locks nuki scan` for `seconds` (1–30), with the Smart Locks and Openers it
-   * heard: each one's model, API level, config family and whether pairing needs the 6-digit PIN
-   * (docs/design.md §4d).
+   * `/form`: the lock fields the config form edits as a list although they may be written as a
+   * map (a Nuki's `nuki_users`: name → e-mail): the form drops on Save what it cannot show, so the
+   * page hands it the list shape (`[{ <key>: name, <value>: e-mail }]`) first.
    */
-  async nukiScan(body: unknown): Promise<{ locks: ScannedLock[]; lines: string[] }> {
-    const seconds = (body as { seconds?: unknown } | null)?.seconds ?? 10;
-    if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 1 || seconds > 30) throw new SettingsUiError('Scan for 1 to 30 seconds.');
-    const { lines, result } = await this.runBluetooth((io) => nukiScanCommand(['--seconds', String(seconds)], io));
-    const locks = result.map((found) => ({
-      address: found.address,
-      rssi: found.rssi,
-      model: found.model,
-      api_level: found.apiLevel,
-      family: found.family,
-      pin_required: found.pinRequired,
-    }));
-    return { locks, lines };
+  formShapes(): { listFields: { field: string; key: string; value: string }[] } {
+    const listFields = new Map<string, { field: string; key: string; value: string }>();
+    for (const family of LOCK_FAMILIES) {
+      for (const [field, schema] of Object.entries(family.configFields)) {
+        const choice = schema['x-form-choice'];
+        const shapes = schema.anyOf;
+        if (typeof choice !== 'number' || !Array.isArray(shapes)) continue;
+        const list = shapes[choice] as { type?: unknown; items?: { properties?: Record<string, unknown> } } | undefined;
+        const names = Object.keys(list?.items?.properties ?? {});
+        if (list?.type === 'array' && names.length === 2) listFields.set(field, { field, key: names[0] ?? '', value: names[1] ?? '' });
+      }
+    }
+    return { listFields: [...listFields.values()] };
+  }
+
+  /** `/pairing`: the families whose locks are paired here, each with what the page says of it. */
+  pairingFamilies(): { families: PairableFamily[] } {
+    return {
+      families: LOCK_FAMILIES.flatMap((family) => (family.pairing === undefined ? [] : [{ family: family.id, ...family.pairing }])),
+    };
   }
 
   /**
-   * `/nuki/pair`: `ekey-locks nuki pair` into the plugin's data folder, as an app (never as a
-   * bridge from here). Answers the config block to add; the service reads new credentials when
-   * Homebridge restarts.
+   * `/scan`: the family's scan (`ekey-locks <family> scan`) for `seconds` (1–30), with each device
+   * it heard: its model, protocol level, config family and whether pairing needs a PIN
+   * (docs/design.md §4d).
    */
-  async nukiPair(body: unknown): Promise<{ lines: string[]; lock: Record<string, unknown> }> {
-    const input = body as Partial<Record<'address' | 'name' | 'pin' | 'timeout_s', unknown>> | null;
+  async scan(body: unknown): Promise<{ locks: ScannedLock[]; lines: string[] }> {
+    const input = body as { family?: unknown; seconds?: unknown } | null;
+    const family = this.pairableFamily(input?.family);
+    const seconds = input?.seconds ?? 10;
+    if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 1 || seconds > 30) throw new SettingsUiError('Scan for 1 to 30 seconds.');
+    const { lines, result } = await this.runBluetooth(family, async (io) => (await this.pairing(family.id)).scan({ seconds }, io));
+    return { locks: result.map(scannedLock), lines };
+  }
+
+  /**
+   * `/pair`: the family's pairing (`ekey-locks <family> pair`, as an app, never as a bridge from
+   * here) into the plugin's data folder. Answers the config entry to add; the service reads the new
+   * credentials when Homebridge restarts.
+   */
+  async pair(body: unknown): Promise<{ lines: string[]; lock: Record<string, unknown> }> {
+    const input = body as Partial<Record<'family' | 'address' | 'name' | 'pin' | 'timeout_s', unknown>> | null;
+    const family = this.pairableFamily(input?.family);
     const address = input?.address;
     if (typeof address !== 'string' || !ADDRESS.test(address)) throw new SettingsUiError('Choose a lock to pair (an address like AA:BB:CC:DD:EE:FF).');
-    const storagePath = this.storagePathOrError();
-    const args = ['--address', address, '--data', dataDirOf(storagePath)];
-    if (typeof input?.name === 'string' && input.name.trim() !== '') args.push('--name', input.name.trim());
-    if (typeof input?.pin === 'string' && input.pin.trim() !== '') args.push('--pin', input.pin.trim());
-    if (typeof input?.timeout_s === 'number') args.push('--timeout-s', String(input.timeout_s));
-    const { lines } = await this.runBluetooth((io) => nukiPairCommand(args, io));
-    const start = lines.indexOf('{');
-    let lock: Record<string, unknown> = {};
-    if (start !== -1) {
-      try {
-        lock = JSON.parse(lines.slice(start).join('\n')) as Record<string, unknown>;
-      } catch {
-        lock = {};
-      }
-    }
-    return { lines: start === -1 ? lines : lines.slice(0, start), lock };
+    const dataDir = dataDirOf(this.storagePathOrError());
+    const options = {
+      address,
+      dataDir,
+      ...(typeof input?.name === 'string' && input.name.trim() !== '' ? { name: input.name.trim() } : {}),
+      ...(typeof input?.pin === 'string' && input.pin.trim() !== '' ? { pin: input.pin.trim() } : {}),
+      ...(typeof input?.timeout_s === 'number' ? { timeoutS: input.timeout_s } : {}),
+    };
+    if (options.name !== undefined && Buffer.byteLength(options.name) > 32) throw new SettingsUiError('The name may have at most 32 bytes: the lock keeps no more.');
+    const { lines, result } = await this.runBluetooth(family, async (io) => (await this.pairing(family.id)).pair(options, io));
+    return { lines, lock: result.entry };
+  }
+
+  /** The descriptor of a family whose locks are paired. @throws SettingsUiError for any other */
+  private pairableFamily(id: unknown): { id: string; noun: string } {
+    const family = typeof id === 'string' ? familyDescriptor(id) : undefined;
+    if (family?.pairing === undefined) throw new SettingsUiError('Choose a kind of lock to pair.');
+    return { id: family.id, noun: family.pairing.noun };
+  }
+
+  private async pairing(id: string): Promise<FamilyPairing> {
+    const pairing = (await familyDescriptor(id)?.load())?.pairing;
+    if (pairing === undefined) throw new SettingsUiError('This kind of lock is not paired.');
+    return pairing;
   }
 
   /** Runs one scan or pairing at a time, collecting its lines; its failures become sentences. */
-  private async runBluetooth<T>(run: (io: NukiPairingIo) => Promise<T>): Promise<{ lines: string[]; result: T }> {
+  private async runBluetooth<T>(family: { id: string; noun: string }, run: (io: PairingIo) => Promise<T>): Promise<{ lines: string[]; result: T }> {
     if (this.bluetoothBusy) throw new SettingsUiError('A scan or pairing is already running; wait until it ends.');
     this.bluetoothBusy = true;
     const lines: string[] = [];
     const collect = (line: string): void => {
-      // The config block is one multi-line string: keep its lines apart, like the terminal does.
+      // A multi-line block keeps its lines apart, like the terminal does.
       for (const part of line.split('\n')) {
         lines.push(part);
-        this.options.progress(part);
+        this.options.progress(part, family.id);
       }
     };
-    const io: NukiPairingIo = {
-      out: collect,
-      err: collect,
-      transport: this.options.transport ?? ((adapter, logger) => new BluezTransport(adapter === undefined ? { logger } : { adapter, logger })),
-    };
+    const io: PairingIo = { progress: collect, warn: collect, transport: this.options.transport ?? hostTransport };
     try {
       const result = await run(io);
       return { lines, result };
     } catch (error) {
       // One plain sentence for the page; the terminal's version (with BlueZ's own words) stays in the CLI.
-      if (error instanceof BluetoothUnavailable) throw new SettingsUiError(NO_BLUETOOTH);
-      if (error instanceof NukiPairingFailed || error instanceof UsageError) throw new SettingsUiError(error.message);
+      if (error instanceof BluetoothUnavailable) throw new SettingsUiError(noBluetoothMessage(family.noun));
+      if (error instanceof PairingFailed || error instanceof UsageError || error instanceof SettingsUiError) throw new SettingsUiError(error.message);
       throw new SettingsUiError(`Bluetooth failed unexpectedly: ${describeError(error)}`);
     } finally {
       this.bluetoothBusy = false;

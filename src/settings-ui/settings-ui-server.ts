@@ -2,8 +2,8 @@ import { HomebridgePluginUiServer, RequestError } from '@homebridge/plugin-ui-ut
 import { SettingsUiError, SettingsUiHandlers } from './settings-ui-handlers.js';
 import { describeError } from '../domain/errors.js';
 
-/** The event that carries each progress line of a Nuki scan or pairing to the page. */
-export const NUKI_PROGRESS_EVENT = 'nuki-progress';
+/** The event that carries each progress line of a scan or pairing to the page (`{ family, line }`). */
+export const PAIRING_PROGRESS_EVENT = 'pairing-progress';
 
 /**
  * The settings page's server (homebridge-ui/server.js starts it): a child process of the
@@ -14,14 +14,16 @@ export class EKeyLocksSettingsUiServer extends HomebridgePluginUiServer {
     super();
     const handlers = new SettingsUiHandlers({
       storagePath: this.homebridgeStoragePath,
-      progress: (line) => {
-        this.pushEvent(NUKI_PROGRESS_EVENT, { line });
+      progress: (line, family) => {
+        this.pushEvent(PAIRING_PROGRESS_EVENT, { family, line });
       },
     });
     this.onRequest('/status', () => handlers.status());
     this.onRequest('/owner', (body) => answering(() => handlers.createOwner(body)));
-    this.onRequest('/nuki/scan', (body) => answering(() => handlers.nukiScan(body)));
-    this.onRequest('/nuki/pair', (body) => answering(() => handlers.nukiPair(body)));
+    this.onRequest('/pairing', () => handlers.pairingFamilies());
+    this.onRequest('/form', () => handlers.formShapes());
+    this.onRequest('/scan', (body) => answering(() => handlers.scan(body)));
+    this.onRequest('/pair', (body) => answering(() => handlers.pair(body)));
     this.ready();
   }
 }

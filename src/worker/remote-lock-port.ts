@@ -19,6 +19,7 @@ const copyLock = (lock: PortLock): PortLock => ({
   ...lock,
   deviceInformation: lock.deviceInformation === null ? null : { ...lock.deviceInformation },
   modes: lock.modes === null ? null : { ...lock.modes },
+  capabilities: { ...lock.capabilities },
 });
 
 /**
@@ -153,6 +154,7 @@ export class RemoteLockPort implements LockPort {
         break;
       case 'device_information':
         lock.deviceInformation = { ...change.deviceInformation };
+        lock.serialNumber = change.serialNumber;
         break;
       case 'tap':
       case 'ring':

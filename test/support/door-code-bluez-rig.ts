@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { DoorCodeService } from '../../src/access/door-code-service.js';
+import { doorCodeRulesOf } from '../../src/families/registry.js';
 import type { EKeyType } from '../../src/domain/ekey-types.js';
 import { NukiDriver, type NukiDriverCredentials } from '../../src/families/nuki/driver/nuki-driver.js';
 import { SimulatedNuki, type SimulatedNukiOptions } from '../../src/families/nuki/simulator/simulated-nuki.js';
@@ -113,7 +114,7 @@ export class DoorCodeBluezRig {
         },
       },
     });
-    this.running = { db, doorCodes, ekeys, service: new DoorCodeService({ doorCodes, clock: this.clock }), gateway, wire, sync, logger };
+    this.running = { db, doorCodes, ekeys, service: new DoorCodeService({ doorCodes, clock: this.clock, keypadRulesOf: () => doorCodeRulesOf('nuki') }), gateway, wire, sync, logger };
     const released = this.nuki.inRange ? wire.nextRelease(10_000) : Promise.resolve();
     gateway.start();
     sync.start();

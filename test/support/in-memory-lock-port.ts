@@ -1,5 +1,6 @@
 import type { ActivitySource, Bolt, BoltTarget } from '../../src/domain/lock-vocabulary.js';
-import { boltAfterCommand, commandTypesOfFamily, type LockCommandType } from '../../src/domain/lock-command-type.js';
+import { boltAfterCommand, type LockCommandType } from '../../src/domain/lock-command-type.js';
+import { capabilitiesOf, commandTypesOf } from '../../src/families/registry.js';
 import type {
   CommandResult,
   PortLock,
@@ -25,13 +26,18 @@ export interface BoltRequest {
  */
 export type CommandBehaviour = { kind: 'complete' } | { kind: 'answer'; result: CommandResult } | { kind: 'hold' };
 
-/** A lock with defaults for every field a test does not care about. */
-export function testLock(overrides: Partial<PortLock> & Pick<PortLock, 'id'>): PortLock {
+/**
+ * A lock with defaults for every field a test does not care about; `family` (our profile by
+ * default) gives it that family's commands and capabilities, as the service would.
+ */
+export function testLock({ family = 'ekey', ...overrides }: Partial<PortLock> & Pick<PortLock, 'id'> & { family?: string }): PortLock {
+  const capabilities = capabilitiesOf(family);
   return {
     name: 'Front Door',
     bleAddress: 'D0:E1:00:00:00:01',
-    family: overrides.family ?? 'ekey',
-    commands: commandTypesOfFamily(overrides.family ?? 'ekey'),
+    serialNumber: overrides.bleAddress ?? 'D0:E1:00:00:00:01',
+    capabilities: { keypad: capabilities.keypad, doorSensor: capabilities.doorSensor, opener: capabilities.opener },
+    commands: commandTypesOf(family),
     modes: null,
     ownerId: 'owner-1',
     bolt: 'locked',

@@ -1,11 +1,10 @@
-import { commandTypesOfFamily } from '../../domain/lock-command-type.js';
-import { lockFamily, type LockFamilyId } from '../../families/registry.js';
+import { capabilitiesOf, type LockFamilyId } from '../../families/registry.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { DEMO_LINKED_AUTHORIZATION } from '../../demo/demo-household.js';
+import { DEMO_LINKED_AUTHORIZATION } from '../../families/nuki/nuki-module.js';
 import { startHomebridge, type RunningHomebridge } from '../homebridge-run.js';
 import type { ProbeReading } from '../homebridge-probe.js';
 import { loginDemoUser } from '../oauth-login.js';
@@ -191,9 +190,9 @@ export async function burst(hb: RunningHomebridge, home: Household, size: BurstS
     try {
       for (let index = 0; index < count; index += 1) {
         const action = index % 2 === 0 ? 'unlock' : 'lock';
-        const who = lockFamily(lock.family).keepsOwnUsers ? { authorization: DEMO_LINKED_AUTHORIZATION } : { ekey_id: lock.ownerKeyId };
-        // A Nuki Opener is not tapped: someone rings at its intercom (docs/design.md §4d), one ring event each.
-        const line = commandTypesOfFamily(lock.family).includes('ring_to_open_on') ? { op: 'ring', lock_id: lock.id } : { op: 'tap', lock_id: lock.id, action, ...who };
+        const who = capabilitiesOf(lock.family).ownUsers ? { authorization: DEMO_LINKED_AUTHORIZATION } : { ekey_id: lock.ownerKeyId };
+        // An intercom's opener is not tapped: someone rings at it (docs/design.md §4d), one ring event each.
+        const line = capabilitiesOf(lock.family).opener ? { op: 'ring', lock_id: lock.id } : { op: 'tap', lock_id: lock.id, action, ...who };
         const answer = await control.send(line);
         if (answer.ok && answer.observed !== false) activityRecords += 1;
         else failures.push(`tap: ${JSON.stringify(answer)}`);

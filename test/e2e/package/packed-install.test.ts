@@ -94,11 +94,12 @@ describeE2E('the packed plugin, installed as a user installs it', () => {
 
   it('ships what users run and nothing else: no sources, tests, benchmarks or source maps', () => {
     const paths = packed.files.map((file) => file.path);
-    for (const needed of ['package.json', 'README.md', 'config.schema.json', 'dist/index.js', 'dist/cli.js', 'dist/worker/service-worker.js', 'docs/architecture.md']) {
+    // The settings page (config.schema.json's customUiPath) ships too: the Homebridge UI loads it from the package.
+    for (const needed of ['package.json', 'README.md', 'config.schema.json', 'dist/index.js', 'dist/cli.js', 'dist/worker/service-worker.js', 'docs/architecture.md', 'homebridge-ui/server.js', 'homebridge-ui/public/index.html']) {
       expect(paths).toContain(needed);
     }
     const unexpected = paths.filter(
-      (path) => !(path.startsWith('dist/') || path.startsWith('docs/') || ['package.json', 'README.md', 'config.schema.json'].includes(path)),
+      (path) => !(path.startsWith('dist/') || path.startsWith('docs/') || path.startsWith('homebridge-ui/') || ['package.json', 'README.md', 'config.schema.json'].includes(path)),
     );
     expect(unexpected).toEqual([]);
     expect(paths.filter((path) => path.startsWith('dist/bench/') || path.endsWith('.map'))).toEqual([]);

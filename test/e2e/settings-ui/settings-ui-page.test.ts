@@ -14,7 +14,7 @@ import { eventually } from '../../support/polling.js';
 import { startSettingsUiHost, type SettingsUiHost, type SettingsUiHostOptions } from '../../support/settings-ui-host.js';
 import { describeFindings, seriousViolations } from '../../support/axe-audit.js';
 import { boxOf, computedStyle, hasClass } from '../../support/browser.js';
-import { NO_BLUETOOTH } from '../../../src/settings-ui/settings-ui-handlers.js';
+import { noBluetoothMessage } from '../../../src/settings-ui/settings-ui-handlers.js';
 import { StartReportFile } from '../../../src/store/start-report-file.js';
 
 /**
@@ -304,12 +304,12 @@ describe('the Nuki pairing wizard', () => {
     const choice = frame.getByRole('radio', { name: new RegExp(`^Nuki Smart Lock 1\\.0–4\\.0 ${nuki.address}, Bluetooth API 2\\.2`) });
     await choice.waitFor({ timeout: 25_000 });
     expect(await choice.isChecked()).toBe(true);
-    expect(await frame.locator('#ekl-nuki-result').innerText()).toBe("One Nuki lock found. Hold the lock's button for 5 s, then press “Pair the chosen lock”.");
+    expect(await frame.locator('#ekl-pair-nuki-result').innerText()).toBe("One Nuki lock found. Hold the lock's button for 5 s, then press “Pair the chosen lock”.");
 
     nuki.startPairingMode();
     await frame.getByLabel('Security PIN (optional; needed to read who opened the door)').fill('4711');
     await frame.getByRole('button', { name: 'Pair the chosen lock' }).click();
-    await eventually(() => frame.locator('#ekl-nuki-result').innerText(), `Paired with ${nuki.address}. Add it to the config, set its owner's e-mail, save and restart Homebridge.`, 20_000);
+    await eventually(() => frame.locator('#ekl-pair-nuki-result').innerText(), `Paired with ${nuki.address}. Add it to the config, set its owner's e-mail, save and restart Homebridge.`, 20_000);
     expect(await frame.getByLabel('Pairing progress').innerText()).toContain('3. Paired: the lock knows us as "ekey-locks (Homebridge)"');
     expect(await frame.getByLabel('Pairing progress').innerText()).not.toContain('4711');
     expect(statSync(join(storage, 'ekey-locks', NUKI_CREDENTIALS_FILE)).mode & 0o777).toBe(0o600);
@@ -317,7 +317,7 @@ describe('the Nuki pairing wizard', () => {
 
     await frame.getByRole('region', { name: 'Pair a Nuki lock' }).screenshot({ path: join(SHOTS, 'settings-page-nuki-paired.png') });
     await frame.getByRole('button', { name: 'Add the paired lock to the config' }).click();
-    await eventually(async () => (await frame.locator('#ekl-nuki-result').innerText()).startsWith(`Added ${nuki.address} to the locks`), true);
+    await eventually(async () => (await frame.locator('#ekl-pair-nuki-result').innerText()).startsWith(`Added ${nuki.address} to the locks`), true);
     const config = await page.evaluate<{ locks: unknown[] }[]>('window.hostState.config');
     expect(config[0]?.locks).toEqual([
       { name: 'Front Door', owner_email: 'olivia@example.com', address: 'D0:E1:00:00:00:01' },
@@ -354,26 +354,26 @@ describe('the Nuki pairing wizard', () => {
       expect(await pinNeeded.evaluate((element) => (element as unknown as { required: boolean }).required)).toBe(true);
       pro.startPairingMode();
       await frame.getByRole('button', { name: 'Pair the chosen lock' }).click();
-      await eventually(async () => (await frame.locator('#ekl-nuki-result').innerText()).startsWith('This lock pairs only with its 6-digit security PIN'), true);
+      await eventually(async () => (await frame.locator('#ekl-pair-nuki-result').innerText()).startsWith('This lock pairs only with its 6-digit security PIN'), true);
       expect(pro.authorizations).toEqual([]);
       await pinNeeded.fill('246810');
       await frame.getByRole('button', { name: 'Pair the chosen lock' }).click();
-      await eventually(() => frame.locator('#ekl-nuki-result').innerText(), `Paired with ${pro.address}. Add it to the config, set its owner's e-mail, save and restart Homebridge.`, 20_000);
+      await eventually(() => frame.locator('#ekl-pair-nuki-result').innerText(), `Paired with ${pro.address}. Add it to the config, set its owner's e-mail, save and restart Homebridge.`, 20_000);
       expect(await frame.getByLabel('Pairing progress').innerText()).toContain('Found a Nuki Smart Lock Ultra / Go / Pro (5th generation) (Bluetooth API 2.3).');
       expect(await frame.getByLabel('Pairing progress').innerText()).not.toContain('246810');
       expect(pro.authorizations.map((authorization) => authorization.name)).toEqual(['ekey-locks (Homebridge)']);
       await frame.getByRole('button', { name: 'Add the paired lock to the config' }).click();
-      await eventually(async () => (await frame.locator('#ekl-nuki-result').innerText()).startsWith(`Added ${pro.address} to the locks`), true);
+      await eventually(async () => (await frame.locator('#ekl-pair-nuki-result').innerText()).startsWith(`Added ${pro.address} to the locks`), true);
 
       // The Opener: the PIN is optional again; it is added with its own family.
       await openerChoice.check();
       await frame.getByLabel('Security PIN (optional; needed to read who opened the door)').waitFor({ timeout: 5_000 });
       opener.startPairingMode();
       await frame.getByRole('button', { name: 'Pair the chosen lock' }).click();
-      await eventually(() => frame.locator('#ekl-nuki-result').innerText(), `Paired with ${opener.address}. Add it to the config, set its owner's e-mail, save and restart Homebridge.`, 20_000);
+      await eventually(() => frame.locator('#ekl-pair-nuki-result').innerText(), `Paired with ${opener.address}. Add it to the config, set its owner's e-mail, save and restart Homebridge.`, 20_000);
       expect(await frame.getByLabel('Pairing progress').innerText()).toContain('3. Paired: the Opener knows us as "ekey-locks (Homebridge)"');
       await frame.getByRole('button', { name: 'Add the paired lock to the config' }).click();
-      await eventually(async () => (await frame.locator('#ekl-nuki-result').innerText()).startsWith(`Added ${opener.address} to the locks`), true);
+      await eventually(async () => (await frame.locator('#ekl-pair-nuki-result').innerText()).startsWith(`Added ${opener.address} to the locks`), true);
       const config = await page.evaluate<{ locks: unknown[] }[]>('window.hostState.config');
       expect(config[0]?.locks).toEqual([
         { name: 'Front Door', owner_email: 'olivia@example.com', address: 'D0:E1:00:00:00:01' },
@@ -395,7 +395,7 @@ describe('the Nuki pairing wizard', () => {
       await frame.getByRole('button', { name: 'Scan for Nuki locks' }).click();
       // One plain sentence, within 2 s of pressing Scan (not after the 10 s scan), and no "Scanning…" left.
       const began = Date.now();
-      await eventually(() => frame.locator('#ekl-nuki-result').innerText(), NO_BLUETOOTH, 2_000);
+      await eventually(() => frame.locator('#ekl-pair-nuki-result').innerText(), noBluetoothMessage('Nuki lock'), 2_000);
       expect(Date.now() - began).toBeLessThan(2_000);
       expect(await frame.getByRole('region', { name: 'Pair a Nuki lock' }).innerText()).not.toMatch(/Scanning/);
       expect(await hasClass(frame.getByRole('region', { name: 'Pair a Nuki lock' }).getByRole('status'), 'alert-danger')).toBe(true);

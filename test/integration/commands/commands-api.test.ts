@@ -1,3 +1,4 @@
+import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { until } from '../../support/polling.js';
 import { startCommandFixture, untilOnline, type CommandFixture } from './command-fixture.js';
@@ -29,7 +30,8 @@ describe('remote commands over HTTP (demo household, simulated Front Door)', () 
       expect(done).toMatchObject({ id: created.body.id, status: 'completed', failure_reason: null });
       expect(done.completed_at).toMatch(ISO_MS_Z);
       expect(await fx.ownerLock(fx.frontDoor)).toMatchObject({ bolt_state: 'unlocked', online_status: 'online' });
-      expect(fx.test.service.demoSimulation?.locks.get(fx.frontDoor)?.bolt).toBe('unlocked');
+      const simulated = fx.test.service.demoSimulation?.locks.get(fx.frontDoor);
+      expect(simulated instanceof SimulatedLock ? simulated.bolt : 'not our profile').toBe('unlocked');
     });
 
     it('runs two commands sent back to back one after the other, in order', async () => {

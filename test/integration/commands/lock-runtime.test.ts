@@ -1,5 +1,6 @@
 import { eventShapeOfCommand } from '../../../src/domain/lock-command-type.js';
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { loadFamilyModules } from '../../../src/families/registry.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { CommandEngine } from '../../../src/commands/command-engine.js';
 import type { LockEventSink, RecordedEvent } from '../../../src/events/lock-event-sink.js';
@@ -46,12 +47,15 @@ describe('lock runtime: gateway observations become stored lock state and record
   const start = (motorTimeMs = 0): void => {
     lock = new SimulatedLock({ address: 'AA:BB:CC:DD:EE:01', key: parseLockKey(key), name: 'Front Door', clock: w.clock, motorTimeMs, batteryPercent: 80 });
     runtime = new LockRuntime(
-      { transport: new SimulatorTransport([lock]), clock: w.clock, logger: w.logger, locks: w.locks, lockState: state, events: sink, driverFor: lockDriverFactory({ nukiCredentials: () => undefined, logger: w.logger }) },
+      { transport: new SimulatorTransport([lock]), clock: w.clock, logger: w.logger, locks: w.locks, lockState: state, events: sink, driverFor: lockDriverFactory({ dataDir: undefined, logger: w.logger }) },
       { reconnectBackoff: { initialMs: 10, maxMs: 50 }, presenceCheckIntervalMs: 20, offlineAfterS: 5 },
     );
     expect(runtime.registerStoredLocks()).toEqual([w.lock]);
     runtime.start();
   };
+
+  // The drivers come from the families' modules (src/families/registry.ts).
+  beforeAll(() => loadFamilyModules());
 
   beforeEach(() => {
     w = createWorld({ lockKey: key });

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DateTime } from 'luxon';
-import type { SimulatedNuki } from '../../../src/families/nuki/simulator/simulated-nuki.js';
+import { SimulatedNuki } from '../../../src/families/nuki/simulator/simulated-nuki.js';
 import { loginOverHttp } from '../../support/oauth-login.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
 import { call, type ApiResponse } from '../ekeys/household.js';
@@ -53,7 +53,7 @@ describe('door codes on the API', () => {
       if (lock.name === 'Front Door') frontDoor = lock.id;
     }
     const simulated = test.service.demoSimulation?.locks.get(backDoor.toLowerCase());
-    if (simulated === undefined || !('typeCode' in simulated)) throw new Error('Back Door is not a simulated Nuki');
+    if (!(simulated instanceof SimulatedNuki)) throw new Error('Back Door is not a simulated Nuki');
     nuki = simulated;
   });
 

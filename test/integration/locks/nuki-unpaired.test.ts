@@ -48,7 +48,7 @@ describe('a Nuki lock in the config without credentials', () => {
 
   it('gets an unusable Nuki driver that never connects', () => {
     const runtime = fx.test.service.lockSubsystem.runtime;
-    expect(runtime.gateway.familyOf(CELLAR_ID)).toBe('nuki');
+    expect(runtime.gateway.getSnapshot(CELLAR_ID)?.family).toBe('nuki');
     const snapshot = runtime.gateway.getSnapshot(CELLAR_ID);
     expect(snapshot?.unusableReason).toMatch(/not paired yet/);
     expect(snapshot).toMatchObject({ online: false, connected: false });
@@ -107,7 +107,7 @@ describe('a Nuki lock in the config with credentials in the data folder', () => 
 
   it('gets a working Nuki driver and logs nothing about pairing', () => {
     const gateway = fx.test.service.lockSubsystem.runtime.gateway;
-    expect(gateway.familyOf(CELLAR_ID)).toBe('nuki');
+    expect(gateway.getSnapshot(CELLAR_ID)?.family).toBe('nuki');
     expect(gateway.getSnapshot(CELLAR_ID)?.unusableReason).toBeNull();
     expect(cellarLines(fx).filter((line) => /pair/i.test(line.message))).toEqual([]);
   });
@@ -120,7 +120,7 @@ describe('a Nuki lock in the config with credentials in the data folder', () => 
 
   it('keeps the demo Nuki on its own simulated pairing', () => {
     const gateway = fx.test.service.lockSubsystem.runtime.gateway;
-    expect(gateway.familyOf(fx.backDoor)).toBe('nuki');
+    expect(gateway.getSnapshot(fx.backDoor)?.family).toBe('nuki');
     expect(gateway.getSnapshot(fx.backDoor)?.unusableReason).toBeNull();
   });
 });

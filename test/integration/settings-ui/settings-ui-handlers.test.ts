@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NO_BLUETOOTH, SettingsUiError, SettingsUiHandlers } from '../../../src/settings-ui/settings-ui-handlers.js';
+import { SettingsUiError, SettingsUiHandlers, noBluetoothMessage } from '../../../src/settings-ui/settings-ui-handlers.js';
 import { SETTINGS_UI_FILE, type SettingsUiStatus } from '../../../src/store/settings-ui-file.js';
 import { StartReportFile } from '../../../src/store/start-report-file.js';
 import { NUKI_CREDENTIALS_FILE, NukiCredentialFile } from '../../../src/families/nuki/nuki-credential-file.js';
@@ -249,21 +249,31 @@ describe('/owner', () => {
   });
 });
 
-describe('/nuki/scan and /nuki/pair', () => {
+describe('/pairing, /scan and /pair (the Nuki family, through the registry)', () => {
+  it('offers the families whose locks are paired, in their own words', () => {
+    const { families } = handlers().pairingFamilies();
+    expect(families.map((family) => [family.family, family.noun])).toEqual([['nuki', 'Nuki lock']]);
+    expect(families[0]?.pin?.digits).toBe(6);
+  });
+
+  it('names the lock fields the config form edits as a list', () => {
+    expect(handlers().formShapes()).toEqual({ listFields: [{ field: 'nuki_users', key: 'authorization', value: 'email' }] });
+  });
+
   const clock = new ManualClock();
 
   it('scans the fake BlueZ, then pairs the chosen simulated Nuki into the plugin\'s data folder', async () => {
     const nuki = new SimulatedNuki({ address: 'C0:FF:EE:5E:77:01', name: 'Nuki_5E7701', clock, securityPin: 4711 });
     bluez.bluez.addDevice(nuki);
     progress.length = 0;
-    const scanned = await handlers().nukiScan({ seconds: 1 });
+    const scanned = await handlers().scan({ family: 'nuki',  seconds: 1 });
     expect(scanned.locks).toEqual([
       { address: nuki.address, rssi: expect.any(Number), model: 'Nuki Smart Lock 1.0–4.0', api_level: '2.2', family: 'nuki', pin_required: false },
     ]);
     expect(progress[0]).toBe('Scanning for Nuki Smart Locks for 1 s…');
 
     nuki.startPairingMode();
-    const paired = await handlers().nukiPair({ address: nuki.address, name: 'Homebridge', pin: '4711', timeout_s: 5 });
+    const paired = await handlers().pair({ family: 'nuki',  address: nuki.address, name: 'Homebridge', pin: '4711', timeout_s: 5 });
     expect(paired.lines.join('\n')).toContain('3. Paired: the lock knows us as "Homebridge"');
     expect(paired.lock).toMatchObject({ family: 'nuki', address: nuki.address });
     expect(statSync(join(dataDir, NUKI_CREDENTIALS_FILE)).mode & 0o777).toBe(0o600);
@@ -279,7 +289,7 @@ describe('/nuki/scan and /nuki/pair', () => {
     bluez.bluez.addDevice(opener);
     try {
       // The Ultra at rest: only its GATT database tells its API level (the scan looks).
-      const scanned = await handlers().nukiScan({ seconds: 1 });
+      const scanned = await handlers().scan({ family: 'nuki',  seconds: 1 });
       expect(scanned.locks).toEqual([
         { address: ultra.address, rssi: expect.any(Number), model: 'Nuki Smart Lock Ultra / Go / Pro (5th generation)', api_level: '2.3', family: 'nuki', pin_required: true },
         { address: opener.address, rssi: expect.any(Number), model: 'Nuki Opener', api_level: '2.2', family: 'nuki-opener', pin_required: false },
@@ -288,9 +298,9 @@ describe('/nuki/scan and /nuki/pair', () => {
 
       ultra.startPairingMode();
       // No PIN: refused before anything is sent, with what to do.
-      expect(await failure(handlers().nukiPair({ address: ultra.address, timeout_s: 5 }))).toMatch(/Ultra.*needs its 6-digit security PIN.*--pin\. Nothing was sent/);
+      expect(await failure(handlers().pair({ family: 'nuki',  address: ultra.address, timeout_s: 5 }))).toMatch(/Ultra.*needs its 6-digit security PIN.*--pin\. Nothing was sent/);
       expect(ultra.authorizations).toEqual([]);
-      const paired = await handlers().nukiPair({ address: ultra.address, name: 'Homebridge', pin: '482913', timeout_s: 5 });
+      const paired = await handlers().pair({ family: 'nuki',  address: ultra.address, name: 'Homebridge', pin: '482913', timeout_s: 5 });
       expect(paired.lines.join('\n')).toContain('Found a Nuki Smart Lock Ultra / Go / Pro (5th generation) (Bluetooth API 2.3).');
       expect(paired.lock).toMatchObject({ family: 'nuki', address: ultra.address });
       expect(ultra.authorizations.map((authorization) => authorization.name)).toEqual(['Homebridge']);
@@ -298,7 +308,7 @@ describe('/nuki/scan and /nuki/pair', () => {
       expect(progress.join('\n')).not.toContain('482913');
 
       opener.startPairingMode();
-      const openerPaired = await handlers().nukiPair({ address: opener.address, name: 'Homebridge', timeout_s: 5 });
+      const openerPaired = await handlers().pair({ family: 'nuki',  address: opener.address, name: 'Homebridge', timeout_s: 5 });
       expect(openerPaired.lines.join('\n')).toContain('3. Paired: the Opener knows us as "Homebridge"');
       expect(openerPaired.lock).toMatchObject({ name: 'Nuki Opener', family: 'nuki-opener', address: opener.address });
       expect(opener.authorizations.map((authorization) => authorization.name)).toEqual(['Homebridge']);
@@ -312,7 +322,7 @@ describe('/nuki/scan and /nuki/pair', () => {
   it('explains a pairing that fails (the lock is not in pairing mode)', async () => {
     const nuki = new SimulatedNuki({ address: 'C0:FF:EE:5E:77:02', name: 'Nuki_5E7702', clock, securityPin: 1234 });
     bluez.bluez.addDevice(nuki);
-    expect(await failure(handlers().nukiPair({ address: nuki.address, timeout_s: 5 }))).toMatch(/not in pairing mode \(waited 5 s\)/);
+    expect(await failure(handlers().pair({ family: 'nuki',  address: nuki.address, timeout_s: 5 }))).toMatch(/not in pairing mode \(waited 5 s\)/);
     nuki.goOutOfRange();
   });
 
@@ -320,20 +330,20 @@ describe('/nuki/scan and /nuki/pair', () => {
     const noBus = `unix:path=${join(storagePath, 'no-bus')}`;
     const offline = handlers({ transport: (_adapter, logger) => new BluezTransport({ busAddress: noBus, logger }) });
     const began = performance.now();
-    const message = await failure(offline.nukiScan({ seconds: 10 }));
+    const message = await failure(offline.scan({ family: 'nuki',  seconds: 10 }));
     expect(performance.now() - began).toBeLessThan(2_000);
-    expect(message).toBe(NO_BLUETOOTH);
+    expect(message).toBe(noBluetoothMessage('Nuki lock'));
     // No raw error, no stray punctuation from one.
     expect(message).not.toMatch(/ENOENT|unix:|\)\.|\.\)/);
   });
 
   it('rejects bad input and a second Bluetooth job at once', async () => {
-    expect(await failure(handlers().nukiScan({ seconds: 0 }))).toBe('Scan for 1 to 30 seconds.');
-    expect(await failure(handlers().nukiPair({ address: 'nope' }))).toMatch(/^Choose a lock to pair/);
-    expect(await failure(handlers({ storagePath: undefined }).nukiPair({ address: 'C0:FF:EE:5E:77:09' }))).toMatch(/HOMEBRIDGE_STORAGE_PATH is not set/);
+    expect(await failure(handlers().scan({ family: 'nuki',  seconds: 0 }))).toBe('Scan for 1 to 30 seconds.');
+    expect(await failure(handlers().pair({ family: 'nuki',  address: 'nope' }))).toMatch(/^Choose a lock to pair/);
+    expect(await failure(handlers({ storagePath: undefined }).pair({ family: 'nuki',  address: 'C0:FF:EE:5E:77:09' }))).toMatch(/HOMEBRIDGE_STORAGE_PATH is not set/);
     const shared = handlers();
-    const first = shared.nukiScan({ seconds: 1 });
-    expect(await failure(shared.nukiScan({ seconds: 1 }))).toBe('A scan or pairing is already running; wait until it ends.');
+    const first = shared.scan({ family: 'nuki',  seconds: 1 });
+    expect(await failure(shared.scan({ family: 'nuki',  seconds: 1 }))).toBe('A scan or pairing is already running; wait until it ends.');
     await first;
   });
 });

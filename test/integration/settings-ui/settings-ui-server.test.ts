@@ -74,12 +74,12 @@ describe('homebridge-ui/server.js', () => {
       success: false,
       data: { message: expect.stringMatching(/^The eKey Locks service is not running/), error: { reason: 'settings_ui' } },
     });
-    expect(await server.request('/nuki/pair', { address: 'nope' })).toMatchObject({ success: false, data: { message: expect.stringMatching(/^Choose a lock to pair/) } });
+    expect(await server.request('/pair', { family: 'nuki', address: 'nope' })).toMatchObject({ success: false, data: { message: expect.stringMatching(/^Choose a lock to pair/) } });
   }, 30_000);
 
   it('still says ready, and why nothing works, when its compiled code is missing', async () => {
     const server = await start(stage(false), storage);
     expect(await server.request('/status')).toMatchObject({ success: true, data: { state: 'unreadable', message: expect.stringMatching(/^The settings page could not start \(.+\)\. Reinstall the plugin\.$/) } });
-    expect(await server.request('/nuki/scan', { seconds: 1 })).toMatchObject({ success: false, data: { message: expect.stringMatching(/^The settings page could not start/) } });
+    expect(await server.request('/scan', { family: 'nuki', seconds: 1 })).toMatchObject({ success: false, data: { message: expect.stringMatching(/^The settings page could not start/) } });
   }, 30_000);
 });

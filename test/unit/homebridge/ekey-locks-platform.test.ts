@@ -108,8 +108,10 @@ describe('EKeyLocksPlatform accessories', () => {
     // Not read yet: neutral placeholders, never empty strings.
     expect(value(GATE, Characteristic.Manufacturer)).toBe('eKey Locks');
     expect(value(GATE, Characteristic.SerialNumber)).toBe('D0:E1:00:00:00:02');
-    run.port.emit({ kind: 'device_information', lockId: GATE.id, deviceInformation: { manufacturer: 'Acme', model: 'G2', serial: 'x', firmware: 'v2.1' } });
+    run.port.emit({ kind: 'device_information', lockId: GATE.id, deviceInformation: { manufacturer: 'Acme', model: 'G2', serial: 'x', firmware: 'v2.1' }, serialNumber: 'ACME-7' });
     expect(value(GATE, Characteristic.Manufacturer)).toBe('Acme');
+    // The serial number the service decided (its family's, or the address) comes with the change.
+    expect(value(GATE, Characteristic.SerialNumber)).toBe('ACME-7');
     expect(value(GATE, Characteristic.FirmwareRevision)).toBe('2.1');
   });
 

@@ -1,4 +1,5 @@
 import { toSerialNumber } from '../../../src/lock-port/lock-identity.js';
+import { serialNumberOf } from '../../../src/locks/service-lock-port.js';
 import type { ActivitySource, Bolt } from '../../../src/domain/lock-vocabulary.js';
 import { describe, expect, it } from '@jest/globals';
 import { Characteristic } from '@homebridge/hap-nodejs';
@@ -174,20 +175,25 @@ describe('toFirmwareRevision', () => {
   });
 });
 
-describe('toSerialNumber', () => {
+describe('serialNumberOf (the service decides it; every ecosystem shows PortLock.serialNumber)', () => {
   const nukiInformation = { manufacturer: 'Nuki Home Solutions', model: 'Nuki Smart Lock (hardware 2.0)', serial: '2A3B4C5D', firmware: '2.14.6' };
   const lock = { id: '0b6e8c2a-5d1f-4c3e-9a7b-1234567890ab', bleAddress: 'D0:E1:00:00:00:03' };
 
   it('is the Nuki ID for a Nuki whose Config was read (docs/design.md §4b: Nuki id → HomeKit serial)', () => {
-    expect(toSerialNumber({ ...lock, family: 'nuki', deviceInformation: nukiInformation })).toBe('2A3B4C5D');
+    expect(serialNumberOf({ ...lock, family: 'nuki' }, nukiInformation)).toBe('2A3B4C5D');
   });
 
-  it('is the Bluetooth address for a Nuki not read yet, and for every lock of our profile', () => {
-    expect(toSerialNumber({ ...lock, family: 'nuki', deviceInformation: null })).toBe('D0:E1:00:00:00:03');
-    expect(toSerialNumber({ ...lock, family: 'ekey', deviceInformation: { ...nukiInformation, serial: 'D0E100000001' } })).toBe('D0:E1:00:00:00:03');
+  it('is the Bluetooth address for a Nuki not read yet, for every lock of our profile, and for a family this version does not know', () => {
+    expect(serialNumberOf({ ...lock, family: 'nuki' }, null)).toBe('D0:E1:00:00:00:03');
+    expect(serialNumberOf({ ...lock, family: 'ekey' }, { ...nukiInformation, serial: 'D0E100000001' })).toBe('D0:E1:00:00:00:03');
+    expect(serialNumberOf({ ...lock, family: 'acme' }, nukiInformation)).toBe('D0:E1:00:00:00:03');
   });
 
   it('falls back to the lock id when there is no address', () => {
-    expect(toSerialNumber({ ...lock, bleAddress: '', family: 'ekey', deviceInformation: null })).toBe(lock.id);
+    expect(serialNumberOf({ ...lock, bleAddress: null, family: 'ekey' }, null)).toBe(lock.id);
+  });
+
+  it('is what the port shows', () => {
+    expect(toSerialNumber({ serialNumber: 'X-1' })).toBe('X-1');
   });
 });

@@ -53,11 +53,12 @@ describe('RemoteLockPort (the mirror on Homebridge’s main thread)', () => {
       { kind: 'battery', lockId: 'front', level: 0.3 },
       { kind: 'door', lockId: 'front', door: 'open' },
       { kind: 'connectivity', lockId: 'front', online: false },
-      { kind: 'device_information', lockId: 'front', deviceInformation: { manufacturer: 'M', model: 'X', serial: 'S', firmware: '2' } },
+      { kind: 'device_information', lockId: 'front', deviceInformation: { manufacturer: 'M', model: 'X', serial: 'S', firmware: '2' }, serialNumber: 'S-1' },
     ];
     for (const change of changes) port.applyChange(change);
     expect(port.getLock('front')).toMatchObject({ moving: true, bolt: 'unlocked', lastActivitySource: 'remote', batteryLevel: 0.3, door: 'open', online: false });
     expect(port.getLock('front')?.deviceInformation?.model).toBe('X');
+    expect(port.getLock('front')?.serialNumber).toBe('S-1');
   });
 
   it('replaces the list on locks_changed and forgets a lock sent as null', () => {
