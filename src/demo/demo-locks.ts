@@ -6,7 +6,7 @@ import { SimulatedNuki } from '../families/nuki/simulator/simulated-nuki.js';
 import { SimulatedOpener } from '../families/nuki-opener/simulator/simulated-opener.js';
 import type { LockFamilyId } from '../families/registry.js';
 import type { ObservedLockState } from '../store/lock-state-repository.js';
-import { SimulatorTransport } from '../gateway/transports/simulator-transport.js';
+import { SimulatorTransport } from '../gateway/transports/simulator/simulator-transport.js';
 import type { LockStateRepository } from '../store/lock-state-repository.js';
 import type { StoredNukiCredentials } from '../families/nuki/nuki-credential-file.js';
 import { DEMO_GATEWAY_AUTHORIZATION, DEMO_LINKED_AUTHORIZATION, type DemoHousehold, type DemoLockSecrets, type DemoNukiSecrets } from './demo-household.js';

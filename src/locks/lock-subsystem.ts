@@ -181,7 +181,7 @@ export function createLockSubsystem(deps: LockSubsystemDependencies): LockSubsys
         new DeferredTransport(
           'bluez',
           async () => {
-            const { BluezTransport } = await import('../gateway/transports/bluez-transport.js');
+            const { BluezTransport } = await import('../gateway/transports/bluez/bluez-transport.js');
             return new BluezTransport({ logger: deps.logger, ...(bluetooth?.adapter === undefined ? {} : { adapter: bluetooth.adapter }) });
           },
           deps.logger,

@@ -4,7 +4,7 @@ import { BluetoothUnavailable, NukiPairingFailed, nukiPairCommand, nukiScanComma
 import { UsageError } from '../cli/usage-error.js';
 import type { GattTransport } from '../gateway/gatt-transport.js';
 import type { GatewayLogger } from '../gateway/gateway-logger.js';
-import { BluezTransport } from '../gateway/transports/bluez-transport.js';
+import { BluezTransport } from '../gateway/transports/bluez/bluez-transport.js';
 import type { SettingsUiStatus } from '../store/settings-ui-file.js';
 import { ServiceUnavailable, configProblems, dataDirOf, readServiceStatus } from './service-status-reader.js';
 import { describeError } from '../domain/errors.js';

@@ -6,7 +6,7 @@ import { silentLogger, type GatewayLogger } from '../../gateway/gateway-logger.j
 import { TransportError, type GattTransport } from '../../gateway/gatt-transport.js';
 import { NUKI_APPLE_COMPANY_ID, parseNukiBeacon } from './protocol/nuki-uuids.js';
 import { NukiPairingError, type NukiPairingOptions } from './protocol/nuki-pairing.js';
-import { BluezTransport } from '../../gateway/transports/bluez-transport.js';
+import { BluezTransport } from '../../gateway/transports/bluez/bluez-transport.js';
 import { NukiCredentialFile, type StoredNukiCredentials } from './nuki-credential-file.js';
 import { MAX_SECURITY_PIN, NukiFamilyUuids, pairingTargetOf, type NukiApiLevel, type NukiDeviceKind, type NukiPairingTarget } from './nuki-api-level.js';
 import { pairNukiDevice, probeNukiDevice, type NukiDevicePairing } from './nuki-device-pairing.js';

@@ -3,7 +3,7 @@ import { encodeActivityReadSince } from '../../../src/families/ekey/protocol/act
 import type { Advertisement, GattConnection, GattProfile } from '../../../src/gateway/gatt-transport.js';
 import { FrameType, LockUuids, sigUuid } from '../../../src/families/ekey/protocol/lock-profile.js';
 import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
-import { BluezTransport, type BluezDiagnostics } from '../../../src/gateway/transports/bluez-transport.js';
+import { BluezTransport, type BluezDiagnostics } from '../../../src/gateway/transports/bluez/bluez-transport.js';
 import { FakeBluez } from '../../support/fake-bluez/fake-bluez.js';
 import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
 import { startPrivateDbusDaemon } from '../../support/fake-bluez/private-dbus-daemon.js';

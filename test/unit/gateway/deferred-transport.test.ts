@@ -3,7 +3,7 @@ import { EKEY_GATT_PROFILE } from '../../../src/families/ekey/driver/ekey-gatt-p
 import { TransportError, type Advertisement, type GattTransport } from '../../../src/gateway/gatt-transport.js';
 import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
 import { DeferredTransport } from '../../../src/gateway/transports/deferred-transport.js';
-import { SimulatorTransport } from '../../../src/gateway/transports/simulator-transport.js';
+import { SimulatorTransport } from '../../../src/gateway/transports/simulator/simulator-transport.js';
 import { ManualClock } from '../../support/manual-clock.js';
 import { RecordingLogger } from '../../support/recording-logger.js';
 

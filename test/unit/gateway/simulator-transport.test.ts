@@ -3,8 +3,8 @@ import { encodeActivityReadSince } from '../../../src/families/ekey/protocol/act
 import type { Advertisement, GattConnection, GattProfile } from '../../../src/gateway/gatt-transport.js';
 import { FrameType, LockUuids, sigUuid } from '../../../src/families/ekey/protocol/lock-profile.js';
 import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
-import type { SimulatedDevice } from '../../../src/gateway/simulator/simulated-device.js';
-import { SimulatorTransport } from '../../../src/gateway/transports/simulator-transport.js';
+import type { SimulatedDevice } from '../../../src/gateway/transports/simulator/simulated-device.js';
+import { SimulatorTransport } from '../../../src/gateway/transports/simulator/simulator-transport.js';
 import { ManualClock } from '../../support/manual-clock.js';
 import { until } from '../../support/polling.js';
 import { TINY_COMPANY, TINY_PROFILE, TinyDevice } from '../../support/tiny-device.js';

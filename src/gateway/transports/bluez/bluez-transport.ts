@@ -1,6 +1,6 @@
-import { Deadline } from '../deadline.js';
-import { silentLogger, type GatewayLogger } from '../gateway-logger.js';
-import { type AdvertisementListener, type ConnectOptions, type GattConnection, type GattProfile, type GattTransport, type TransportError } from '../gatt-transport.js';
+import { Deadline } from '../../deadline.js';
+import { silentLogger, type GatewayLogger } from '../../gateway-logger.js';
+import { type AdvertisementListener, type ConnectOptions, type GattConnection, type GattProfile, type GattTransport, type TransportError } from '../../gatt-transport.js';
 import { BusSession, dropSession, forgetDevice, nodeBleListenerCount, type Characteristic, type DeviceHandle, type Session } from './bluez-bus-session.js';
 import { BluezConnection, disconnectQuietly, linkUp } from './bluez-connection.js';
 import { BluezDiscovery } from './bluez-discovery.js';

@@ -1,4 +1,4 @@
-import { silentLogger, type GatewayLogger } from '../gateway-logger.js';
+import { silentLogger, type GatewayLogger } from '../../gateway-logger.js';
 import {
   TransportError,
   type Advertisement,
@@ -7,9 +7,9 @@ import {
   type GattConnection,
   type GattProfile,
   type GattTransport,
-} from '../gatt-transport.js';
-import { GattOperationError, type SimulatedDevice, type SimulatedLockLink } from '../simulator/simulated-device.js';
-import { describeError } from '../../domain/errors.js';
+} from '../../gatt-transport.js';
+import { GattOperationError, type SimulatedDevice, type SimulatedLockLink } from './simulated-device.js';
+import { describeError } from '../../../domain/errors.js';
 
 /** Settings of the simulator transport; every field has a default. */
 export interface SimulatorTransportOptions {

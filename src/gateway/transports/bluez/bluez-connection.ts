@@ -1,6 +1,6 @@
 import type NodeBle from 'node-ble';
-import { EXPIRED, withTimeout, type Deadline } from '../deadline.js';
-import { TransportError, type GattConnection } from '../gatt-transport.js';
+import { EXPIRED, withTimeout, type Deadline } from '../../deadline.js';
+import { TransportError, type GattConnection } from '../../gatt-transport.js';
 import { releaseDevice, type Characteristic, type SessionConnection } from './bluez-bus-session.js';
 import { raceOrFail, toTransportError } from './bluez-errors.js';
 import { helperOf } from './node-ble-internals.js';
