@@ -101,12 +101,14 @@ export interface Advertisement {
 export type AdvertisementListener = (advertisement: Advertisement) => void;
 
 /**
- * How the gateway reaches devices. Two implementations: `simulator` (in-process simulated
- * devices) and `bluez` (node-ble over D-Bus). The rest of the app only sees this interface.
+ * How the gateway reaches devices. Each kind is one folder under src/gateway/transports/ (`bluez`:
+ * node-ble over D-Bus; `simulator`: in-process simulated devices), and every one passes the
+ * shared contract suite (test/support/gatt-transport-contract.ts); the composite transport routes
+ * each device to the radio that reaches it. The rest of the app only sees this interface.
  */
 export interface GattTransport {
-  /** Which implementation this is, for logs. */
-  readonly kind: 'simulator' | 'bluez';
+  /** Which kind of transport this is (`bluez`, `simulator`, `composite`, …), for logs. */
+  readonly kind: string;
   /**
    * Finds the device, connects, resolves the profile and subscribes to its notifying characteristics.
    * @throws TransportError — never hangs past `timeoutMs`.
