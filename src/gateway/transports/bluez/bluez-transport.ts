@@ -101,7 +101,7 @@ export class BluezTransport implements GattTransport {
         gattDeadline.cancel();
       }
       const subscriptions = profile.characteristics.filter((spec) => spec.subscribe && characteristics.has(spec.name)).map((spec) => spec.name);
-      const connection = new BluezConnection(upper, handle.device, characteristics, subscriptions, this.operationTimeoutMs, (c) => session?.connections.delete(c));
+      const connection = new BluezConnection(upper, handle.device, characteristics, subscriptions, this.operationTimeoutMs, (c) => session?.connections.delete(c), this.logger);
       session.connections.add(connection);
       try {
         await connection.subscribe(deadline);
