@@ -95,6 +95,11 @@ export interface Advertisement {
    * holds the bytes after the company identifier, as BlueZ hands them.
    */
   manufacturerData: ReadonlyMap<number, Buffer>;
+  /**
+   * The gateway (radio) that heard it: `host` for the host's adapter, else a Bluetooth proxy's
+   * configured name (docs/design.md §4e). Set by the composite transport; absent from one radio.
+   */
+  gateway?: string;
 }
 
 /** A listener of {@link GattTransport.watchAdvertisements}. */

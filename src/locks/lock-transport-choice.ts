@@ -1,4 +1,6 @@
 import type { GattTransport } from '../gateway/gatt-transport.js';
+import { CompositeTransport } from '../gateway/transports/composite/composite-transport.js';
+import { HOST_GATEWAY } from '../gateway/transports/composite/gateway-route.js';
 import { DEFAULT_TRANSPORT_KIND, transportKind, type TransportKindId } from '../gateway/transports/transport-kinds.js';
 import type { Logger } from '../logger.js';
 
@@ -20,7 +22,13 @@ export interface TransportChoice {
   logger: Logger;
 }
 
-/** The transport the gateway reaches locks through. */
-export function chooseTransport(choice: TransportChoice): GattTransport {
-  return choice.host ?? transportKind(choice.kind).openHostRadio({ adapter: choice.adapter, logger: choice.logger });
+/**
+ * The transport the gateway reaches locks through: a composite of the gateways (docs/design.md
+ * §4e), today the host's radio alone (`host`), so every connect and advertisement already takes
+ * the path Bluetooth proxies will join. Opens nothing: the host's radio loads and connects on
+ * first use.
+ */
+export function chooseTransport(choice: TransportChoice): CompositeTransport {
+  const host = choice.host ?? transportKind(choice.kind).openHostRadio({ adapter: choice.adapter, logger: choice.logger });
+  return new CompositeTransport([{ name: HOST_GATEWAY, transport: host }], { logger: choice.logger });
 }
