@@ -97,7 +97,8 @@ export interface Advertisement {
   manufacturerData: ReadonlyMap<number, Buffer>;
   /**
    * The gateway (radio) that heard it: `host` for the host's adapter, else a Bluetooth proxy's
-   * configured name (docs/design.md §4e). Set by the composite transport; absent from one radio.
+   * configured name (docs/architecture.md "Transports"). Set by the composite transport; absent
+   * from a single radio.
    */
   gateway?: string;
 }

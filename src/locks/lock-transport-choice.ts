@@ -23,10 +23,10 @@ export interface TransportChoice {
 }
 
 /**
- * The transport the gateway reaches locks through: a composite of the gateways (docs/design.md
- * §4e), today the host's radio alone (`host`), so every connect and advertisement already takes
- * the path Bluetooth proxies will join. Opens nothing: the host's radio loads and connects on
- * first use.
+ * The transport the gateway reaches locks through: a composite of the gateways
+ * (docs/architecture.md "Transports"), today the host's radio alone (`host`), so every connect
+ * and advertisement already takes the path Bluetooth proxies will join. Opens nothing: the host's
+ * radio loads and connects on first use.
  */
 export function chooseTransport(choice: TransportChoice): CompositeTransport {
   const host = choice.host ?? transportKind(choice.kind).openHostRadio({ adapter: choice.adapter, logger: choice.logger });

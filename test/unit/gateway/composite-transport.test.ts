@@ -11,7 +11,7 @@ import { ManualClock } from '../../support/manual-clock.js';
 import { RecordingLogger } from '../../support/recording-logger.js';
 
 /*
- * The composite transport (docs/design.md §4e): several radios as one, over simulator transports
+ * The composite transport (docs/architecture.md "Transports"): several radios as one, over simulator transports
  * that hear the same device with different signals. The routing rules as a table are in
  * gateway-route.test.ts; the GattTransport contract runs at the end.
  */

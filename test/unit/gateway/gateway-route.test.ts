@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { Hearing } from '../../../src/gateway/transports/composite/gateway-hearings.js';
 import { HEARD_WITHIN_MS, connectOrder } from '../../../src/gateway/transports/composite/gateway-route.js';
 
-/* Which gateway a connect goes to first (docs/design.md §4e), as a table. */
+/* Which gateway a connect goes to first (docs/architecture.md "Transports"), as a table. */
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
 const GATEWAYS = ['host', 'hall', 'attic'];

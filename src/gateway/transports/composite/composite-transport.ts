@@ -37,7 +37,7 @@ export interface CompositeTransportOptions {
 export interface GatewayDeviceStatus {
   /** The device's address, upper case. */
   address: string;
-  /** Signal of the latest advertisement this gateway heard from it, dBm; null when never heard or not said. */
+  /** Signal of the latest advertisement this gateway heard from it, dBm; null if never heard or unknown. */
   rssi: number | null;
   /** When this gateway last heard it, ms since the epoch; null when never heard. */
   seenAt: number | null;
@@ -55,14 +55,14 @@ export interface GatewayStatus {
 }
 
 /**
- * Several radios as one transport (docs/design.md §4e): the host's adapter (`host`) and, later,
- * Bluetooth proxies by name. Advertisements of all of them arrive as one watch, each tagged with
- * the gateway that heard it; a connect goes to the gateway that heard the address strongest in
- * the last 60 s (the host wins ties; none heard it: each in the configured order) and fails over
- * to the next one when it fails, all within the caller's timeout, so the gateway core
- * (lock-gateway.ts, managed-lock.ts, lock-link.ts) stays as it is. Connections are the chosen
- * gateway's own, handed over as they are: the contract holds through the composite because it
- * holds for each gateway. Nothing is loaded or watched until the first connect or watch.
+ * Several radios as one transport (docs/architecture.md "Transports"): the host's adapter
+ * (`host`) and, later, Bluetooth proxies by name. Advertisements of all of them arrive as one
+ * watch, each tagged with the gateway that heard it; a connect goes to the gateway that heard the
+ * address strongest in the last 60 s (the host wins ties; none heard it: each in the configured
+ * order) and fails over to the next one when it fails, all within the caller's timeout, so the
+ * gateway core (lock-gateway.ts, managed-lock.ts, lock-link.ts) stays as it is. Connections are
+ * the chosen gateway's own, handed over as they are: the contract holds through the composite
+ * because it holds for each gateway. Nothing is loaded or watched until the first connect or watch.
  */
 export class CompositeTransport implements GattTransport {
   readonly kind = 'composite';

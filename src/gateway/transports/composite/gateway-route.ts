@@ -1,9 +1,9 @@
 import type { Hearing } from './gateway-hearings.js';
 
-/** The name of the host's own adapter among the gateways (docs/design.md §4e). */
+/** The name of the host's own adapter among the gateways (docs/architecture.md "Transports"). */
 export const HOST_GATEWAY = 'host';
 
-/** An advertisement counts for routing this long after it was heard, ms (docs/design.md §4e). */
+/** An advertisement counts for routing this long after it was heard, ms. */
 export const HEARD_WITHIN_MS = 60_000;
 
 /** What the route of one address is decided from. */
@@ -19,10 +19,10 @@ export interface RouteQuestion {
 }
 
 /**
- * The gateways to try for a connect, in order (docs/design.md §4e): those that heard the address
- * within the last {@link HEARD_WITHIN_MS}, strongest signal first (an unknown signal counts as the
- * weakest), the host first among equals, then the configured order; when none heard it, every
- * gateway in the configured order. Only gateways the allow-list names take part.
+ * The gateways to try for a connect, in order (docs/architecture.md "Transports"): those that
+ * heard the address within the last {@link HEARD_WITHIN_MS}, strongest signal first (an unknown
+ * signal counts as the weakest), the host first among equals, then the configured order; when none
+ * heard it, every gateway in the configured order. Only gateways the allow-list names take part.
  */
 export function connectOrder(question: RouteQuestion): string[] {
   const allowed = question.allowed;
