@@ -195,7 +195,11 @@ describe('CompositeTransport routing', () => {
 
   it('refuses an address whose allow-list names no configured gateway, as not_found', async () => {
     const { composite, device } = rig(['host', 'hall'], { allowedGateways: () => ['garage'] });
-    await expect(composite.connect(ADDRESS, CONTRACT_PROFILE, CONNECT)).rejects.toMatchObject({ name: 'TransportError', failure: 'not_found' });
+    await expect(composite.connect(ADDRESS, CONTRACT_PROFILE, CONNECT)).rejects.toMatchObject({
+      name: 'TransportError',
+      failure: 'not_found',
+      message: 'C8:00:00:00:00:01: no configured gateway may serve it (allowed: garage)',
+    });
     expect(device.openLinks).toBe(0);
   });
 

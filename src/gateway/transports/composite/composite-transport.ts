@@ -98,7 +98,7 @@ export class CompositeTransport implements GattTransport {
       allowed,
     });
     const first = order[0];
-    if (first === undefined) throw new TransportError('not_found', `${upper}: none of its gateways (${(allowed ?? []).join(', ')}) is configured`);
+    if (first === undefined) throw new TransportError('not_found', `${upper}: no configured gateway may serve it (allowed: ${allowed?.join(', ') || 'none'})`);
     // One way to it: its own budget and its own error, exactly as without the composite.
     if (order.length === 1) return this.hold(first, await this.transportOf(first).connect(upper, profile, options));
     const deadline = new Deadline(options.timeoutMs);
