@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { DEFAULT_LOCK_FAMILY, LOCK_FAMILIES, familyDescriptor, type LockFamilyId } from '../families/registry.js';
+import { DEFAULT_TRANSPORT_KIND, TRANSPORT_KINDS, type TransportKindId } from '../gateway/transports/transport-kinds.js';
 
 /*
  * The plugin config's JSON Schema (TypeBox): the one source of its types, its validators and the
@@ -185,11 +186,16 @@ export const PluginConfigSchema = Type.Object(
       Type.Object(
         {
           transport: Type.Optional(
-            Type.Union([Type.Literal('bluez', { title: 'BlueZ (real locks)' }), Type.Literal('simulator', { title: 'Simulator' })], {
-              title: 'Transport',
-              'x-unset': 'bluez',
-              description: 'Empty: BlueZ, the host\'s Bluetooth.',
-            }),
+            Type.Unsafe<TransportKindId>(
+              Type.Union(
+                TRANSPORT_KINDS.map((kind) => Type.Literal(kind.id, { title: kind.formTitle })),
+                {
+                  title: 'Transport',
+                  'x-unset': DEFAULT_TRANSPORT_KIND,
+                  description: 'Empty: BlueZ, the host\'s Bluetooth.',
+                },
+              ),
+            ),
           ),
           adapter: Type.Optional(Type.String({ title: 'Adapter', placeholder: 'hci0' })),
           offline_after_s: Type.Optional(Type.Integer({ minimum: 5, title: 'Offline after (s) without contact', placeholder: 120 })),

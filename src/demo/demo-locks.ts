@@ -2,7 +2,7 @@ import { hostTimeZone } from '../config/time-zone.js';
 import type { Clock } from '../domain/clock.js';
 import type { DemoDevice, DemoLockStart } from '../families/lock-family-module.js';
 import { familyModule } from '../families/registry.js';
-import { SimulatorTransport } from '../gateway/transports/simulator-transport.js';
+import { SimulatorTransport } from '../gateway/transports/simulator/simulator-transport.js';
 import type { LockStateRepository, ObservedLockState } from '../store/lock-state-repository.js';
 import { DEMO_GATEWAY_AUTHORIZATION, type DemoHousehold, type DemoLockSecrets } from './demo-household.js';
 

@@ -2,7 +2,7 @@ import type { Clock } from '../domain/clock.js';
 import type { GattTransport } from '../gateway/gatt-transport.js';
 import type { GatewayLogger } from '../gateway/gateway-logger.js';
 import type { LockDriver } from '../gateway/lock-driver.js';
-import type { SimulatedDevice } from '../gateway/simulator/simulated-device.js';
+import type { SimulatedDevice } from '../gateway/transports/simulator/simulated-device.js';
 import type { Logger } from '../logger.js';
 import type { LockRecord } from '../store/lock-repository.js';
 

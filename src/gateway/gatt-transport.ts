@@ -95,18 +95,26 @@ export interface Advertisement {
    * holds the bytes after the company identifier, as BlueZ hands them.
    */
   manufacturerData: ReadonlyMap<number, Buffer>;
+  /**
+   * The gateway (radio) that heard it: `host` for the host's adapter, else a Bluetooth proxy's
+   * configured name (docs/architecture.md "Transports"). Set by the composite transport; absent
+   * from a single radio.
+   */
+  gateway?: string;
 }
 
 /** A listener of {@link GattTransport.watchAdvertisements}. */
 export type AdvertisementListener = (advertisement: Advertisement) => void;
 
 /**
- * How the gateway reaches devices. Two implementations: `simulator` (in-process simulated
- * devices) and `bluez` (node-ble over D-Bus). The rest of the app only sees this interface.
+ * How the gateway reaches devices. Each kind is one folder under src/gateway/transports/ (`bluez`:
+ * node-ble over D-Bus; `simulator`: in-process simulated devices), and every one passes the
+ * shared contract suite (test/support/gatt-transport-contract.ts); the composite transport routes
+ * each device to the radio that reaches it. The rest of the app only sees this interface.
  */
 export interface GattTransport {
-  /** Which implementation this is, for logs. */
-  readonly kind: 'simulator' | 'bluez';
+  /** Which kind of transport this is (`bluez`, `simulator`, `composite`, …), for logs. */
+  readonly kind: string;
   /**
    * Finds the device, connects, resolves the profile and subscribes to its notifying characteristics.
    * @throws TransportError — never hangs past `timeoutMs`.

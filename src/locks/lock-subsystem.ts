@@ -4,7 +4,6 @@ import type { PluginConfig } from '../config/plugin-config.js';
 import type { Clock } from '../domain/clock.js';
 import type { LockEventSink } from '../events/lock-event-sink.js';
 import type { GattTransport } from '../gateway/gatt-transport.js';
-import { DeferredTransport } from '../gateway/transports/deferred-transport.js';
 import type { LockPort } from '../lock-port/lock-port.js';
 import type { Logger } from '../logger.js';
 import type { CommandRepository } from '../store/command-repository.js';
@@ -19,7 +18,7 @@ import { linkedUserResolver, userLinksOfConfig } from './lock-user-links.js';
 import { LockCredentialSync, type LockCredentialSyncDependencies } from './lock-credential-sync.js';
 import { LockRuntime } from './lock-runtime.js';
 import { DoorCodeSync, type DoorCodeSyncDependencies } from './door-code-sync.js';
-import { UnavailableTransport, chooseTransportKind, type TransportKind } from './lock-transport-choice.js';
+import { chooseTransport, chooseTransportKind, type TransportKindId } from './lock-transport-choice.js';
 import type { BackoffPolicy } from '../gateway/reconnect-backoff.js';
 
 /** What {@link createLockSubsystem} needs. */
@@ -69,7 +68,7 @@ export interface LockSubsystemOverrides {
   /** `ready()` waits (at most 5 s) until every lock with a gateway connection is reachable. */
   awaitReachable?: boolean;
   /** The default transport when config `bluetooth.transport` names none (`simulator` in the demo). */
-  defaultTransport?: TransportKind;
+  defaultTransport?: TransportKindId;
 }
 
 /**
@@ -160,22 +159,7 @@ export function createLockSubsystem(deps: LockSubsystemDependencies): LockSubsys
   const bluetooth = deps.config.bluetooth;
   const overrides = deps.overrides ?? {};
   const kind = chooseTransportKind(bluetooth?.transport, overrides.defaultTransport);
-  const transport =
-    deps.transport ??
-    overrides.transport ??
-    (kind === 'bluez'
-      ? // Lazy twice over: the BlueZ modules load, and the D-Bus connection opens, when the gateway
-        // first scans or connects (after the API listens), not at start-up.
-        new DeferredTransport(
-          'bluez',
-          async () => {
-            const { BluezTransport } = await import('../gateway/transports/bluez-transport.js');
-            return new BluezTransport({ logger: deps.logger, ...(bluetooth?.adapter === undefined ? {} : { adapter: bluetooth.adapter }) });
-          },
-          deps.logger,
-        )
-      : // `simulator` outside the demo has no simulated locks to reach.
-        new UnavailableTransport('the simulator transport has no simulated locks outside the demo', deps.logger));
+  const transport = chooseTransport({ host: deps.transport ?? overrides.transport, kind, adapter: bluetooth?.adapter, logger: deps.logger });
   const timeoutMs = (bluetooth?.command_timeout_s ?? 15) * 1000;
   const runtime = new LockRuntime(
     {

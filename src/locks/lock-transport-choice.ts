@@ -1,38 +1,34 @@
-import { TransportError, type GattTransport } from '../gateway/gatt-transport.js';
+import type { GattTransport } from '../gateway/gatt-transport.js';
+import { CompositeTransport } from '../gateway/transports/composite/composite-transport.js';
+import { HOST_GATEWAY } from '../gateway/transports/composite/gateway-route.js';
+import { DEFAULT_TRANSPORT_KIND, transportKind, type TransportKindId } from '../gateway/transports/transport-kinds.js';
 import type { Logger } from '../logger.js';
 
-/** Which Bluetooth transport the gateway uses (config `bluetooth.transport`). */
-export type TransportKind = 'simulator' | 'bluez';
+export type { TransportKindId } from '../gateway/transports/transport-kinds.js';
 
-/** The configured transport; else the default given (`simulator` in demo mode), else `bluez`. */
-export function chooseTransportKind(configured: TransportKind | undefined, fallback: TransportKind = 'bluez'): TransportKind {
+/** The configured transport kind; else the default given (`simulator` in demo mode), else `bluez`. */
+export function chooseTransportKind(configured: TransportKindId | undefined, fallback: TransportKindId = DEFAULT_TRANSPORT_KIND): TransportKindId {
   return configured ?? fallback;
 }
 
+/** What {@link chooseTransport} decides from. */
+export interface TransportChoice {
+  /** The host's radio, already built (the demo's simulated locks, a test's transport); else opened from `kind`. */
+  host?: GattTransport | undefined;
+  /** The configured kind (see {@link chooseTransportKind}). */
+  kind: TransportKindId;
+  /** Config `bluetooth.adapter`. */
+  adapter?: string | undefined;
+  logger: Logger;
+}
+
 /**
- * A transport that finds no lock: what the gateway gets when the chosen transport cannot run
- * here (for example `bluez` without a BlueZ system bus). Locks then stay offline and commands
- * answer 400 `lock_unreachable`, instead of the service failing to start.
+ * The transport the gateway reaches locks through: a composite of the gateways
+ * (docs/architecture.md "Transports"), today the host's radio alone (`host`), so every connect
+ * and advertisement already takes the path Bluetooth proxies will join. Opens nothing: the host's
+ * radio loads and connects on first use.
  */
-export class UnavailableTransport implements GattTransport {
-  readonly kind = 'bluez' as const;
-
-  constructor(
-    private readonly reason: string,
-    private readonly logger: Logger,
-  ) {}
-
-  connect(address: string): Promise<never> {
-    this.logger.debug(`Cannot connect to ${address}: ${this.reason}`);
-    return Promise.reject(new TransportError('bus_unavailable', this.reason));
-  }
-
-  /** Nothing can be heard: no advertisement ever arrives. */
-  watchAdvertisements(): () => void {
-    return () => undefined;
-  }
-
-  close(): Promise<void> {
-    return Promise.resolve();
-  }
+export function chooseTransport(choice: TransportChoice): CompositeTransport {
+  const host = choice.host ?? transportKind(choice.kind).openHostRadio({ adapter: choice.adapter, logger: choice.logger });
+  return new CompositeTransport([{ name: HOST_GATEWAY, transport: host }], { logger: choice.logger });
 }

@@ -13,7 +13,7 @@ import type { EKeyType } from '../../src/domain/ekey-types.js';
 import { NukiDriver, type NukiDriverCredentials } from '../../src/families/nuki/driver/nuki-driver.js';
 import { SimulatedNuki, type SimulatedNukiOptions } from '../../src/families/nuki/simulator/simulated-nuki.js';
 import { LockGateway } from '../../src/gateway/lock-gateway.js';
-import { BluezTransport } from '../../src/gateway/transports/bluez-transport.js';
+import { BluezTransport } from '../../src/gateway/transports/bluez/bluez-transport.js';
 import { DoorCodeSync } from '../../src/locks/door-code-sync.js';
 import { openDatabase, transactionRunner, type SqliteDatabase } from '../../src/store/database.js';
 import { DoorCodeRepository, type DoorCodeRecord } from '../../src/store/door-code-repository.js';

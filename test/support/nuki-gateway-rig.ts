@@ -13,7 +13,7 @@ import type { GatewayLogger } from '../../src/gateway/gateway-logger.js';
 import type { GattTransport } from '../../src/gateway/gatt-transport.js';
 import type { LockDriver } from '../../src/gateway/lock-driver.js';
 import { LockGateway, type LockGatewayOptions } from '../../src/gateway/lock-gateway.js';
-import { BluezTransport } from '../../src/gateway/transports/bluez-transport.js';
+import { BluezTransport } from '../../src/gateway/transports/bluez/bluez-transport.js';
 import { SimulatedNuki, type SimulatedNukiOptions } from '../../src/families/nuki/simulator/simulated-nuki.js';
 import { startFakeBluezEnvironment, type FakeBluezEnvironment } from './fake-bluez/fake-bluez-environment.js';
 import { testLogger } from './fake-bluez/test-logger.js';

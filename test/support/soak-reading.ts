@@ -1,7 +1,7 @@
 import { expect } from '@jest/globals';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { BluezTransport } from '../../src/gateway/transports/bluez-transport.js';
+import type { BluezTransport } from '../../src/gateway/transports/bluez/bluez-transport.js';
 
 /*
  * What the BlueZ soaks (test/integration/gateway/*-soak.test.ts) read between their cycles: the

@@ -11,7 +11,7 @@ import {
   type SimulatedDevice,
   type SimulatedGattService,
   type SimulatedLockLink,
-} from '../../src/gateway/simulator/simulated-device.js';
+} from '../../src/gateway/transports/simulator/simulated-device.js';
 
 export const TINY_SERVICE = '0000feed-0000-1000-8000-00805f9b34fb';
 export const TINY_COMMAND = 'f00d0001-1b2c-4d5e-8f90-a1b2c3d4e5f6';

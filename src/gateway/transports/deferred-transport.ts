@@ -14,7 +14,7 @@ export class DeferredTransport implements GattTransport {
   private closed = false;
 
   constructor(
-    readonly kind: GattTransport['kind'],
+    readonly kind: string,
     private readonly load: () => Promise<GattTransport>,
     private readonly logger: GatewayLogger,
   ) {}

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { NukiCommand } from '../../../src/families/nuki/protocol/nuki-commands.js';
 import { decodeUnencryptedFrame, encodeUnencryptedFrame } from '../../../src/families/nuki/protocol/nuki-frame.js';
 import { NukiUuids } from '../../../src/families/nuki/protocol/nuki-uuids.js';
-import type { SimulatedAdvertisement, SimulatedDevice, SimulatedGattService, SimulatedLockLink } from '../../../src/gateway/simulator/simulated-device.js';
+import type { SimulatedAdvertisement, SimulatedDevice, SimulatedGattService, SimulatedLockLink } from '../../../src/gateway/transports/simulator/simulated-device.js';
 import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
 import { SimulatedNuki, type SimulatedNukiOptions } from '../../../src/families/nuki/simulator/simulated-nuki.js';
 import { SimulatedOpener } from '../../../src/families/nuki-opener/simulator/simulated-opener.js';

@@ -6,7 +6,7 @@ import { CommandEngine } from '../../../src/commands/command-engine.js';
 import type { LockEventSink, RecordedEvent } from '../../../src/events/lock-event-sink.js';
 import { parseLockKey } from '../../../src/families/ekey/protocol/frame-authentication.js';
 import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
-import { SimulatorTransport } from '../../../src/gateway/transports/simulator-transport.js';
+import { SimulatorTransport } from '../../../src/gateway/transports/simulator/simulator-transport.js';
 import { lockDriverFactory } from '../../../src/locks/lock-drivers.js';
 import { LockRuntime } from '../../../src/locks/lock-runtime.js';
 import { CommandRepository } from '../../../src/store/command-repository.js';

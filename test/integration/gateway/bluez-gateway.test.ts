@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import type { ActivityEvent } from '../../../src/gateway/gateway-events.js';
 import { LockGateway } from '../../../src/gateway/lock-gateway.js';
 import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
-import { BluezTransport } from '../../../src/gateway/transports/bluez-transport.js';
+import { BluezTransport } from '../../../src/gateway/transports/bluez/bluez-transport.js';
 import { TransportError } from '../../../src/gateway/gatt-transport.js';
 import { FakeBluez, type FakeDeviceFaults } from '../../support/fake-bluez/fake-bluez.js';
 import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';

@@ -4,7 +4,7 @@ import type { CommandOutcome } from '../../../src/gateway/command-outcome.js';
 import { EKeyDriver } from '../../../src/families/ekey/driver/ekey-driver.js';
 import { LockGateway } from '../../../src/gateway/lock-gateway.js';
 import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
-import { BluezTransport } from '../../../src/gateway/transports/bluez-transport.js';
+import { BluezTransport } from '../../../src/gateway/transports/bluez/bluez-transport.js';
 import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
 import type { FakeDevice } from '../../support/fake-bluez/fake-bluez.js';
 import { linkFaultPlan, type PlannedCommand } from '../../support/fake-bluez/link-fault-plan.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import dbus, { type MessageBus } from 'dbus-next';
-import { busSubscriptionCounts, daemonMatchRuleCount, repairMatchRuleRefcount } from '../../../src/gateway/transports/dbus-match-rules.js';
+import { busSubscriptionCounts, daemonMatchRuleCount, repairMatchRuleRefcount } from '../../../src/gateway/transports/bluez/dbus-match-rules.js';
 import { startPrivateDbusDaemon, type PrivateDbusDaemon } from '../../support/fake-bluez/private-dbus-daemon.js';
 
 let daemon: PrivateDbusDaemon;

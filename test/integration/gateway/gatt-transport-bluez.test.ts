@@ -3,17 +3,22 @@ import { encodeActivityReadSince } from '../../../src/families/ekey/protocol/act
 import type { Advertisement, GattConnection, GattProfile } from '../../../src/gateway/gatt-transport.js';
 import { FrameType, LockUuids, sigUuid } from '../../../src/families/ekey/protocol/lock-profile.js';
 import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
-import { BluezTransport, type BluezDiagnostics } from '../../../src/gateway/transports/bluez-transport.js';
+import { BluezTransport, type BluezDiagnostics } from '../../../src/gateway/transports/bluez/bluez-transport.js';
 import { FakeBluez } from '../../support/fake-bluez/fake-bluez.js';
 import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
 import { startPrivateDbusDaemon } from '../../support/fake-bluez/private-dbus-daemon.js';
 import { GatewayLineLogger, testLogger } from '../../support/fake-bluez/test-logger.js';
+import { describeGattTransport } from '../../support/gatt-transport-contract.js';
 import { ManualClock } from '../../support/manual-clock.js';
 import { failOnUnhandledRejections } from '../../support/unhandled-rejections.js';
 import { readUntil, until } from '../../support/polling.js';
 import { TINY_COMMAND, TINY_COMPANY, TINY_INFO, TINY_INFO_SERVICE, TINY_PROFILE, TINY_SERVICE, TinyDevice } from '../../support/tiny-device.js';
 
-/** The GATT transport alone (no gateway) against the fake BlueZ on a private dbus-daemon. */
+/**
+ * The GATT transport alone (no gateway) against the fake BlueZ on a private dbus-daemon: the
+ * shared contract (test/support/gatt-transport-contract.ts, at the end), then what is BlueZ's own
+ * (request writes, D-Bus faults, LE discovery, bus outages, match rules over many cycles).
+ */
 
 const TIMEOUT = { timeoutMs: 5000 };
 const SOAK_CYCLES = Number(process.env.GATT_SOAK_CYCLES ?? 500);
@@ -123,15 +128,6 @@ describe('BlueZ GATT transport (fake BlueZ over a real dbus-daemon)', () => {
       expect(environment.bluez.device(lock.address).log.writeTypes).toEqual(['request']);
     });
 
-    it('tells optional characteristics the device lacks through has(), and refuses to use them', async () => {
-      const lock = newLock();
-      const connection = await newTransport().connect(lock.address, LOCK_PROFILE, TIMEOUT);
-      cleanups.push(() => connection.disconnect());
-      expect(connection.has('manufacturerName')).toBe(true);
-      expect(connection.has('hardwareRevision')).toBe(false);
-      await expect(connection.read('hardwareRevision')).rejects.toMatchObject({ name: 'TransportError', failure: 'operation_failed' });
-    });
-
     it('fails with gatt_unavailable when a required characteristic is missing, then connects with the right profile', async () => {
       const lock = newLock();
       const transport = newTransport();
@@ -140,12 +136,6 @@ describe('BlueZ GATT transport (fake BlueZ over a real dbus-daemon)', () => {
       const connection = await transport.connect(lock.address, LOCK_PROFILE, TIMEOUT);
       expect(await connection.read('boltState')).toHaveLength(2);
       await connection.disconnect();
-    });
-
-    it('fails with gatt_unavailable when a subscribed characteristic neither notifies nor indicates', async () => {
-      const lock = newLock();
-      const profile: GattProfile = { characteristics: [{ name: 'model', service: LockUuids.deviceInformationService, uuid: LockUuids.modelNumber, required: true, subscribe: true }] };
-      await expect(newTransport().connect(lock.address, profile, TIMEOUT)).rejects.toMatchObject({ failure: 'gatt_unavailable' });
     });
 
     it('serves a device of another family: an indicating characteristic in one service, a readable one in a second', async () => {
@@ -392,4 +382,21 @@ describe('BlueZ GATT transport (fake BlueZ over a real dbus-daemon)', () => {
       expect(advertisements).toBeGreaterThan(0);
     }, 300_000);
   });
+});
+
+describeGattTransport('BluezTransport over the fake BlueZ', ({ operationTimeoutMs }) => {
+  const transport = new BluezTransport({ busAddress: environment.busAddress, discoveryIntervalMs: 20, operationTimeoutMs, scanRetryMs: 100, logger: testLogger() });
+  return {
+    transport,
+    add: (device) => {
+      environment.bluez.addDevice(device);
+    },
+    stallConnects: (address) => {
+      environment.bluez.device(address).faults.connectDelayMs = 5_000;
+    },
+    stallOperations: (address) => {
+      environment.bluez.device(address).faults.operationDelayMs = 5_000;
+    },
+    close: () => transport.close(),
+  };
 });

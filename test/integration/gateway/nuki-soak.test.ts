@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { NukiDriver } from '../../../src/families/nuki/driver/nuki-driver.js';
 import { LockGateway } from '../../../src/gateway/lock-gateway.js';
 import { SimulatedNuki } from '../../../src/families/nuki/simulator/simulated-nuki.js';
-import { BluezTransport } from '../../../src/gateway/transports/bluez-transport.js';
+import { BluezTransport } from '../../../src/gateway/transports/bluez/bluez-transport.js';
 import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
 import { testLogger } from '../../support/fake-bluez/test-logger.js';
 import { ManualClock } from '../../support/manual-clock.js';

@@ -3,7 +3,7 @@ import { EKeyDriver } from '../../../src/families/ekey/driver/ekey-driver.js';
 import { GatewayLineLogger } from '../../support/fake-bluez/test-logger.js';
 import { LockGateway } from '../../../src/gateway/lock-gateway.js';
 import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
-import { BluezTransport } from '../../../src/gateway/transports/bluez-transport.js';
+import { BluezTransport } from '../../../src/gateway/transports/bluez/bluez-transport.js';
 import { FakeBluez } from '../../support/fake-bluez/fake-bluez.js';
 import { startPrivateDbusDaemon, type PrivateDbusDaemon } from '../../support/fake-bluez/private-dbus-daemon.js';
 import { ManualClock } from '../../support/manual-clock.js';

@@ -9,7 +9,7 @@ import { SETTINGS_UI_FILE, type SettingsUiStatus } from '../../../src/store/sett
 import { StartReportFile } from '../../../src/store/start-report-file.js';
 import { NUKI_CREDENTIALS_FILE, NukiCredentialFile } from '../../../src/families/nuki/nuki-credential-file.js';
 import { SimulatedOpener } from '../../../src/families/nuki-opener/simulator/simulated-opener.js';
-import { BluezTransport } from '../../../src/gateway/transports/bluez-transport.js';
+import { BluezTransport } from '../../../src/gateway/transports/bluez/bluez-transport.js';
 import { SimulatedNuki } from '../../../src/families/nuki/simulator/simulated-nuki.js';
 import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
 import { ManualClock } from '../../support/manual-clock.js';

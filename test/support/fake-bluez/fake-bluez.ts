@@ -1,7 +1,7 @@
 import dbus, { type MessageBus } from 'dbus-next';
 import marshallers from 'dbus-next/lib/marshallers.js';
 import { LockUuids } from '../../../src/families/ekey/protocol/lock-profile.js';
-import { GattOperationError, type SimulatedAdvertisement, type SimulatedDevice, type SimulatedLockLink } from '../../../src/gateway/simulator/simulated-device.js';
+import { GattOperationError, type SimulatedAdvertisement, type SimulatedDevice, type SimulatedLockLink } from '../../../src/gateway/transports/simulator/simulated-device.js';
 import { describeError } from '../../../src/domain/errors.js';
 
 const { Interface, ACCESS_READ } = dbus.interface;

@@ -3,7 +3,9 @@ import { EKEY_GATT_PROFILE } from '../../../src/families/ekey/driver/ekey-gatt-p
 import { TransportError, type Advertisement, type GattTransport } from '../../../src/gateway/gatt-transport.js';
 import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
 import { DeferredTransport } from '../../../src/gateway/transports/deferred-transport.js';
-import { SimulatorTransport } from '../../../src/gateway/transports/simulator-transport.js';
+import { SimulatorTransport } from '../../../src/gateway/transports/simulator/simulator-transport.js';
+import { silentLogger } from '../../../src/gateway/gateway-logger.js';
+import { describeGattTransport } from '../../support/gatt-transport-contract.js';
 import { ManualClock } from '../../support/manual-clock.js';
 import { RecordingLogger } from '../../support/recording-logger.js';
 
@@ -78,4 +80,22 @@ describe('DeferredTransport', () => {
     await expect(r.deferred.connect(ADDRESS, EKEY_GATT_PROFILE, { timeoutMs: 1_000 })).rejects.toMatchObject({ failure: 'bus_unavailable' });
     expect(r.loads()).toBe(0);
   });
+});
+
+describeGattTransport('DeferredTransport over the simulator', ({ operationTimeoutMs }) => {
+  const inner = new SimulatorTransport([], { operationTimeoutMs, advertisementIntervalMs: 60_000 });
+  const transport = new DeferredTransport('simulator', () => Promise.resolve(inner), silentLogger);
+  return {
+    transport,
+    add: (device) => {
+      inner.addDevice(device);
+    },
+    stallConnects: (address) => {
+      inner.setRadio(address, { connectDelayMs: 5_000 });
+    },
+    stallOperations: (address) => {
+      inner.setRadio(address, { operationDelayMs: 5_000 });
+    },
+    close: () => transport.close(),
+  };
 });

@@ -4,7 +4,7 @@ import type { ActivityEvent, BoltChangedEvent, ConnectivityChangedEvent } from '
 import { testLogger } from '../../support/fake-bluez/test-logger.js';
 import { LockGateway, type LockGatewayOptions } from '../../../src/gateway/lock-gateway.js';
 import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
-import { SimulatorTransport } from '../../../src/gateway/transports/simulator-transport.js';
+import { SimulatorTransport } from '../../../src/gateway/transports/simulator/simulator-transport.js';
 import { ManualClock } from '../../support/manual-clock.js';
 import { until } from '../../support/polling.js';
 

@@ -3,8 +3,9 @@ import { encodeActivityReadSince } from '../../../src/families/ekey/protocol/act
 import type { Advertisement, GattConnection, GattProfile } from '../../../src/gateway/gatt-transport.js';
 import { FrameType, LockUuids, sigUuid } from '../../../src/families/ekey/protocol/lock-profile.js';
 import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
-import type { SimulatedDevice } from '../../../src/gateway/simulator/simulated-device.js';
-import { SimulatorTransport } from '../../../src/gateway/transports/simulator-transport.js';
+import type { SimulatedDevice } from '../../../src/gateway/transports/simulator/simulated-device.js';
+import { SimulatorTransport } from '../../../src/gateway/transports/simulator/simulator-transport.js';
+import { describeGattTransport } from '../../support/gatt-transport-contract.js';
 import { ManualClock } from '../../support/manual-clock.js';
 import { until } from '../../support/polling.js';
 import { TINY_COMPANY, TINY_PROFILE, TinyDevice } from '../../support/tiny-device.js';
@@ -69,42 +70,11 @@ describe('SimulatorTransport.connect', () => {
     expect(notifications[1]?.[1]).toEqual(Buffer.from([42]));
   });
 
-  it('reports optional characteristics the device lacks through has(), and refuses to use them', async () => {
-    const lock = newLock();
-    const connection = await newTransport([lock]).connect(lock.address, LOCK_PROFILE, TIMEOUT);
-    expect(connection.has('manufacturerName')).toBe(true);
-    expect(connection.has('hardwareRevision')).toBe(false);
-    expect(connection.has('controlPoint')).toBe(false); // not in this profile at all
-    await expect(connection.read('hardwareRevision')).rejects.toMatchObject({ name: 'TransportError', failure: 'operation_failed' });
-  });
-
-  it('fails with gatt_unavailable when a required characteristic is missing, without opening a link', async () => {
+  it('opens no link to a device that lacks a required characteristic', async () => {
     const lock = newLock();
     const transport = newTransport([lock]);
     await expect(transport.connect(lock.address, TINY_PROFILE, TIMEOUT)).rejects.toMatchObject({ failure: 'gatt_unavailable' });
     expect(lock.connectionCount).toBe(0);
-  });
-
-  it('fails with gatt_unavailable when a subscribed characteristic neither notifies nor indicates', async () => {
-    const lock = newLock();
-    const profile: GattProfile = { characteristics: [{ name: 'model', service: LockUuids.deviceInformationService, uuid: LockUuids.modelNumber, required: true, subscribe: true }] };
-    await expect(newTransport([lock]).connect(lock.address, profile, TIMEOUT)).rejects.toMatchObject({ failure: 'gatt_unavailable' });
-  });
-
-  it('delivers only subscribed characteristics', async () => {
-    const lock = newLock();
-    const profile: GattProfile = {
-      characteristics: [
-        { name: 'activity', service: LockUuids.lockService, uuid: LockUuids.activity, required: true, subscribe: true },
-        { name: 'batteryLevel', service: LockUuids.batteryService, uuid: LockUuids.batteryLevel, required: true, subscribe: false },
-      ],
-    };
-    const connection = await newTransport([lock]).connect(lock.address, profile, TIMEOUT);
-    const notifications = collect(connection);
-    lock.setBattery(10);
-    await connection.write('activity', encodeActivityReadSince(0));
-    await turn();
-    expect(notifications.map(([name]) => name)).toEqual(['activity']);
   });
 
   it('serves a device of another family: an indicating characteristic and a second service', async () => {
@@ -131,18 +101,15 @@ describe('SimulatorTransport.connect', () => {
     expect(lock.connectionCount).toBe(0);
   });
 
-  it('answers not_found for unknown and out-of-range devices, and not_connected after the link is lost', async () => {
+  it('answers not_found for a device out of range, whose link is lost', async () => {
     const lock = newLock();
     const transport = newTransport([lock]);
-    await expect(transport.connect('AA:00:00:00:00:99', LOCK_PROFILE, TIMEOUT)).rejects.toMatchObject({ failure: 'not_found' });
     const connection = await transport.connect(lock.address, LOCK_PROFILE, TIMEOUT);
     let lost = 0;
     connection.onDisconnect(() => (lost += 1));
     lock.goOutOfRange();
-    await turn();
-    expect(lost).toBe(1);
+    await until(() => lost === 1, 'the link loss');
     expect(connection.connected).toBe(false);
-    await expect(connection.read('boltState')).rejects.toMatchObject({ failure: 'not_connected' });
     await expect(transport.connect(lock.address, LOCK_PROFILE, TIMEOUT)).rejects.toMatchObject({ failure: 'not_found' });
   });
 
@@ -154,6 +121,31 @@ describe('SimulatorTransport.connect', () => {
     transport.removeDevice('cc:00:00:00:00:01');
     expect(transport.getDevice(lock.address)).toBeUndefined();
     await expect(transport.connect(lock.address, LOCK_PROFILE, TIMEOUT)).rejects.toMatchObject({ failure: 'not_found' });
+  });
+});
+
+describe('SimulatorTransport radio conditions (setRadio)', () => {
+  it('hears a device with the signal set for this radio, and as advertised without one', async () => {
+    const tiny = new TinyDevice('BB:00:00:00:00:10');
+    const transport = newTransport([tiny]);
+    const seen: (number | null)[] = [];
+    transport.watchAdvertisements((advertisement) => seen.push(advertisement.rssi));
+    await Promise.resolve();
+    transport.setRadio(tiny.address.toLowerCase(), { rssi: -88 });
+    transport.advertiseNow();
+    expect(seen).toEqual([-55, -88]);
+  });
+
+  it('fails connects over a radio that cannot hold the link, and connects within the budget despite a delay', async () => {
+    const lock = newLock();
+    const transport = newTransport([lock]);
+    transport.setRadio(lock.address, { linkFails: true });
+    await expect(transport.connect(lock.address, LOCK_PROFILE, TIMEOUT)).rejects.toMatchObject({ name: 'TransportError', failure: 'connect_failed' });
+    expect(lock.connectionCount).toBe(0);
+    transport.setRadio(lock.address, { connectDelayMs: 20, operationDelayMs: 20 });
+    const connection = await transport.connect(lock.address, LOCK_PROFILE, TIMEOUT);
+    expect(await connection.read('batteryLevel')).toEqual(Buffer.from([80]));
+    await connection.disconnect();
   });
 });
 
@@ -242,4 +234,21 @@ describe('SimulatorTransport.watchAdvertisements', () => {
     await Promise.resolve();
     expect(seen).toEqual([]);
   });
+});
+
+describeGattTransport('SimulatorTransport', ({ operationTimeoutMs }) => {
+  const transport = new SimulatorTransport([], { operationTimeoutMs, advertisementIntervalMs: 60_000 });
+  return {
+    transport,
+    add: (device) => {
+      transport.addDevice(device);
+    },
+    stallConnects: (address) => {
+      transport.setRadio(address, { connectDelayMs: 5_000 });
+    },
+    stallOperations: (address) => {
+      transport.setRadio(address, { operationDelayMs: 5_000 });
+    },
+    close: () => transport.close(),
+  };
 });

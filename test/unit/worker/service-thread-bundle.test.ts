@@ -17,7 +17,7 @@ function requiresOf(text: string, names: RegExp): { all: number; deferred: numbe
   // esbuild wraps a module reached only through `import()` in `__esm({ "<path>"() { … } })`, run on first use;
   // the external modules it imports are its first statements.
   let deferred = 0;
-  for (const wrapper of text.matchAll(/__esm\(\{"[^"]*\/gateway\/transports\/[\w-]+\.js"\(\)\{(?:"use strict";)?((?:import_\w+=__toESM\(require\("[^"]+"\),1\);?)*)/g)) {
+  for (const wrapper of text.matchAll(/__esm\(\{"[^"]*\/gateway\/transports\/(?:[\w-]+\/)*[\w-]+\.js"\(\)\{(?:"use strict";)?((?:import_\w+=__toESM\(require\("[^"]+"\),1\);?)*)/g)) {
     deferred += [...(wrapper[1] ?? '').matchAll(/require\("([^"]+)"\)/g)].filter((match) => names.test(match[1] ?? '')).length;
   }
   return { all, deferred };

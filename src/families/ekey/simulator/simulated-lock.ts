@@ -18,7 +18,7 @@ import {
   type SimulatedDevice,
   type SimulatedGattService,
   type SimulatedLockLink,
-} from '../../../gateway/simulator/simulated-device.js';
+} from '../../../gateway/transports/simulator/simulated-device.js';
 
 /** How to build a simulated lock. */
 export interface SimulatedLockOptions {

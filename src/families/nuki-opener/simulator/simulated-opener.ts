@@ -7,7 +7,7 @@ import { NukiKeyturnerResponder } from '../../nuki/simulator/nuki-keyturner-resp
 import { NukiPairingResponder } from '../../nuki/simulator/nuki-pairing-responder.js';
 import { configPayload } from '../../nuki/simulator/nuki-status-payloads.js';
 import { SimulatedNukiDevice, type NukiLinkPairingContext } from '../../nuki/simulator/simulated-nuki-device.js';
-import type { SimulatedGattService } from '../../../gateway/simulator/simulated-device.js';
+import type { SimulatedGattService } from '../../../gateway/transports/simulator/simulated-device.js';
 import { NukiFamilyUuids } from '../../nuki/nuki-api-level.js';
 import {
   OpenerLockAction,

@@ -2,7 +2,7 @@ import { NukiErrorCode } from '../protocol/nuki-commands.js';
 import { decodeUnencryptedFrame } from '../protocol/nuki-frame.js';
 import type { NukiErrorReport } from '../protocol/nuki-messages.js';
 import { NukiUuids } from '../protocol/nuki-uuids.js';
-import type { SimulatedGattService } from '../../../gateway/simulator/simulated-device.js';
+import type { SimulatedGattService } from '../../../gateway/transports/simulator/simulated-device.js';
 
 /** §2: every characteristic takes (long) writes and answers with indications. */
 const WRITE_INDICATE = ['write', 'indicate'] as const;

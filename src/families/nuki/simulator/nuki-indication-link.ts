@@ -1,4 +1,4 @@
-import { GattOperationError, SimulatedLinkBase } from '../../../gateway/simulator/simulated-device.js';
+import { GattOperationError, SimulatedLinkBase } from '../../../gateway/transports/simulator/simulated-device.js';
 
 /** What a link needs from the device it belongs to. */
 export interface NukiLinkHost {

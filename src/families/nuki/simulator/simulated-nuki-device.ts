@@ -4,7 +4,7 @@ import { NukiCommand } from '../protocol/nuki-commands.js';
 import { createNukiKeyPair, randomNukiNonce, type NukiKeyPair } from '../protocol/nuki-crypto.js';
 import { encodeErrorReport, type NukiLogEntry } from '../protocol/nuki-messages.js';
 import { NUKI_APPLE_COMPANY_ID, encodeNukiBeacon } from '../protocol/nuki-uuids.js';
-import { GattOperationError, type SimulatedAdvertisement, type SimulatedDevice, type SimulatedGattService, type SimulatedLockLink } from '../../../gateway/simulator/simulated-device.js';
+import { GattOperationError, type SimulatedAdvertisement, type SimulatedDevice, type SimulatedGattService, type SimulatedLockLink } from '../../../gateway/transports/simulator/simulated-device.js';
 import { NukiAuthorizationTable, type NukiAuthorization } from './nuki-authorization-table.js';
 import { keyturnerGdioErrorReport } from './nuki-gatt-database.js';
 import { NukiIndicationLink } from './nuki-indication-link.js';

@@ -10,7 +10,7 @@ import { NukiPairingResponder } from './nuki-pairing-responder.js';
 import { batteryReportPayload, configPayload, keyturnerStatesPayload, type NukiKeyturnerStatesLength, type NukiStatusSnapshot } from './nuki-status-payloads.js';
 import { SimulatedNukiDevice, type NukiLinkPairingContext } from './simulated-nuki-device.js';
 import type { SimulatedNukiOptions } from './simulated-nuki-options.js';
-import type { SimulatedGattService } from '../../../gateway/simulator/simulated-device.js';
+import type { SimulatedGattService } from '../../../gateway/transports/simulator/simulated-device.js';
 import { NUKI_MODELS, NukiFamilyUuids, type NukiApiLevel, type NukiModel } from '../nuki-api-level.js';
 import { NukiApi23PairingResponder } from './nuki-api23-pairing-responder.js';
 import { NukiKeypadStore, NUKI_KEYPAD_CAPACITY } from './nuki-keypad-store.js';

@@ -13,7 +13,7 @@ import { LockUuids } from '../../../../src/families/ekey/protocol/lock-profile.j
 import { EKeyDriver } from '../../../../src/families/ekey/driver/ekey-driver.js';
 import type { AdvertisementListener, ConnectOptions, GattConnection, GattProfile, GattTransport } from '../../../../src/gateway/gatt-transport.js';
 import { SimulatedLock, type SimulatedLockLink } from '../../../../src/families/ekey/simulator/simulated-lock.js';
-import { SimulatorTransport } from '../../../../src/gateway/transports/simulator-transport.js';
+import { SimulatorTransport } from '../../../../src/gateway/transports/simulator/simulator-transport.js';
 import { testLogger } from '../../../support/fake-bluez/test-logger.js';
 import { ManualClock } from '../../../support/manual-clock.js';
 import { until } from '../../../support/polling.js';

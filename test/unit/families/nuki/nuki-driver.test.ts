@@ -7,7 +7,7 @@ import { randomNukiNonce } from '../../../../src/families/nuki/protocol/nuki-cry
 import { encodeEncryptedFrame } from '../../../../src/families/nuki/protocol/nuki-frame.js';
 import { decodeRequestLogEntries, encodeRequestData } from '../../../../src/families/nuki/protocol/nuki-messages.js';
 import type { SimulatedNuki, SimulatedNukiOptions } from '../../../../src/families/nuki/simulator/simulated-nuki.js';
-import { SimulatorTransport } from '../../../../src/gateway/transports/simulator-transport.js';
+import { SimulatorTransport } from '../../../../src/gateway/transports/simulator/simulator-transport.js';
 import { ManualClock } from '../../../support/manual-clock.js';
 import { NukiWireRecorder } from '../../../support/nuki-wire-recorder.js';
 import { gatewayRecordingLogger, nextGatewayEvent, pairedSimulatedNuki, startUntilReleased } from '../../../support/nuki-gateway-rig.js';

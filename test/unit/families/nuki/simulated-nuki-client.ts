@@ -21,7 +21,7 @@ import {
 } from '../../../../src/families/nuki/protocol/nuki-messages.js';
 import type { NukiPairingChannel } from '../../../../src/families/nuki/protocol/nuki-pairing.js';
 import { NukiUuids } from '../../../../src/families/nuki/protocol/nuki-uuids.js';
-import type { SimulatedLockLink } from '../../../../src/gateway/simulator/simulated-device.js';
+import type { SimulatedLockLink } from '../../../../src/gateway/transports/simulator/simulated-device.js';
 import type { SimulatedNuki } from '../../../../src/families/nuki/simulator/simulated-nuki.js';
 
 /** One reassembled, decrypted message from the lock. */

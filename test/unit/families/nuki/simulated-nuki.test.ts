@@ -16,7 +16,7 @@ import {
   encodeVerifySecurityPin,
 } from '../../../../src/families/nuki/protocol/nuki-messages.js';
 import { NUKI_APPLE_COMPANY_ID, NukiUuids, parseNukiBeacon } from '../../../../src/families/nuki/protocol/nuki-uuids.js';
-import { GattOperationError } from '../../../../src/gateway/simulator/simulated-device.js';
+import { GattOperationError } from '../../../../src/gateway/transports/simulator/simulated-device.js';
 import { SimulatedNuki, type SimulatedNukiOptions } from '../../../../src/families/nuki/simulator/simulated-nuki.js';
 import { ManualClock } from '../../../support/manual-clock.js';
 import { NukiTestClient, describeMessage, type ReceivedMessage } from './simulated-nuki-client.js';

@@ -3,7 +3,7 @@ import { NukiDriver } from '../../../../../src/families/nuki/driver/nuki-driver.
 import { KeypadError, type KeypadCodeWrite } from '../../../../../src/gateway/keypad-access.js';
 import { LockGateway } from '../../../../../src/gateway/lock-gateway.js';
 import { SimulatedNuki } from '../../../../../src/families/nuki/simulator/simulated-nuki.js';
-import { SimulatorTransport } from '../../../../../src/gateway/transports/simulator-transport.js';
+import { SimulatorTransport } from '../../../../../src/gateway/transports/simulator/simulator-transport.js';
 import { ManualClock } from '../../../../support/manual-clock.js';
 import { RecordingLogger } from '../../../../support/recording-logger.js';
 

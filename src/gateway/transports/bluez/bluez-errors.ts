@@ -1,6 +1,6 @@
-import { EXPIRED, type Deadline } from '../deadline.js';
-import { TransportError, type TransportFailure } from '../gatt-transport.js';
-import { describeError } from '../../domain/errors.js';
+import { EXPIRED, type Deadline } from '../../deadline.js';
+import { TransportError, type TransportFailure } from '../../gatt-transport.js';
+import { describeError } from '../../../domain/errors.js';
 
 /** The operation's result, or a TransportError of `failure` when the deadline ends first. */
 export async function raceOrFail<T>(deadline: Deadline, operation: Promise<T>, failure: TransportFailure, message: string): Promise<T> {

@@ -1,5 +1,5 @@
 import dbus, { type Message, type MessageBus } from 'dbus-next';
-import type { Advertisement } from '../gatt-transport.js';
+import type { Advertisement } from '../../gatt-transport.js';
 import { addMatchRule, removeMatchRule } from './dbus-match-rules.js';
 
 const DEVICE_INTERFACE = 'org.bluez.Device1';

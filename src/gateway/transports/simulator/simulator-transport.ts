@@ -1,4 +1,4 @@
-import { silentLogger, type GatewayLogger } from '../gateway-logger.js';
+import { silentLogger, type GatewayLogger } from '../../gateway-logger.js';
 import {
   TransportError,
   type Advertisement,
@@ -7,15 +7,19 @@ import {
   type GattConnection,
   type GattProfile,
   type GattTransport,
-} from '../gatt-transport.js';
-import { GattOperationError, type SimulatedDevice, type SimulatedLockLink } from '../simulator/simulated-device.js';
-import { describeError } from '../../domain/errors.js';
+} from '../../gatt-transport.js';
+import { SimulatedConnection, resolveProfile } from './simulated-connection.js';
+import type { SimulatedDevice, SimulatedLockLink } from './simulated-device.js';
+import { radioDelay, type SimulatedRadio } from './simulated-radio.js';
+import { describeError } from '../../../domain/errors.js';
 
 /** Settings of the simulator transport; every field has a default. */
 export interface SimulatorTransportOptions {
   /** How often every in-range device re-advertises while someone watches, real ms (default 1 000). */
   advertisementIntervalMs?: number;
-  /** Where a throwing advertisement listener is reported (default: nowhere). */
+  /** Budget of each read and write, ms (default 5 000): a device slower than that fails the operation. */
+  operationTimeoutMs?: number;
+  /** Where a throwing listener is reported (default: nowhere). */
   logger?: GatewayLogger;
 }
 
@@ -32,8 +36,11 @@ interface DeviceEntry {
  * re-advertises like a scanning adapter.
  */
 export class SimulatorTransport implements GattTransport {
-  readonly kind = 'simulator' as const;
+  readonly kind = 'simulator';
   private readonly devices = new Map<string, DeviceEntry>();
+  /** This radio's conditions per device address (upper case); none: heard as advertised, answered at once. */
+  private readonly radios = new Map<string, SimulatedRadio>();
+  private readonly operationTimeoutMs: number;
   private readonly watchers = new Set<AdvertisementListener>();
   private readonly advertisementIntervalMs: number;
   private readonly logger: GatewayLogger;
@@ -41,6 +48,7 @@ export class SimulatorTransport implements GattTransport {
 
   constructor(devices: Iterable<SimulatedDevice> = [], options: SimulatorTransportOptions = {}) {
     this.advertisementIntervalMs = options.advertisementIntervalMs ?? 1_000;
+    this.operationTimeoutMs = options.operationTimeoutMs ?? 5_000;
     this.logger = options.logger ?? silentLogger;
     for (const device of devices) this.addDevice(device);
   }
@@ -73,20 +81,35 @@ export class SimulatorTransport implements GattTransport {
     return this.devices.get(address.toUpperCase())?.device;
   }
 
-  connect(address: string, profile: GattProfile, _options: ConnectOptions): Promise<GattConnection> {
-    const device = this.devices.get(address.toUpperCase())?.device;
-    if (device === undefined || !device.inRange) {
-      return Promise.reject(new TransportError('not_found', `No device advertising at ${address}`));
-    }
+  /**
+   * How this transport's radio reaches the device at `address` from now on (signal, delays, a link
+   * that fails); replaces what was set before. Links already up take new delays at their next
+   * operation.
+   */
+  setRadio(address: string, radio: SimulatedRadio): void {
+    this.radios.set(address.toUpperCase(), { ...radio });
+  }
+
+  async connect(address: string, profile: GattProfile, options: ConnectOptions): Promise<GattConnection> {
+    const upper = address.toUpperCase();
+    const device = this.devices.get(upper)?.device;
+    if (device === undefined || !device.inRange) throw new TransportError('not_found', `No device advertising at ${address}`);
     const resolved = resolveProfile(device, profile);
-    if (resolved instanceof TransportError) return Promise.reject(resolved);
+    if (resolved instanceof TransportError) throw resolved;
+    const radio = this.radioOf(upper);
+    if (!(await radioDelay(radio.connectDelayMs ?? 0, options.timeoutMs))) throw new TransportError('connect_failed', `${device.address}: connect timed out`);
+    if (radio.linkFails === true) throw new TransportError('connect_failed', `${device.address}: the link could not be established`);
     let link: SimulatedLockLink;
     try {
       link = device.openLink();
     } catch (error) {
-      return Promise.reject(new TransportError('connect_failed', `${device.address}: ${describeError(error)}`, { cause: error }));
+      throw new TransportError('connect_failed', `${device.address}: ${describeError(error)}`, { cause: error });
     }
-    return Promise.resolve(new SimulatedConnection(device.address.toUpperCase(), link, resolved));
+    return new SimulatedConnection(upper, link, resolved, {
+      radio: () => this.radioOf(upper),
+      operationTimeoutMs: this.operationTimeoutMs,
+      logger: this.logger,
+    });
   }
 
   watchAdvertisements(listener: AdvertisementListener): () => void {
@@ -144,7 +167,7 @@ export class SimulatorTransport implements GattTransport {
     entry.stopListening = entry.device.onAdvertisementChange(() => {
       queueMicrotask(() => {
         if (this.devices.get(entry.device.address.toUpperCase()) !== entry) return;
-        const advertisement = advertisementOf(entry.device);
+        const advertisement = this.advertisementOf(entry.device);
         if (advertisement === null) return;
         for (const watcher of [...this.watchers]) this.deliver(watcher, advertisement);
       });
@@ -154,7 +177,7 @@ export class SimulatorTransport implements GattTransport {
   private currentAdvertisements(): Advertisement[] {
     const advertisements: Advertisement[] = [];
     for (const { device } of this.devices.values()) {
-      const advertisement = advertisementOf(device);
+      const advertisement = this.advertisementOf(device);
       if (advertisement !== null) advertisements.push(advertisement);
     }
     return advertisements;
@@ -168,109 +191,19 @@ export class SimulatorTransport implements GattTransport {
       this.logger.error(`Advertisement listener failed: ${describeError(error)}`);
     }
   }
-}
 
-/** What a scanner sees of a device now, or null while it does not advertise. */
-function advertisementOf(device: SimulatedDevice): Advertisement | null {
-  if (!device.inRange) return null;
-  const advertised = device.advertisement();
-  if (advertised === null) return null;
-  const manufacturerData = new Map<number, Buffer>();
-  for (const [company, bytes] of advertised.manufacturerData) manufacturerData.set(company, Buffer.from(bytes));
-  return { address: device.address.toUpperCase(), rssi: advertised.rssi, manufacturerData };
-}
-
-/** A profile resolved against a device: name → characteristic UUID, and the subscribed names per UUID. */
-interface ResolvedProfile {
-  uuidOf: ReadonlyMap<string, string>;
-  subscribedNamesOf: ReadonlyMap<string, readonly string[]>;
-}
-
-/** Finds the profile's characteristics in the device's GATT database, as BlueZ's lookup would. */
-function resolveProfile(device: SimulatedDevice, profile: GattProfile): ResolvedProfile | TransportError {
-  const uuidOf = new Map<string, string>();
-  const subscribedNamesOf = new Map<string, string[]>();
-  for (const spec of profile.characteristics) {
-    const service = device.gattDatabase.find((candidate) => candidate.uuid === spec.service);
-    const characteristic = service?.characteristics.find((candidate) => candidate.uuid === spec.uuid);
-    if (characteristic === undefined) {
-      if (spec.required) return new TransportError('gatt_unavailable', `${device.address} lacks ${spec.name} (${spec.uuid}): not a device of this profile`);
-      continue;
-    }
-    if (spec.subscribe && !characteristic.flags.includes('notify') && !characteristic.flags.includes('indicate')) {
-      // BlueZ refuses StartNotify on such a characteristic (org.bluez.Error.NotSupported).
-      return new TransportError('gatt_unavailable', `${device.address}: ${spec.name} neither notifies nor indicates`);
-    }
-    uuidOf.set(spec.name, spec.uuid);
-    if (spec.subscribe) subscribedNamesOf.set(spec.uuid, [...(subscribedNamesOf.get(spec.uuid) ?? []), spec.name]);
-  }
-  return { uuidOf, subscribedNamesOf };
-}
-
-class SimulatedConnection implements GattConnection {
-  private disconnectListener: (() => void) | undefined;
-  private closedByUs = false;
-
-  constructor(
-    readonly address: string,
-    private readonly link: SimulatedLockLink,
-    private readonly profile: ResolvedProfile,
-  ) {
-    link.onLost(() => {
-      if (!this.closedByUs) this.disconnectListener?.();
-    });
+  private radioOf(address: string): SimulatedRadio {
+    return this.radios.get(address) ?? {};
   }
 
-  get connected(): boolean {
-    return this.link.open;
-  }
-
-  has(characteristic: string): boolean {
-    return this.profile.uuidOf.has(characteristic);
-  }
-
-  read(characteristic: string): Promise<Buffer> {
-    return this.run(() => this.link.read(this.uuidOf(characteristic)));
-  }
-
-  write(characteristic: string, value: Buffer): Promise<void> {
-    return this.run(() => {
-      this.link.write(this.uuidOf(characteristic), value);
-    });
-  }
-
-  onNotification(listener: (characteristic: string, value: Buffer) => void): void {
-    this.link.onNotification((uuid, value) => {
-      for (const name of this.profile.subscribedNamesOf.get(uuid) ?? []) listener(name, value);
-    });
-  }
-
-  onDisconnect(listener: () => void): void {
-    this.disconnectListener = listener;
-  }
-
-  disconnect(): Promise<void> {
-    this.closedByUs = true;
-    this.link.close();
-    return Promise.resolve();
-  }
-
-  private uuidOf(characteristic: string): string {
-    const uuid = this.profile.uuidOf.get(characteristic);
-    if (uuid === undefined) throw new TransportError('operation_failed', `${this.address} has no ${characteristic}`);
-    return uuid;
-  }
-
-  private async run<T>(operation: () => T): Promise<T> {
-    // Yield once so callers never see a synchronous answer, as over a real radio.
-    await Promise.resolve();
-    try {
-      return operation();
-    } catch (error) {
-      if (error instanceof GattOperationError) {
-        throw new TransportError(error.reason === 'not_connected' ? 'not_connected' : 'operation_failed', error.message, { cause: error });
-      }
-      throw error;
-    }
+  /** What this radio hears of a device now, or null while it does not advertise. */
+  private advertisementOf(device: SimulatedDevice): Advertisement | null {
+    if (!device.inRange) return null;
+    const advertised = device.advertisement();
+    if (advertised === null) return null;
+    const address = device.address.toUpperCase();
+    const manufacturerData = new Map<number, Buffer>();
+    for (const [company, bytes] of advertised.manufacturerData) manufacturerData.set(company, Buffer.from(bytes));
+    return { address, rssi: this.radioOf(address).rssi ?? advertised.rssi, manufacturerData };
   }
 }

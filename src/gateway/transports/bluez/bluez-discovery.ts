@@ -1,12 +1,12 @@
 import dbus from 'dbus-next';
 import type NodeBle from 'node-ble';
-import { withTimeout, type Deadline } from '../deadline.js';
-import type { GatewayLogger } from '../gateway-logger.js';
-import { TransportError } from '../gatt-transport.js';
+import { withTimeout, type Deadline } from '../../deadline.js';
+import type { GatewayLogger } from '../../gateway-logger.js';
+import { TransportError } from '../../gatt-transport.js';
 import type { DeviceHandle, Session } from './bluez-bus-session.js';
 import { dbusErrorName, raceOrFail, toTransportError } from './bluez-errors.js';
 import { helperOf } from './node-ble-internals.js';
-import { describeError } from '../../domain/errors.js';
+import { describeError } from '../../../domain/errors.js';
 
 /**
  * LE discovery on a session's adapter, shared by its users (device lookups and the advertisement

@@ -1,6 +1,6 @@
 import type NodeBle from 'node-ble';
-import { EXPIRED, type Deadline } from '../deadline.js';
-import { TransportError, type GattProfile } from '../gatt-transport.js';
+import { EXPIRED, type Deadline } from '../../deadline.js';
+import { TransportError, type GattProfile } from '../../gatt-transport.js';
 import type { Characteristic, DeviceHandle } from './bluez-bus-session.js';
 import { raceOrFail } from './bluez-errors.js';
 import { helperOf, variantValue } from './node-ble-internals.js';

@@ -1,6 +1,8 @@
 import type NodeBle from 'node-ble';
-import { EXPIRED, withTimeout, type Deadline } from '../deadline.js';
-import { TransportError, type GattConnection } from '../gatt-transport.js';
+import { EXPIRED, withTimeout, type Deadline } from '../../deadline.js';
+import type { GatewayLogger } from '../../gateway-logger.js';
+import { TransportError, type GattConnection } from '../../gatt-transport.js';
+import { ConnectionListeners } from '../connection-listeners.js';
 import { releaseDevice, type Characteristic, type SessionConnection } from './bluez-bus-session.js';
 import { raceOrFail, toTransportError } from './bluez-errors.js';
 import { helperOf } from './node-ble-internals.js';
@@ -32,8 +34,7 @@ export function disconnectQuietly(device: NodeBle.Device, timeoutMs: number): vo
 
 /** A live BlueZ connection to one device. */
 export class BluezConnection implements GattConnection, SessionConnection {
-  private notificationListener: ((characteristic: string, value: Buffer) => void) | undefined;
-  private disconnectListener: (() => void) | undefined;
+  private readonly listeners: ConnectionListeners;
   private isConnected = true;
   private readonly valueListeners = new Map<string, (value: Buffer) => void>();
   private readonly onDeviceDisconnect = (): void => {
@@ -47,7 +48,11 @@ export class BluezConnection implements GattConnection, SessionConnection {
     private readonly subscriptions: readonly string[],
     private readonly operationTimeoutMs: number,
     private readonly forget: (connection: BluezConnection) => void,
+    logger: GatewayLogger,
   ) {
+    this.listeners = new ConnectionListeners((message) => {
+      logger.error(`${address}: ${message}`);
+    });
     device.on('disconnect', this.onDeviceDisconnect);
   }
 
@@ -63,7 +68,8 @@ export class BluezConnection implements GattConnection, SessionConnection {
     for (const name of this.subscriptions) {
       const characteristic = this.characteristic(name);
       const listener = (value: Buffer): void => {
-        if (this.isConnected) this.notificationListener?.(name, value);
+        // Kept until the caller sets its listener: a device may send at once after StartNotify.
+        if (this.isConnected) this.listeners.value(name, value);
       };
       this.valueListeners.set(name, listener);
       characteristic.on('valuechanged', listener);
@@ -87,14 +93,15 @@ export class BluezConnection implements GattConnection, SessionConnection {
   }
 
   onNotification(listener: (characteristic: string, value: Buffer) => void): void {
-    this.notificationListener = listener;
+    this.listeners.setNotificationListener(listener);
   }
 
   onDisconnect(listener: () => void): void {
-    this.disconnectListener = listener;
+    this.listeners.setDisconnectListener(listener);
   }
 
   async disconnect(): Promise<void> {
+    this.listeners.closed();
     if (!this.isConnected) return;
     this.isConnected = false;
     this.release();
@@ -114,7 +121,7 @@ export class BluezConnection implements GattConnection, SessionConnection {
     this.isConnected = false;
     this.release();
     releaseDevice(this.device, false);
-    this.disconnectListener?.();
+    this.listeners.dropped();
   }
 
   private release(): void {

@@ -1,13 +1,13 @@
 import type NodeBle from 'node-ble';
-import { Deadline } from '../deadline.js';
-import type { GatewayLogger } from '../gateway-logger.js';
-import { TransportError, type Advertisement, type AdvertisementListener } from '../gatt-transport.js';
+import { Deadline } from '../../deadline.js';
+import type { GatewayLogger } from '../../gateway-logger.js';
+import { TransportError, type Advertisement, type AdvertisementListener } from '../../gatt-transport.js';
 import { AdvertisementSignals } from './bluez-advertisement-signals.js';
 import type { BusSession, Session } from './bluez-bus-session.js';
 import type { BluezDiscovery } from './bluez-discovery.js';
 import { bluetoothHint, raceOrFail } from './bluez-errors.js';
 import { helperOf } from './node-ble-internals.js';
-import { describeError } from '../../domain/errors.js';
+import { describeError } from '../../../domain/errors.js';
 
 /** The advertisement watch while it runs. */
 interface Scan {

@@ -2,14 +2,14 @@ import dbus, { type MessageBus } from 'dbus-next';
 import type { EventEmitter } from 'node:events';
 import type NodeBle from 'node-ble';
 import Bluetooth from 'node-ble/src/Bluetooth.js';
-import { EXPIRED, type Deadline } from '../deadline.js';
-import type { GatewayLogger } from '../gateway-logger.js';
-import { TransportError } from '../gatt-transport.js';
+import { EXPIRED, type Deadline } from '../../deadline.js';
+import type { GatewayLogger } from '../../gateway-logger.js';
+import { TransportError } from '../../gatt-transport.js';
 import { BUS_HINT, bluetoothHint, raceOrFail } from './bluez-errors.js';
 import { onBusConnectionEnd } from './dbus-connection-end.js';
 import { repairMatchRuleRefcount } from './dbus-match-rules.js';
 import { helperOf } from './node-ble-internals.js';
-import { describeError } from '../../domain/errors.js';
+import { describeError } from '../../../domain/errors.js';
 
 export type Characteristic = NodeBle.GattCharacteristic;
 

@@ -1,6 +1,6 @@
-import { Deadline } from '../deadline.js';
-import { silentLogger, type GatewayLogger } from '../gateway-logger.js';
-import { type AdvertisementListener, type ConnectOptions, type GattConnection, type GattProfile, type GattTransport, type TransportError } from '../gatt-transport.js';
+import { Deadline } from '../../deadline.js';
+import { silentLogger, type GatewayLogger } from '../../gateway-logger.js';
+import { type AdvertisementListener, type ConnectOptions, type GattConnection, type GattProfile, type GattTransport, type TransportError } from '../../gatt-transport.js';
 import { BusSession, dropSession, forgetDevice, nodeBleListenerCount, type Characteristic, type DeviceHandle, type Session } from './bluez-bus-session.js';
 import { BluezConnection, disconnectQuietly, linkUp } from './bluez-connection.js';
 import { BluezDiscovery } from './bluez-discovery.js';
@@ -101,7 +101,7 @@ export class BluezTransport implements GattTransport {
         gattDeadline.cancel();
       }
       const subscriptions = profile.characteristics.filter((spec) => spec.subscribe && characteristics.has(spec.name)).map((spec) => spec.name);
-      const connection = new BluezConnection(upper, handle.device, characteristics, subscriptions, this.operationTimeoutMs, (c) => session?.connections.delete(c));
+      const connection = new BluezConnection(upper, handle.device, characteristics, subscriptions, this.operationTimeoutMs, (c) => session?.connections.delete(c), this.logger);
       session.connections.add(connection);
       try {
         await connection.subscribe(deadline);
