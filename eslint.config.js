@@ -2,7 +2,7 @@ import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', '.homebridge/', 'jest.config.js', 'eslint.config.js'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', '.homebridge/', 'jest.config.js', 'eslint.config.js', 'test/fixtures/families/'] },
   eslint.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

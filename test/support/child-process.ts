@@ -3,9 +3,9 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureBuild, PROJECT_ROOT } from './global-setup.js';
+import { ensureBuild, PROJECT_ROOT, transpileTree } from './global-setup.js';
 
-export { ensureBuild, PROJECT_ROOT };
+export { ensureBuild, PROJECT_ROOT, transpileTree };
 
 /** The built `ekey-locks` entry point (see ensureBuild). */
 export const builtCli = (): string => join(ensureBuild(), 'cli.js');

@@ -31,6 +31,29 @@ function sourceFiles(dir: string): string[] {
 }
 
 /**
+ * Transpiles every `.ts` file under `sourceDir` into `outDir` (same layout, `.js`), per file as
+ * ts-jest does with isolatedModules: no type check. `outDir` must sit under the project's
+ * node_modules/.cache for the built modules to resolve the project's dependencies.
+ */
+export function transpileTree(sourceDir: string, outDir: string, contents: { file: string; text: string }[] = sourceFiles(sourceDir).map((file) => ({ file, text: readFileSync(file, 'utf8') }))): void {
+  for (const { file, text } of contents) {
+    const output = ts.transpileModule(text, {
+      fileName: file,
+      compilerOptions: {
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.ES2022,
+        esModuleInterop: true,
+        verbatimModuleSyntax: true,
+        sourceMap: false,
+      },
+    });
+    const target = join(outDir, relative(sourceDir, file)).replace(/\.ts$/, '.js');
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, output.outputText);
+  }
+}
+
+/**
  * Transpiles src/ to JavaScript (per file, like ts-jest with isolatedModules: no type check —
  * `tsc --noEmit` is the type gate) and returns the folder holding `cli.js`. Takes about a
  * second, with the service thread's bundle; reuses an existing build of the same sources.
@@ -55,21 +78,7 @@ export function ensureBuild(): string {
 
   mkdirSync(CACHE_DIR, { recursive: true });
   const staging = `${outDir}.tmp-${process.pid}-${Date.now()}`;
-  for (const { file, text } of contents) {
-    const output = ts.transpileModule(text, {
-      fileName: file,
-      compilerOptions: {
-        target: ts.ScriptTarget.ES2022,
-        module: ts.ModuleKind.ES2022,
-        esModuleInterop: true,
-        verbatimModuleSyntax: true,
-        sourceMap: false,
-      },
-    });
-    const target = join(staging, relative(SOURCE_DIR, file)).replace(/\.ts$/, '.js');
-    mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, output.outputText);
-  }
+  transpileTree(SOURCE_DIR, staging, contents);
   // The entry the platform starts its worker thread from (dist/worker/service-thread.js), as `npm run build` makes it.
   execFileSync(process.execPath, [BUNDLE_SCRIPT, staging], { stdio: 'pipe' });
   try {
