@@ -11,6 +11,7 @@ import type { LockRecord } from '../store/lock-repository.js';
  */
 export function lockDriverFactory(context: FamilyDriverContext): (lock: LockRecord) => LockDriver | null {
   const factories = new Map<string, (lock: LockRecord & { bleAddress: string }) => LockDriver | null>();
+  const reported = new Set<string>();
   return (lock) => {
     const address = lock.bleAddress;
     if (address === null) return null;
@@ -18,6 +19,8 @@ export function lockDriverFactory(context: FamilyDriverContext): (lock: LockReco
     if (factory === undefined) {
       const module = familyModule(lock.family);
       if (module === undefined) {
+        if (reported.has(lock.id)) return null;
+        reported.add(lock.id);
         context.logger.error(`Lock ${lock.name}: its family "${lock.family}" is not one this version of the plugin knows, so it stays offline.`);
         return null;
       }

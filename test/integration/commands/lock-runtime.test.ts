@@ -80,6 +80,22 @@ describe('lock runtime: gateway observations become stored lock state and record
     expect(sink.battery).toEqual([]);
   });
 
+  it('leaves a lock of a family this version does not know offline, says so once, and keeps its family as stored', async () => {
+    const stored = w.locks.findById(w.lock);
+    if (stored === undefined) throw new Error('no lock');
+    // As a newer version of the plugin might have stored it.
+    const later = { ...stored, id: randomUUID(), name: 'Cellar Door', family: 'from-a-later-version', bleAddress: 'AA:BB:CC:DD:EE:09' };
+    w.locks.upsert(later);
+    start();
+    expect(runtime.isRegistered(later.id)).toBe(false);
+    await until(() => state.read(w.lock)?.onlineStatus === 'online');
+    expect(state.read(later.id)?.onlineStatus).toBe('offline');
+    expect(runtime.registerStoredLocks()).toEqual([]);
+    const said = w.logger.lines.filter((line) => line.message.includes('from-a-later-version'));
+    expect(said).toEqual([{ level: 'error', message: 'Lock Cellar Door: its family "from-a-later-version" is not one this version of the plugin knows, so it stays offline.' }]);
+    expect(w.locks.findById(later.id)?.family).toBe('from-a-later-version');
+  });
+
   it('hands each tap to the recorder, stores the bolt and the activity high-water mark', async () => {
     start();
     await until(() => runtime.isReachable(w.lock));
