@@ -242,10 +242,11 @@ export class LockGateway extends EventEmitter<LockGatewayEvents> {
 
   /**
    * Reads the lock's state and log again (connecting on demand); its `synchronised` event follows
-   * once both are read. Nothing for an unknown id or a lock that cannot be driven.
+   * once both are read. Resolves true once a read that started after this call has read both,
+   * false when it could not (an unknown id, a lock that cannot be driven or is out of reach).
    */
-  refresh(lockId: string): void {
-    this.locks.get(lockId)?.refresh();
+  refresh(lockId: string): Promise<boolean> {
+    return this.locks.get(lockId)?.refresh() ?? Promise.resolve(false);
   }
 
   /**

@@ -54,7 +54,8 @@ export class ManagedLock {
   /** Records read back now are backlog (they happened while the gateway was not watching). */
   private catchingUp = true;
   private readingBacklog = false;
-  private refreshQueued = false;
+  /** The refresh queued and not yet started, which a further call joins. */
+  private queuedRefresh: Promise<boolean> | null = null;
   /**
    * When a refresh last failed and none has succeeded since (clock ms), else null. The lock's news
    * flag may already be cleared by the part that ran (a Nuki clears it when its state is read), so
@@ -138,7 +139,7 @@ export class ManagedLock {
     }
     this.link.start();
     // An on-demand lock is read once at start; afterwards its advertisements say when to look again.
-    if (this.driver.connectionPolicy.kind === 'on_demand') this.refresh();
+    if (this.driver.connectionPolicy.kind === 'on_demand') void this.refresh();
   }
 
   /** Disconnects and stops; a pending command ends as `delivery_failed`. */
@@ -208,19 +209,24 @@ export class ManagedLock {
     const news = this.interpret(advertisement);
     this.refreshPresence();
     const owed = this.refreshOwedSince !== null && this.context.clock.now() - this.refreshOwedSince >= OWED_REFRESH_RETRY_MS;
-    if ((news || owed) && this.started) this.refresh();
+    if ((news || owed) && this.started) void this.refresh();
   }
 
   /**
    * Connects (or uses the connection) to read state and log again; one refresh is queued at a
    * time. Only on-demand locks need this: a kept connection is told everything by notifications.
+   * Resolves true once a read that started after this call has read both (its `synchronised`
+   * event came first), false when it could not; never rejects. A call while a refresh is queued
+   * joins it; a call while one is running queues the next, so what the lock did before the call
+   * is always read.
    */
-  refresh(): void {
-    if (this.stopped || this.refreshQueued || this.driver.unusableReason !== null) return;
-    this.refreshQueued = true;
-    this.queue
+  refresh(): Promise<boolean> {
+    if (this.stopped || this.driver.unusableReason !== null) return Promise.resolve(false);
+    if (this.queuedRefresh !== null) return this.queuedRefresh;
+    const refresh = this.queue
       .enqueue(async () => {
-        this.refreshQueued = false;
+        this.queuedRefresh = null;
+        if (this.stopped) return false;
         this.link.hold();
         let done = false;
         try {
@@ -237,10 +243,14 @@ export class ManagedLock {
           if (!done) this.refreshOwedSince = this.context.clock.now();
           this.link.release();
         }
+        return done;
       })
       .catch((error: unknown) => {
         this.context.logger.warn(`Lock ${this.name}: refreshing its state failed: ${describeError(error)}`);
+        return false;
       });
+    this.queuedRefresh = refresh;
+    return refresh;
   }
 
   /**
@@ -362,7 +372,7 @@ export class ManagedLock {
         observations.highestSequence = sequence;
       },
       requestRefresh: () => {
-        if (this.started) this.refresh();
+        if (this.started) void this.refresh();
       },
     };
   }

@@ -180,7 +180,7 @@ export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
    * built for it (e.g. our profile without a key), or it is registered already.
    */
   register(lock: LockRecord): boolean {
-    if (!lock.hasGateway || lock.bleAddress === null) return false;
+    if (!lock.overBluetooth || lock.bleAddress === null) return false;
     if (this.gateway.lockIds().includes(lock.id)) return false;
     const driver = this.deps.driverFor(lock);
     if (driver === null) return false;
@@ -227,22 +227,15 @@ export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
     const id = lockId.toLowerCase();
     if (this.gateway.getSnapshot(id) === undefined) return Promise.resolve(false);
     return new Promise((resolve) => {
-      const listener = (event: { lockId: string }): void => {
-        if (event.lockId !== id) return;
-        // The records read before the signal are queued for the next commit: commit them now.
-        this.activity.flush();
-        finish(true);
-      };
       const timer = setTimeout(() => {
-        finish(false);
+        resolve(false);
       }, timeoutMs);
-      const finish = (result: boolean): void => {
+      void this.gateway.refresh(id).then((read) => {
         clearTimeout(timer);
-        this.gateway.off('synchronised', listener);
-        resolve(result);
-      };
-      this.gateway.on('synchronised', listener);
-      this.gateway.refresh(id);
+        // The records it read are queued for the next commit: commit them now.
+        if (read) this.activity.flush();
+        resolve(read);
+      });
     });
   }
 
