@@ -32,11 +32,6 @@ export function isEKeyType(value: string): value is EKeyType {
   return (EKEY_TYPES as readonly string[]).includes(value);
 }
 
-/** Narrows an untrusted string to an {@link EKeyStatus}. */
-export function isEKeyStatus(value: string): value is EKeyStatus {
-  return (EKEY_STATUSES as readonly string[]).includes(value);
-}
-
 /** The properties a client sets on creation or with PUT; the rules in `ekey-rules.ts` own them. */
 export interface EKeyFields {
   /** Display name; `null` when none was given. */

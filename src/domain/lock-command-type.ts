@@ -10,11 +10,6 @@ export const LOCK_COMMAND_TYPES = ['lock', 'unlock', 'unlatch', 'ring_to_open_on
 /** One of {@link LOCK_COMMAND_TYPES}. */
 export type LockCommandType = (typeof LOCK_COMMAND_TYPES)[number];
 
-/** Narrows a string to a command type. */
-export function isLockCommandType(value: unknown): value is LockCommandType {
-  return typeof value === 'string' && (LOCK_COMMAND_TYPES as readonly string[]).includes(value);
-}
-
 /** The mode an Opener command switches (docs/design.md §4d). */
 export type OpenerMode = 'ring_to_open' | 'continuous_mode';
 

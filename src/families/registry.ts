@@ -9,11 +9,12 @@ import { nukiOpenerFamily } from './nuki-opener/nuki-opener-family.js';
 
 /**
  * Every lock family the gateway drives (docs/design.md §2, §4b, §4d), each in its folder under
- * src/families/, listed here by its light descriptor (one line each). The first is the family of a
+ * src/families/, listed here by its light descriptor. The first is the family of a
  * lock configured without one. Shared code asks this registry, never "is this a Nuki?"; a family's
  * heavy part (driver, protocol, pairing, simulator) loads only when {@link loadFamilyModules} asks
  * for it, so Homebridge's main thread, which checks the config and shows the locks, loads none.
- * Adding a family = its folder and one line here (docs/architecture.md "Adding a lock family").
+ * Adding a family = its folder, and here its descriptor's import and its entry in this list
+ * (docs/architecture.md "Adding a lock family"; test/integration/families/add-a-family.test.ts does it).
  */
 export const LOCK_FAMILIES: readonly LockFamilyDescriptor[] = [ekeyFamily, nukiFamily, nukiOpenerFamily];
 

@@ -22,8 +22,8 @@ export interface EmbeddedService {
   /** Starts the REST API; resolves with its base URL. */
   listen(port: number, host: string): Promise<string>;
   /**
-   * The demo line's object in demo mode, once listening and every login it lists works (the demo
-   * users' passwords are hashed after `listen`, src/service-options.ts); undefined outside the demo.
+   * The demo line's object in demo mode, once listening (every login it lists works at once: a demo
+   * user's password is hashed at its first sign-in, src/auth/password-check.ts); undefined outside the demo.
    */
   demoInfo(): Promise<DemoLine | undefined>;
   /** The lock port (src/lock-port/lock-port.ts); absent on a service that offers no HomeKit side. */

@@ -145,9 +145,3 @@ export type CommandResult =
   | { status: 'failed'; reason: CommandFailure; commandId: string }
   /** The command was refused before it was queued. */
   | { status: 'rejected'; reason: CommandRefusal };
-
-/** What the Homebridge host needs from the embedded service to offer its locks to HomeKit and Matter. */
-export interface LockPortProvider {
-  /** The service's lock port; called once after the service has started. */
-  lockPort(): LockPort;
-}

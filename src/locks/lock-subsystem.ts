@@ -72,9 +72,11 @@ export interface LockSubsystemOverrides {
 }
 
 /**
- * The lock side of the service, assembled: runtime (gateway + stored lock state), command
- * engine, demo simulation and control, HomeKit port. The composition root (service-root.ts) creates one,
- * starts it after the HTTP server and stops it before closing the store.
+ * The lock side of the service, assembled: runtime (gateway + stored lock state), command engine,
+ * the credential and door-code syncs, and the lock port HomeKit and Matter use. It knows no
+ * family and no demo: drivers come from the families' modules, and demo mode hands its parts in
+ * as {@link LockSubsystemOverrides}. The composition root (service-root.ts) creates one, starts it
+ * after the HTTP server and stops it before closing the store.
  */
 export class LockSubsystem {
   private port: ServiceLockPort | undefined;

@@ -30,6 +30,7 @@ export type CallRequest =
   | { method: 'demoInfo' }
   | { method: 'close' };
 
+/** Main → worker: the only message the main thread sends. */
 export type CallMessage = CallRequest & { type: 'call'; id: number };
 
 /** What `listen` answers: the API's URL and the first snapshot of everything HomeKit reads. */
@@ -68,9 +69,6 @@ export type WorkerMessage =
   | { type: 'change'; change: LockChange; lock?: PortLock | null; locks?: PortLock[] }
   /** The watched users changed (created after start-up, renamed). */
   | { type: 'users'; users: WatchedUsers };
-
-/** Main → worker. */
-export type MainMessage = CallMessage;
 
 /** The side of a MessagePort or Worker both ends use. */
 export interface MessageEndpoint {

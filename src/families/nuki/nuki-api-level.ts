@@ -59,11 +59,6 @@ export const NUKI_MODELS = {
 /** A model id of {@link NUKI_MODELS}. */
 export type NukiModel = keyof typeof NUKI_MODELS;
 
-/** Narrows a configured string to a model id. */
-export function isNukiModel(value: unknown): value is NukiModel {
-  return typeof value === 'string' && Object.hasOwn(NUKI_MODELS, value);
-}
-
 /** What a device's pairing service says about it: kind, API level and a name for people. */
 export interface NukiPairingTarget {
   kind: NukiDeviceKind;
@@ -149,9 +144,4 @@ export function decodeSecurityPin(field: Buffer, apiLevel: NukiApiLevel): number
   const size = apiLevel === '2.3' ? 4 : 2;
   if (field.length !== size) throw new RangeError(`A security PIN of API ${apiLevel} has ${size} bytes, not ${field.length}.`);
   return apiLevel === '2.3' ? field.readUInt32LE(0) : field.readUInt16LE(0);
-}
-
-/** The length of the security PIN field of an API level. */
-export function securityPinLength(apiLevel: NukiApiLevel): number {
-  return apiLevel === '2.3' ? 4 : 2;
 }

@@ -112,9 +112,6 @@ export const NukiCommand = {
   simpleLockAction: 0x0100,
 } as const;
 
-/** A command identifier the spec lists. */
-export type NukiCommandId = (typeof NukiCommand)[keyof typeof NukiCommand];
-
 // The names exactly as the §5 command table writes them (where a section heading differs, as for
 // 0x0008 and 0x0025, the table wins).
 const COMMAND_NAMES: Record<keyof typeof NukiCommand, string> = {
