@@ -72,7 +72,7 @@ export class LockService {
     const offlineAfterMs = (deps.offlineAfterS ?? 120) * 1000;
     // Until the gateway installs its live view: online when it was heard from recently.
     this.presence = (lock, now) =>
-      lock.hasGateway && lock.lastSeenAt !== null && now - lock.lastSeenAt < offlineAfterMs ? 'online' : 'offline';
+      lock.overBluetooth && lock.lastSeenAt !== null && now - lock.lastSeenAt < offlineAfterMs ? 'online' : 'offline';
   }
 
   /** Installs the gateway's notion of "online" (connected, or advertising recently). */

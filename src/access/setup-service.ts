@@ -96,7 +96,7 @@ export class SetupService {
         online_status: this.deps.onlineStatus(lock.id),
         battery_level: lock.batteryLevel,
         last_seen_at: lock.lastSeenAt === null ? null : new Date(lock.lastSeenAt).toISOString(),
-        gateway: lock.hasGateway,
+        gateway: lock.overBluetooth,
         owner_email: email,
       });
     }

@@ -44,7 +44,7 @@ export interface CommandEngineOptions {
 /** What the engine needs. */
 export interface CommandEngineDependencies {
   commands: CommandRepository;
-  locks: { findById(id: string): Pick<LockRecord, 'id' | 'hasGateway'> & Partial<Pick<LockRecord, 'name' | 'family'>> | undefined };
+  locks: { findById(id: string): Pick<LockRecord, 'id' | 'overBluetooth'> & Partial<Pick<LockRecord, 'name' | 'family'>> | undefined };
   access: CommandAccess;
   gateway: CommandGateway;
   /** Told about every completed command (the requester is the event's performer). */
@@ -185,7 +185,7 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
       throw new CommandRefused('no_usable_key', keyNotUsableError(lock.name ?? 'this lock', this.deps.access.explainAt?.(request.userId, lock.id, now)));
     }
     // Spec Errors: 400 when no gateway-connected lock is available to the user.
-    if (!lock.hasGateway) throw new CommandRefused('lock_unreachable', badRequest('lock_unreachable', 'This lock is not connected to a Bluetooth gateway.'));
+    if (!lock.overBluetooth) throw new CommandRefused('lock_unreachable', badRequest('lock_unreachable', 'This lock is not connected to a Bluetooth gateway.'));
     if (!this.deps.gateway.isReachable(lock.id)) throw new CommandRefused('lock_unreachable', badRequest('lock_unreachable', 'The gateway cannot reach this lock now.'));
     if (this.stopped) throw new CommandRefused('unavailable', new ServiceError(503, 'shutting_down', 'The service is stopping; try again shortly.'));
 

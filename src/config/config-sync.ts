@@ -129,7 +129,7 @@ export function syncConfig(config: PluginConfig, deps: ConfigSyncDependencies): 
         lockKey: familyDescriptor(lock.family ?? DEFAULT_LOCK_FAMILY)?.storedKey?.(lock)?.toLowerCase() ?? null,
         timeZone: lock.time_zone ?? hostTimeZone(),
         ownerId: owner.id,
-        hasGateway: (lock.gateway ?? true) && lock.address !== undefined,
+        overBluetooth: (lock.gateway ?? true) && lock.address !== undefined,
         keypad: lock.keypad === true,
         boltState: existing?.boltState ?? 'unknown',
         batteryLevel: existing?.batteryLevel ?? null,

@@ -190,7 +190,7 @@ function newDemoLock(plan: DemoLockPlan, ownerId: string): SeededLock {
   const id = newId();
   const { spec } = plan;
   const secrets: DemoLockSecrets = { ...plan.demo.newSecrets(), id, address: spec.address };
-  return { lock: { id, name: spec.name, owner_id: ownerId, gateway: spec.gateway, family: plan.family }, secrets, plan };
+  return { lock: { id, name: spec.name, owner_id: ownerId, gateway: spec.overBluetooth, family: plan.family }, secrets, plan };
 }
 
 /** Stores a demo lock and its owner key; returns the key's id. */
@@ -203,7 +203,7 @@ function storeDemoLock(deps: DemoDependencies, entry: SeededLock, ownerId: strin
     lockKey: entry.plan.demo.storedKeyOf(entry.secrets),
     timeZone: hostTimeZone(),
     ownerId,
-    hasGateway: entry.lock.gateway,
+    overBluetooth: entry.lock.gateway,
     keypad: entry.plan.spec.keypad,
     boltState: 'unknown',
     batteryLevel: null,

@@ -18,7 +18,7 @@ export interface DemoTapRefusalSources {
  */
 export function demoTapRefusal(sources: DemoTapRefusalSources, lockId: string, ekeyId: string): string | null {
   const lock = sources.locks.findById(lockId);
-  if (lock?.hasGateway) return null;
+  if (lock?.overBluetooth) return null;
   const key = sources.commands.keyById(ekeyId);
   if (key === undefined || lock === undefined || key.lock_id !== lock.id) return 'unknown eKey for this lock';
   const usability = usabilityAt(key, sources.clock.now(), lock.timeZone);

@@ -101,8 +101,8 @@ export type DemoLockSecrets = { readonly id: string; readonly address: string } 
 export interface DemoLockSpec {
   name: string;
   address: string;
-  /** Reached through the gateway (Garden Gate is not: docs/design.md §6). */
-  gateway: boolean;
+  /** Driven over Bluetooth, the demo line's `gateway` (Garden Gate is not: docs/design.md §6). */
+  overBluetooth: boolean;
   /** A keypad is paired with it (docs/design.md §4c). */
   keypad: boolean;
   /** Its place in the household's list of locks (docs/design.md §6: Front Door first). */

@@ -15,7 +15,12 @@ export interface LockRecord {
   lockKey: string | null;
   timeZone: string;
   ownerId: string;
-  hasGateway: boolean;
+  /**
+   * The service drives the lock over Bluetooth (config `locks[].gateway`, column `has_gateway`; the
+   * spec's "connected to a bluetooth gateway device"). Off: listed only, its commands refused. Not
+   * to be confused with the gateway, the BLE core (src/gateway/), nor with gateway devices (radios).
+   */
+  overBluetooth: boolean;
   /** A keypad is paired with the lock (config `keypad: true`): its eKeys can carry door codes (docs/design.md §4c). */
   keypad: boolean;
   boltState: Bolt;
@@ -50,7 +55,7 @@ const toRecord = (row: LockRow): LockRecord => ({
   lockKey: row.lock_key,
   timeZone: row.time_zone,
   ownerId: row.owner_id,
-  hasGateway: row.has_gateway === 1,
+  overBluetooth: row.has_gateway === 1,
   keypad: row.keypad === 1,
   boltState: row.bolt_state,
   batteryLevel: row.battery_level,
@@ -158,7 +163,7 @@ export class LockRepository {
       lock_key: lock.lockKey,
       time_zone: lock.timeZone,
       owner_id: lock.ownerId,
-      has_gateway: lock.hasGateway ? 1 : 0,
+      has_gateway: lock.overBluetooth ? 1 : 0,
       keypad: lock.keypad === true ? 1 : 0,
       bolt_state: lock.boltState,
       battery_level: lock.batteryLevel,

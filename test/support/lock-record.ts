@@ -13,7 +13,7 @@ export function lockRecord(fields: Pick<LockRecord, 'id' | 'name' | 'ownerId' | 
     bleAddress: null,
     lockKey: null,
     timeZone: 'UTC',
-    hasGateway: true,
+    overBluetooth: true,
     boltState: 'unknown',
     batteryLevel: null,
     lastSeenAt: null,

@@ -11,8 +11,8 @@ export const ekeyModule: LockFamilyModule = {
   demo: {
     // docs/design.md §6: Front Door first; Garden Gate has no gateway connection.
     locks: [
-      { name: 'Front Door', address: 'D0:E1:00:00:00:01', gateway: true, keypad: false, order: 1 },
-      { name: 'Garden Gate', address: 'D0:E1:00:00:00:02', gateway: false, keypad: false, order: 2 },
+      { name: 'Front Door', address: 'D0:E1:00:00:00:01', overBluetooth: true, keypad: false, order: 1 },
+      { name: 'Garden Gate', address: 'D0:E1:00:00:00:02', overBluetooth: false, keypad: false, order: 2 },
     ],
     newSecrets: () => ({ key: randomBytes(32).toString('hex') }),
     storedKeyOf: (secrets) => (typeof secrets.key === 'string' && secrets.key !== '' ? secrets.key : null),

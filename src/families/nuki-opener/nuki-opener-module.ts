@@ -33,7 +33,7 @@ export const nukiOpenerModule: LockFamilyModule = {
   userLinks: nukiUserLinksOfEntry,
   demo: {
     // docs/design.md §4d, §6: Building Door, the building's intercom, after Back Door.
-    locks: [{ name: 'Building Door', address: 'D0:E1:00:00:00:04', gateway: true, keypad: false, order: 4 }],
+    locks: [{ name: 'Building Door', address: 'D0:E1:00:00:00:04', overBluetooth: true, keypad: false, order: 4 }],
     newSecrets: newDemoNukiSecrets,
     storedKeyOf: () => null,
     linkedUser: DEMO_LINKED_AUTHORIZATION,

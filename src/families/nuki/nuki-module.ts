@@ -56,7 +56,7 @@ export const nukiModule: LockFamilyModule = {
   cli: (args) => import('./nuki-cli-command.js').then((command) => command.nukiCommand(args)),
   demo: {
     // docs/design.md §4b–§4c, §6: Back Door, a Smart Lock with a Nuki Keypad and a door sensor, third.
-    locks: [{ name: 'Back Door', address: 'D0:E1:00:00:00:03', gateway: true, keypad: true, order: 3 }],
+    locks: [{ name: 'Back Door', address: 'D0:E1:00:00:00:03', overBluetooth: true, keypad: true, order: 3 }],
     newSecrets: newDemoNukiSecrets,
     storedKeyOf: () => null,
     linkedUser: DEMO_LINKED_AUTHORIZATION,

@@ -133,7 +133,7 @@ describe('a lock id never depends on its name', () => {
     // What versions before 0.2 stored for this entry.
     let { service } = await start({ locks: [] });
     service.repositories.users.insert({ id: '7d3c8a0e-0000-4000-8000-000000000001', email: OWNER, name: 'Owner', passwordHash: null, ekeyQuota: null, canSendEkeys: true, createdAt: clock.now() });
-    service.repositories.locks.upsert(lockRecord({ id: legacyId, name: 'Pantry', ownerId: '7d3c8a0e-0000-4000-8000-000000000001', hasGateway: false, createdAt: clock.now() }));
+    service.repositories.locks.upsert(lockRecord({ id: legacyId, name: 'Pantry', ownerId: '7d3c8a0e-0000-4000-8000-000000000001', overBluetooth: false, createdAt: clock.now() }));
     let logger: RecordingLogger;
     ({ service, logger } = await start({ locks: [old] }));
     expect(service.repositories.locks.list().map((lock) => lock.id)).toEqual([legacyId]);

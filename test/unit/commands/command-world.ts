@@ -87,16 +87,16 @@ export function createWorld(options: { lockKey?: string } = {}): World {
   const owner = person('owner');
   const guest = person('guest');
   const stranger = person('stranger');
-  const addLock = (hasGateway: boolean): string => {
+  const addLock = (overBluetooth: boolean): string => {
     const id = randomUUID();
     locks.upsert(
       lockRecord({
         id,
-        name: hasGateway ? 'Front Door' : 'Garden Gate',
+        name: overBluetooth ? 'Front Door' : 'Garden Gate',
         bleAddress: 'AA:BB:CC:DD:EE:01',
-        lockKey: hasGateway ? (options.lockKey ?? null) : null,
+        lockKey: overBluetooth ? (options.lockKey ?? null) : null,
         ownerId: owner,
-        hasGateway,
+        overBluetooth,
         createdAt: clock.now(),
       }),
     );

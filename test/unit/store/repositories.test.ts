@@ -26,7 +26,7 @@ const lock = (overrides: Partial<LockRecord> = {}): LockRecord => ({
   timeZone: 'Europe/Berlin',
   ownerId: user().id,
   family: 'ekey',
-  hasGateway: true,
+  overBluetooth: true,
   keypad: false,
   boltState: 'unknown',
   batteryLevel: null,
@@ -136,11 +136,11 @@ describe('LockRepository', () => {
   it('updates the configuration on upsert but keeps the observed state', () => {
     const locks = setup();
     locks.saveState({ id: 'aaaaaaaa-0000-4000-8000-00000000000a', boltState: 'locked', batteryLevel: 0.5, lastSeenAt: NOW, lastActivitySequence: 7 });
-    locks.upsert(lock({ name: 'Main Door', hasGateway: false, boltState: 'unknown', batteryLevel: null }));
+    locks.upsert(lock({ name: 'Main Door', overBluetooth: false, boltState: 'unknown', batteryLevel: null }));
     expect(locks.findById(lock().id)).toMatchObject({
       name: 'Main Door',
       family: 'ekey',
-      hasGateway: false,
+      overBluetooth: false,
       boltState: 'locked',
       batteryLevel: 0.5,
       lastSeenAt: NOW,
