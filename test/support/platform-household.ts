@@ -36,8 +36,3 @@ export function harnessPerTest(): () => Promise<HomebridgeHarness> {
     return harness;
   };
 }
-
-/** Lets deferred work run (command outcomes applied after HAP stores a write, pushes to Matter): `turns` turns of the event loop. */
-export async function settle(turns: number): Promise<void> {
-  for (let turn = 0; turn < turns; turn += 1) await new Promise<void>((resolve) => setImmediate(resolve));
-}

@@ -70,6 +70,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 // Late answers of abandoned D-Bus calls must never surface as unhandled rejections.
+// A fixed settle stays here: nothing marks the last late answer of an abandoned call (the bus is dropped, not awaited).
 failOnUnhandledRejections({ settleMs: 20 });
 
 function address(prefix: string): string {
@@ -104,8 +105,6 @@ function collect(connection: GattConnection): [string, Buffer][] {
 function settledDiagnostics(transport: BluezTransport): Promise<BluezDiagnostics> {
   return readUntil(() => transport.diagnostics(), (diagnostics) => diagnostics.advertisementWatchRules > 0, { timeoutMs: 5000 });
 }
-
-const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('BlueZ GATT transport (fake BlueZ over a real dbus-daemon)', () => {
   describe('connect with a profile', () => {
@@ -159,7 +158,8 @@ describe('BlueZ GATT transport (fake BlueZ over a real dbus-daemon)', () => {
         expect(pairing.has('status')).toBe(false);
         const pairingNotifications = collect(pairing);
         await pairing.write('pairingCommand', Buffer.from([9, 8]));
-        await pause(30);
+        // A later answer over the same link: an indication the write caused would have come before it.
+        expect((await pairing.read('info')).toString()).toBe('tiny v1');
         expect(pairingNotifications).toEqual([]); // nothing subscribed in this profile
         await pairing.disconnect();
 
@@ -236,10 +236,18 @@ describe('BlueZ GATT transport (fake BlueZ over a real dbus-daemon)', () => {
       const { seen, unwatch } = watch(transport, tiny.address);
       cleanups.push(unwatch);
       await until(() => seen.length > 0, 'an advertisement');
+      // Every round of advertisements goes through the devices in the order they were added: a
+      // device added after the tiny one shows each round that would have carried the tiny one too.
+      const witness = watch(transport, newTiny().address);
+      cleanups.push(witness.unwatch);
+      await until(() => witness.seen.length > 0, 'the witness device');
       tiny.setInRange(false);
-      await pause(20);
+      // What the tiny device sent before going out of range arrives before the witness's next advertisement.
+      let rounds = witness.seen.length;
+      await until(() => witness.seen.length > rounds, 'a round after going out of range');
       const count = seen.length;
-      await pause(250);
+      rounds = witness.seen.length;
+      await until(() => witness.seen.length >= rounds + 5, 'five more rounds');
       expect(seen).toHaveLength(count);
       tiny.setInRange(true);
       await until(() => seen.length > count, 'advertisements again');
@@ -283,7 +291,8 @@ describe('BlueZ GATT transport (fake BlueZ over a real dbus-daemon)', () => {
       const transport = newTransport({ busAddress: 'unix:path=/nonexistent/bus/socket', logger });
       const { unwatch } = watch(transport, 'none');
       cleanups.push(unwatch);
-      await pause(600); // several retries at 100 ms
+      // Every attempt says two lines (the bus's failure, the scan's), at debug level once reported: six attempts.
+      await until(() => logger.lines.length + logger.debugLines >= 12, 'several retries at 100 ms');
       expect(logger.lines).toHaveLength(1);
       expect(logger.lines[0]).toMatch(/^error /);
     });
@@ -300,7 +309,9 @@ describe('BlueZ GATT transport (fake BlueZ over a real dbus-daemon)', () => {
       const { seen, unwatch } = watch(transport, tiny.address);
       cleanups.push(unwatch);
       await until(() => logger.lines.length > 0, 'the failure line');
-      await pause(300);
+      // Each quiet retry (every 100 ms) is one debug line: a few of them before BlueZ appears.
+      const quiet = logger.debugLines;
+      await until(() => logger.debugLines >= quiet + 4, 'quiet retries');
       // No periodic re-advertising here: the first report comes from InterfacesAdded, the next from PropertiesChanged.
       const bluez = await FakeBluez.start(daemon.address, { advertisementIntervalMs: 60_000 });
       late.bluez = bluez;

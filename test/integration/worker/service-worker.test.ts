@@ -3,8 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { Worker } from 'node:worker_threads';
 import type { PlatformConfig } from 'homebridge';
-import { EKeyLocksPlatform } from '../../../src/homebridge/ekey-locks-platform.js';
+import { EKeyLocksPlatform, type EmbeddedServiceOpener } from '../../../src/homebridge/ekey-locks-platform.js';
 import type { LockChange } from '../../../src/lock-port/lock-port.js';
 import { PLATFORM_NAME } from '../../../src/homebridge/platform-name.js';
 import { SERVICE_YOUNG_GENERATION_MB, openServiceInWorker, type WorkerEmbeddedService } from '../../../src/worker/open-service-worker.js';
@@ -15,6 +17,7 @@ import { failOnUnhandledRejections } from '../../support/unhandled-rejections.js
 import { startFakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
 import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
 import { ManualClock } from '../../support/manual-clock.js';
+import { until } from '../../support/polling.js';
 
 /*
  * The embedded service on a real worker thread. ts-jest cannot start a `.ts` worker, so the
@@ -85,13 +88,45 @@ await service.listen(0, '127.0.0.1');
 const port = service.lockPort();
 const [lock] = port.listLocks();
 const ready = () => port.getLock(lock.id)?.online === true && lines.some((line) => line.endsWith(' is online.'));
+// Bounded polling, as until() in test/support/polling.ts does (this plain child script cannot import it).
 for (let waited = 0; waited < 10000 && !ready(); waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
 const online = port.getLock(lock.id)?.online === true;
 await service.close();
 process.stdout.write(JSON.stringify({ online, log: lines.join('\\n') }) + '\\n');
 `;
 
-const tick = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Resolves once the next worker thread this process starts has exited (Node announces every new
+ * thread on the `worker_threads` diagnostics channel). Its `exit` is the last thing the service's
+ * opener reacts to, so once it resolved, what a crash leads to has all happened.
+ */
+function nextThreadExit(): Promise<number> {
+  return new Promise((resolve) => {
+    const onThread = (message: unknown): void => {
+      unsubscribe('worker_threads', onThread);
+      (message as { worker: Worker }).worker.once('exit', resolve);
+    };
+    subscribe('worker_threads', onThread);
+  });
+}
+
+/** Wraps an opener so the test learns when the platform's close of the service has ended. */
+function watchClose(open: EmbeddedServiceOpener): { open: EmbeddedServiceOpener; closed: () => boolean } {
+  let closed = false;
+  return {
+    open: async (options) => {
+      const service = await open(options);
+      return {
+        ...service,
+        close: async () => {
+          await service.close();
+          closed = true;
+        },
+      };
+    },
+    closed: () => closed,
+  };
+}
 
 describe('the embedded service on a worker thread', () => {
   const work = mkdtempSync(join(tmpdir(), 'ekey-worker-'));
@@ -143,12 +178,12 @@ describe('the embedded service on a worker thread', () => {
     const control = service.demoControl?.();
     if (!control) throw new Error('no demo control');
     expect(JSON.parse(await control(JSON.stringify({ op: 'battery', lock_id: front.id, level: 0.15 })))).toEqual({ ok: true });
-    for (let waited = 0; waited < 3000 && port.getLock(front.id)?.batteryLevel !== 0.15; waited += 20) await tick(20);
+    await until(() => port.getLock(front.id)?.batteryLevel === 0.15, 'the battery change');
     expect(port.getLock(front.id)?.batteryLevel).toBe(0.15);
     expect(changes).toContainEqual({ kind: 'battery', lockId: front.id, level: 0.15 });
 
     // Wait until the gateway reaches Front Door (commands need it online), then unlock as the owner.
-    for (let waited = 0; waited < 5000 && port.getLock(front.id)?.online !== true; waited += 20) await tick(20);
+    await until(() => port.getLock(front.id)?.online === true, 'Front Door online');
     const result = await port.requestBolt(front.id, 'unlocked', owner.id);
     expect(result).toMatchObject({ status: 'completed', bolt: 'unlocked' });
     expect(await port.requestBolt(front.id, 'locked', 'no-such-user')).toEqual({ status: 'rejected', reason: 'unknown_user' });
@@ -184,6 +219,7 @@ describe('the embedded service on a worker thread', () => {
 
   it('a crash of the thread: one error line, the locks go offline, commands answer unavailable, nothing thrown', async () => {
     const logger = new RecordingLogger();
+    const exited = nextThreadExit();
     const service = await openServiceInWorker({ config: { demo: true }, dataDir: work, logger, demo: true }, { entry: crashing });
     opened.push(service);
     await service.listen(0, '127.0.0.1');
@@ -191,8 +227,9 @@ describe('the embedded service on a worker thread', () => {
     if (!port) throw new Error('no port');
     const changes: LockChange[] = [];
     port.subscribe((change) => changes.push(change));
-    for (let waited = 0; waited < 3000 && changes.length === 0; waited += 20) await tick(20);
-    await tick(100);
+    await until(() => changes.length > 0, 'the lock to go offline');
+    // The thread's error comes before its exit: once it exited, nothing more is on the way.
+    await exited;
     expect(changes).toEqual([{ kind: 'connectivity', lockId: LOCK.id, online: false }]);
     const errors = logger.lines.filter((line) => line.level === 'error');
     expect(errors).toHaveLength(1);
@@ -225,8 +262,9 @@ describe('the embedded service on a worker thread', () => {
     const harness = await createHomebridgeHarness();
     const log = recordingLogging();
     const config = { platform: PLATFORM_NAME, name: 'eKey Locks', demo: true } as PlatformConfig;
+    const service = watchClose((options) => openServiceInWorker(options, { entry: crashing }));
     const platform = new EKeyLocksPlatform(log, config, harness.api, {
-      openService: (options) => openServiceInWorker(options, { entry: crashing }),
+      openService: service.open,
       writeDemoLine: () => undefined,
     });
     harness.api.signalFinished();
@@ -236,13 +274,13 @@ describe('the embedded service on a worker thread', () => {
     const { Service, Characteristic } = harness.api.hap;
     const fault = accessory.getService(Service.LockMechanism)?.getCharacteristic(Characteristic.StatusFault);
     expect(fault?.value).toBe(Characteristic.StatusFault.NO_FAULT);
-    for (let waited = 0; waited < 3000 && fault?.value !== Characteristic.StatusFault.GENERAL_FAULT; waited += 20) await tick(20);
+    await until(() => fault?.value === Characteristic.StatusFault.GENERAL_FAULT, 'StatusFault');
     expect(fault?.value).toBe(Characteristic.StatusFault.GENERAL_FAULT);
     expect(log.lines.filter((line) => line.level === 'error').map((line) => line.message)).toEqual([
       expect.stringContaining('eKey access service stopped unexpectedly'),
     ]);
     harness.api.signalShutdown();
-    await tick(50);
+    await until(service.closed, 'the platform to close the service');
   });
 
   it('inside Homebridge: a service that cannot open disables the plugin with one clear error; the bridge runs on', async () => {
@@ -261,7 +299,7 @@ describe('the embedded service on a worker thread', () => {
       expect.stringMatching(/^eKey Locks could not start: .*the access service could not open: .*ENOTDIR/s),
     ]);
     expect(harness.published.size).toBe(0);
+    // Nothing to wait for: the failed start already ended the thread, and no service is left to close.
     harness.api.signalShutdown();
-    await tick(50);
   });
 });

@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { completed, createWorld, failedWith, settle, thrown, type World } from './command-world.js';
+import type { CommandEngine } from '../../../src/commands/command-engine.js';
+import { until } from '../../support/polling.js';
+import { completed, createWorld, failedWith, thrown, type World } from './command-world.js';
 
 describe('CommandEngine', () => {
   let w: World;
@@ -14,6 +16,22 @@ describe('CommandEngine', () => {
     w.db.close();
   });
 
+  /**
+   * Runs one command on the second lock from submit to its end (the gateway answers it at once,
+   * jammed, so it records no event): a later outcome of the engine's own, by which the engine has
+   * acted on everything that happened before it.
+   */
+  async function otherLockCommandEnded(engine: CommandEngine = w.engine): Promise<void> {
+    w.gateway.reachable.add(w.noGatewayLock);
+    w.db.prepare('UPDATE locks SET has_gateway = 1 WHERE id = ?').run(w.noGatewayLock);
+    const { command } = engine.submit({ userId: w.owner, lockId: w.noGatewayLock, type: 'lock' });
+    const index = w.gateway.calls.findIndex((call) => call.lockId === w.noGatewayLock);
+    const [call] = w.gateway.calls.splice(index, 1);
+    if (index < 0 || call === undefined) throw new Error('the other lock’s command never reached the gateway');
+    call.answer(failedWith('jammed'));
+    expect(await engine.whenFinished(command.id)).toMatchObject({ status: 'failed', failureReason: 'jammed' });
+  }
+
   describe('lifecycle', () => {
     it('hands a command for an idle lock to the gateway at once: processing, with the configured timeout', () => {
       const { command, replayed } = w.engine.submit({ userId: w.owner, lockId: w.lock, type: 'unlock' });
@@ -25,7 +43,7 @@ describe('CommandEngine', () => {
 
     it('completes only when the gateway confirms, and reports it with the requester as performer', async () => {
       const { command } = w.engine.submit({ userId: w.owner, lockId: w.lock, type: 'unlock' });
-      await settle();
+      await otherLockCommandEnded();
       expect(w.commands.findById(command.id)?.status).toBe('processing');
       w.clock.advance(1234);
       w.gateway.answerNext(completed('unlocked'));
@@ -48,7 +66,7 @@ describe('CommandEngine', () => {
       const first = engine.submit({ userId: w.owner, lockId: w.lock, type: 'lock' }).command;
       const second = engine.submit({ userId: w.owner, lockId: w.lock, type: 'unlock' }).command;
       expect(await engine.whenFinished(first.id)).toMatchObject({ status: 'failed', failureReason: 'timeout' });
-      await settle();
+      await until(() => w.commands.findById(second.id)?.status === 'processing', 'the second command to start');
       expect(w.commands.findById(second.id)?.status).toBe('processing');
       engine.stop();
     });
@@ -64,14 +82,15 @@ describe('CommandEngine', () => {
 
       w.gateway.answerNext(completed('locked'));
       await w.engine.whenFinished(first.id);
-      await settle();
+      // The next command starts in the same step that ends one; only one at a time.
+      await until(() => w.commands.findById(second.id)?.status === 'processing', 'the second command to start');
       expect(w.commands.findById(second.id)?.status).toBe('processing');
       expect(w.commands.findById(third.id)?.status).toBe('created');
       expect(w.gateway.calls.map((call) => call.action)).toEqual(['unlock']);
 
       w.gateway.answerNext(failedWith('jammed'));
       await w.engine.whenFinished(second.id);
-      await settle();
+      await until(() => w.commands.findById(third.id)?.status === 'processing', 'the third command to start');
       expect(w.gateway.calls.map((call) => call.action)).toEqual(['lock']);
       w.gateway.answerNext(completed('locked'));
       expect(await w.engine.whenFinished(third.id)).toMatchObject({ status: 'completed' });
@@ -152,7 +171,13 @@ describe('CommandEngine', () => {
       expect(w.commands.findById(running.id)).toMatchObject({ status: 'failed', failureReason: 'interrupted' });
       expect(w.commands.findById(queued.id)).toMatchObject({ status: 'failed', failureReason: 'interrupted' });
       w.gateway.answerNext(completed('locked'));
-      await settle();
+      // A command of a new engine over the same store and gateway, sent and answered after the late
+      // answer, has ended: the stopped engine has had that answer by then.
+      const next = w.newEngine();
+      const later = next.submit({ userId: w.owner, lockId: w.lock, type: 'unlock' }).command;
+      w.gateway.answerNext(failedWith('jammed'));
+      expect(await next.whenFinished(later.id)).toMatchObject({ status: 'failed', failureReason: 'jammed' });
+      next.stop();
       expect(w.commands.findById(running.id)?.status).toBe('failed');
       expect(w.recorded).toEqual([]);
       expect(thrown(() => w.engine.submit({ userId: w.owner, lockId: w.lock, type: 'lock' })).status).toBe(503);

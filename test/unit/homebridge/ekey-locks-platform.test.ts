@@ -8,7 +8,8 @@ import { StartReportFile } from '../../../src/store/start-report-file.js';
 import { join } from 'node:path';
 import { createHomebridgeHarness, recordingLogging, type HomebridgeHarness } from '../../support/homebridge-api.js';
 import { InMemoryLockPort, InMemoryService, openInMemory, testLock } from '../../support/in-memory-lock-port.js';
-import { FRONT_DOOR, GARDEN_GATE, HOUSEHOLD_USERS, harnessPerTest, settle as settleTurns } from '../../support/platform-household.js';
+import { FRONT_DOOR, GARDEN_GATE, HOUSEHOLD_USERS, harnessPerTest } from '../../support/platform-household.js';
+import { until } from '../../support/polling.js';
 
 const FRONT = FRONT_DOOR;
 const GATE = GARDEN_GATE;
@@ -77,8 +78,16 @@ async function startPlatform(
   return run;
 }
 
-/** Lets deferred work (command outcomes are applied after HAP stores a write) run. */
-const settle = (): Promise<void> => settleTurns(3);
+/**
+ * Waits for the log line a HomeKit command's outcome is applied with (after HAP stored the write):
+ * its `times`-th line containing `text`. Each outcome of the lock service says how it ended.
+ */
+function outcomeLogged(run: Running, text: string, times = 1): Promise<void> {
+  return until(() => run.log.lines.filter((line) => line.message.includes(text)).length >= times, `the log line "${text}"`);
+}
+
+/** The words a HomeKit outcome line uses for a command result that is not a completion. */
+const ended = (result: { status: 'failed' | 'rejected'; reason: string }): string => `${result.status === 'failed' ? 'failed' : 'refused'}: ${result.reason}`;
 
 function hap(run: Running) {
   return run.harness.api.hap;
@@ -163,7 +172,7 @@ describe('EKeyLocksPlatform commands from HomeKit', () => {
     await expect(current.handleGetRequest()).resolves.toBe(Characteristic.LockCurrentState.SECURED);
     await expect(target.handleGetRequest()).resolves.toBe(Characteristic.LockTargetState.UNSECURED);
     run.port.releaseHeld();
-    await settle();
+    await outcomeLogged(run, 'Front Door: unlocked from HomeKit');
     expect(current.value).toBe(Characteristic.LockCurrentState.UNSECURED);
     expect(target.value).toBe(Characteristic.LockTargetState.UNSECURED);
     expect(run.characteristic(FRONT, Service.LockManagement, Characteristic.LockLastKnownAction).value).toBe(
@@ -184,7 +193,8 @@ describe('EKeyLocksPlatform commands from HomeKit', () => {
     expect(run.log.text()).toContain('homekit.user_email nobody@example.com is not a known user');
     const target = run.characteristic(FRONT, Service.LockMechanism, Characteristic.LockTargetState);
     await target.handleSetRequest(Characteristic.LockTargetState.UNSECURED);
-    await settle();
+    // The refusal puts the target back once HAP stored the write; no command was sent (that would have been synchronous).
+    await until(() => target.value === Characteristic.LockTargetState.SECURED, 'the target set back');
     expect(run.port.requests).toEqual([]);
     expect(target.value).toBe(Characteristic.LockTargetState.SECURED);
   });
@@ -201,7 +211,7 @@ describe('EKeyLocksPlatform commands from HomeKit', () => {
     const target = run.characteristic(FRONT, Service.LockMechanism, Characteristic.LockTargetState);
     const current = run.characteristic(FRONT, Service.LockMechanism, Characteristic.LockCurrentState);
     await target.handleSetRequest(Characteristic.LockTargetState.UNSECURED);
-    await settle();
+    await outcomeLogged(run, `Front Door: HomeKit unlock command ${logged}`);
     expect(target.value).toBe(Characteristic.LockTargetState.SECURED);
     expect(current.value).toBe(Characteristic.LockCurrentState.SECURED);
     expect(run.log.text()).toContain(`Front Door: HomeKit unlock command ${logged}`);
@@ -219,18 +229,18 @@ describe('EKeyLocksPlatform commands from HomeKit', () => {
     const before = target.value;
     expect(before).toBe(Characteristic.LockTargetState.SECURED);
     await target.handleSetRequest(Characteristic.LockTargetState.UNSECURED);
-    await settle();
+    await outcomeLogged(run, `Garden Gate: HomeKit unlock command ${ended(result)}`);
     expect(target.value).toBe(before);
     expect(run.pushes(GATE, Service.LockMechanism, Characteristic.LockTargetState)).toEqual([before]);
 
     // And from the other side: a target of UNSECURED before the write comes back as UNSECURED.
     run.port.answerCommandsWith({ kind: 'complete' });
     await target.handleSetRequest(Characteristic.LockTargetState.UNSECURED);
-    await settle();
+    await outcomeLogged(run, 'Garden Gate: unlocked from HomeKit');
     run.port.moveBolt(GATE.id, 'unknown', null);
     run.port.answerCommandsWith({ kind: 'answer', result });
     await target.handleSetRequest(Characteristic.LockTargetState.SECURED);
-    await settle();
+    await outcomeLogged(run, `Garden Gate: HomeKit lock command ${ended(result)}`);
     expect(target.value).toBe(Characteristic.LockTargetState.UNSECURED);
   });
 
@@ -240,7 +250,7 @@ describe('EKeyLocksPlatform commands from HomeKit', () => {
     run.port.answerCommandsWith({ kind: 'answer', result: { status: 'failed', reason: 'jammed', commandId: 'c1' } });
     const target = run.characteristic(FRONT, Service.LockMechanism, Characteristic.LockTargetState);
     await target.handleSetRequest(Characteristic.LockTargetState.UNSECURED);
-    await settle();
+    await outcomeLogged(run, 'Front Door: HomeKit unlock command failed: jammed');
     expect(run.characteristic(FRONT, Service.LockMechanism, Characteristic.LockCurrentState).value).toBe(Characteristic.LockCurrentState.JAMMED);
     expect(run.log.text()).toContain('failed: jammed');
   });
@@ -251,7 +261,8 @@ describe('EKeyLocksPlatform commands from HomeKit', () => {
     run.port.requestCommand = () => Promise.reject(new Error('boom'));
     const target = run.characteristic(FRONT, Service.LockMechanism, Characteristic.LockTargetState);
     await target.handleSetRequest(Characteristic.LockTargetState.UNSECURED);
-    await settle();
+    // The lost command ends as refused (unavailable), which is applied like any outcome.
+    await outcomeLogged(run, 'Front Door: HomeKit unlock command refused: unavailable');
     expect(target.value).toBe(Characteristic.LockTargetState.SECURED);
     expect(run.log.text()).toContain('command failed unexpectedly: boom');
   });
@@ -536,7 +547,8 @@ describe('EKeyLocksPlatform cache and lifecycle', () => {
     harness.api.signalShutdown();
     open?.();
     await platform.whenStarted();
-    await settle();
+    // Registering would have happened in the start-up whenStarted waited for; closing follows it in the shutdown.
+    await until(() => service.closed, 'the service closed');
     expect(harness.calls.register).toBe(0);
     expect(service.closed).toBe(true);
   });
@@ -545,7 +557,8 @@ describe('EKeyLocksPlatform cache and lifecycle', () => {
     const run = await startPlatform();
     expect(run.port.listenerCount).toBe(1);
     run.harness.api.signalShutdown();
-    await settle();
+    // The shutdown unsubscribes, then closes the service.
+    await until(() => run.service.closed, 'the service closed');
     expect(run.port.listenerCount).toBe(0);
     expect(run.service.closed).toBe(true);
   });
@@ -602,14 +615,15 @@ describe('EKeyLocksPlatform: the Nuki Opener and unlatch (docs/design.md §4d)',
     const continuous = run.characteristic(BUILDING, Service.Switch, Characteristic.On, 'continuous-mode');
     expect(ringToOpen.value).toBe(false);
     await ringToOpen.handleSetRequest(true);
-    await settle();
+    // The command is sent from the write handler; its completion moves the Opener's "bolt" (docs/design.md §4d).
     expect(run.port.requests.at(-1)).toMatchObject({ lockId: BUILDING.id, type: 'ring_to_open_on', asUserId: 'olivia' });
+    await until(() => run.characteristic(BUILDING, Service.LockMechanism, Characteristic.LockCurrentState).value === Characteristic.LockCurrentState.UNSECURED, 'the completed command');
     run.port.emit({ kind: 'modes', lockId: BUILDING.id, modes: { ringToOpen: false, continuousMode: true } });
     expect(ringToOpen.value).toBe(false);
     expect(continuous.value).toBe(true);
     run.port.answerCommandsWith({ kind: 'answer', result: { status: 'rejected', reason: 'lock_unreachable' } });
     await continuous.handleSetRequest(false);
-    await settle();
+    await outcomeLogged(run, 'Building Door: HomeKit continuous_mode_off refused: lock_unreachable');
     expect(run.port.requests.at(-1)).toMatchObject({ type: 'continuous_mode_off' });
     expect(continuous.value).toBe(true);
   });
@@ -618,7 +632,8 @@ describe('EKeyLocksPlatform: the Nuki Opener and unlatch (docs/design.md §4d)',
     const run = await startPlatform({ locks: [BUILDING] });
     const { Service, Characteristic } = hap(run);
     await run.characteristic(BUILDING, Service.LockMechanism, Characteristic.LockTargetState).handleSetRequest(Characteristic.LockTargetState.UNSECURED);
-    await settle();
+    // Its outcome is the last thing the write leads to: any further command would have been sent by then.
+    await outcomeLogged(run, 'Building Door: unlocked from HomeKit');
     expect(run.port.requests.map((request) => request.type)).toEqual(['unlock']);
   });
 
@@ -627,7 +642,7 @@ describe('EKeyLocksPlatform: the Nuki Opener and unlatch (docs/design.md §4d)',
     const { Service, Characteristic } = hap(run);
     expect(mechanisms(run, BACK)).toHaveLength(1);
     await run.characteristic(BACK, Service.LockMechanism, Characteristic.LockTargetState).handleSetRequest(Characteristic.LockTargetState.UNSECURED);
-    await settle();
+    await outcomeLogged(run, 'Back Door: unlocked from HomeKit');
     expect(run.port.requests.map((request) => request.type)).toEqual(['unlock']);
   });
 
@@ -665,16 +680,17 @@ describe('EKeyLocksPlatform: the Nuki Opener and unlatch (docs/design.md §4d)',
     const openTarget = run.characteristic(BACK, Service.LockMechanism, Characteristic.LockTargetState, 'unlatch');
     const openCurrent = run.characteristic(BACK, Service.LockMechanism, Characteristic.LockCurrentState, 'unlatch');
     await openTarget.handleSetRequest(Characteristic.LockTargetState.UNSECURED);
-    await settle();
     expect(run.port.requests.at(-1)).toMatchObject({ lockId: BACK.id, type: 'unlatch' });
+    await until(() => openCurrent.value === Characteristic.LockCurrentState.UNSECURED, 'the unlatch shown');
     expect(openCurrent.value).toBe(Characteristic.LockCurrentState.UNSECURED);
     expect(run.characteristic(BACK, Service.LockMechanism, Characteristic.LockCurrentState).value).toBe(Characteristic.LockCurrentState.UNSECURED);
-    // The main service still unlocks without unlatching.
+    // The main service still unlocks without unlatching. Outcomes are applied in order: once the
+    // lock's is logged, the unlatch's has been applied too.
     await run.characteristic(BACK, Service.LockMechanism, Characteristic.LockTargetState).handleSetRequest(Characteristic.LockTargetState.SECURED);
-    await settle();
+    await outcomeLogged(run, 'Back Door: locked from HomeKit');
     expect(openCurrent.value).toBe(Characteristic.LockCurrentState.SECURED);
     await run.characteristic(BACK, Service.LockMechanism, Characteristic.LockTargetState).handleSetRequest(Characteristic.LockTargetState.UNSECURED);
-    await settle();
+    await outcomeLogged(run, 'Back Door: unlocked from HomeKit');
     expect(run.port.requests.map((request) => request.type)).toEqual(['unlatch', 'lock', 'unlock']);
   });
 
@@ -684,7 +700,8 @@ describe('EKeyLocksPlatform: the Nuki Opener and unlatch (docs/design.md §4d)',
     expect(mechanisms(run, BACK)).toHaveLength(1);
     await run.characteristic(BACK, Service.LockMechanism, Characteristic.LockTargetState).handleSetRequest(Characteristic.LockTargetState.UNSECURED);
     await run.characteristic(FRONT, Service.LockMechanism, Characteristic.LockTargetState).handleSetRequest(Characteristic.LockTargetState.UNSECURED);
-    await settle();
+    await outcomeLogged(run, 'Back Door: unlocked from HomeKit');
+    await outcomeLogged(run, 'Front Door: unlocked from HomeKit');
     expect(run.port.requests.map((request) => `${request.lockId === BACK.id ? 'back' : 'front'}:${request.type}`)).toEqual(['back:unlatch', 'front:unlock']);
   });
 });

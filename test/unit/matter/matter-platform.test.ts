@@ -8,9 +8,10 @@ import { PLATFORM_NAME } from '../../../src/homebridge/platform-name.js';
 import { matterLockUuid } from '../../../src/matter/matter-door-lock.js';
 import { openMatterLocks } from '../../../src/matter/open-matter-locks.js';
 import { recordingLogging, type HomebridgeHarness } from '../../support/homebridge-api.js';
-import { enableMatter, type MatterBridgeRecorder } from '../../support/homebridge-matter-api.js';
+import { enableMatter, type MatterBridgeRecorder, type MatterStateUpdate } from '../../support/homebridge-matter-api.js';
 import { InMemoryLockPort, InMemoryService, openInMemory, testLock } from '../../support/in-memory-lock-port.js';
-import { FRONT_DOOR, GARDEN_GATE, HOUSEHOLD_USERS, harnessPerTest, settle as settleTurns } from '../../support/platform-household.js';
+import { FRONT_DOOR, GARDEN_GATE, HOUSEHOLD_USERS, harnessPerTest } from '../../support/platform-household.js';
+import { until } from '../../support/polling.js';
 
 /*
  * The platform's Matter side inside Homebridge's real API object with its real Matter API
@@ -33,7 +34,18 @@ interface Running {
 }
 
 const newHarness = harnessPerTest();
-const settle = (): Promise<void> => settleTurns(5);
+
+/** The state updates sent so far for one cluster of one lock's door lock. */
+function pushes(run: Running, lock: PortLock, cluster: string): MatterStateUpdate[] {
+  return run.bridge.updates.filter((update) => update.uuid === run.uuid(lock) && update.cluster === cluster);
+}
+
+/** Does `act` and waits for the next state update of `cluster` it leads to for `lock`. */
+async function afterPush(run: Running, lock: PortLock, cluster: string, act: () => void | Promise<void>): Promise<void> {
+  const before = pushes(run, lock, cluster).length;
+  await act();
+  await until(() => pushes(run, lock, cluster).length > before, `a ${cluster} update for ${lock.name}`);
+}
 
 async function startPlatform(
   options: {
@@ -59,8 +71,12 @@ async function startPlatform(
   for (const cached of options.cache ?? []) platform.configureMatterAccessory(cached);
   harness.api.signalFinished();
   await platform.whenStarted();
-  await settle();
   const uuid = (lock: PortLock): string => matterLockUuid(bridge.matter, lock.id);
+  // Once an endpoint answers, the lock's whole state is pushed, reachability last: every registered door lock has it.
+  await until(
+    () => [...bridge.registered.keys()].every((registered) => bridge.updates.some((update) => update.uuid === registered && update.cluster === 'bridgedDeviceBasicInformation')),
+    'the first state of every door lock',
+  );
   const accessory = (lock: PortLock): MatterAccessory => {
     const found = bridge.registered.get(uuid(lock));
     if (!found) throw new Error(`no Matter accessory for ${lock.name}`);
@@ -104,23 +120,29 @@ describe('Matter door locks', () => {
   it('pushes every bolt change, whatever caused it, and every battery reading', async () => {
     const run = await startPlatform();
     const pushed = (): unknown => run.bridge.last(run.uuid(FRONT), 'doorLock', 'lockState');
-    run.port.moveBolt(FRONT.id, 'unlocked', 'manual');
-    await settle();
+    await afterPush(run, FRONT, 'doorLock', () => {
+      run.port.moveBolt(FRONT.id, 'unlocked', 'manual');
+    });
     expect(pushed()).toBe(DoorLock.LockState.Unlocked);
-    run.port.tap(FRONT.id, 'olivia', 'lock');
-    await settle();
+    await afterPush(run, FRONT, 'doorLock', () => {
+      run.port.tap(FRONT.id, 'olivia', 'lock');
+    });
     expect(pushed()).toBe(DoorLock.LockState.Locked);
-    run.port.moveBolt(FRONT.id, 'jammed', null);
-    await settle();
+    await afterPush(run, FRONT, 'doorLock', () => {
+      run.port.moveBolt(FRONT.id, 'jammed', null);
+    });
     expect(pushed()).toBe(DoorLock.LockState.NotFullyLocked);
-    run.port.moveBolt(FRONT.id, 'unknown', null);
-    await settle();
+    await afterPush(run, FRONT, 'doorLock', () => {
+      run.port.moveBolt(FRONT.id, 'unknown', null);
+    });
     expect(pushed()).toBeNull();
-    run.port.setBattery(FRONT.id, 0.12);
-    await settle();
+    await afterPush(run, FRONT, 'powerSource', () => {
+      run.port.setBattery(FRONT.id, 0.12);
+    });
     expect(run.bridge.last(run.uuid(FRONT), 'powerSource', 'batPercentRemaining')).toBe(24);
     expect(run.bridge.last(run.uuid(FRONT), 'powerSource', 'batChargeLevel')).toBe(PowerSource.BatChargeLevel.Warning);
-    // Moving and connectivity are no Matter state; nothing else was pushed for the gate.
+    // Moving and connectivity are no Matter state; nothing else was pushed for the gate (a push the
+    // changes above caused for it would have come before the Front Door's last one).
     expect(run.bridge.updates.filter((update) => update.uuid === run.uuid(GATE) && update.cluster === 'doorLock').map((update) => update.attributes)).toEqual([{ lockState: null }]);
   });
 
@@ -128,20 +150,24 @@ describe('Matter door locks', () => {
     const run = await startPlatform();
     expect(run.bridge.last(run.uuid(GATE), 'bridgedDeviceBasicInformation', 'reachable')).toBe(false);
     expect(run.bridge.last(run.uuid(FRONT), 'bridgedDeviceBasicInformation', 'reachable')).toBe(true);
-    run.port.setOnline(FRONT.id, false);
-    await settle();
+    await afterPush(run, FRONT, 'bridgedDeviceBasicInformation', () => {
+      run.port.setOnline(FRONT.id, false);
+    });
     expect(run.bridge.last(run.uuid(FRONT), 'bridgedDeviceBasicInformation', 'reachable')).toBe(false);
     expect(run.bridge.last(run.uuid(FRONT), 'doorLock', 'lockState')).toBe(DoorLock.LockState.Locked);
-    run.port.setOnline(FRONT.id, true);
-    await settle();
+    await afterPush(run, FRONT, 'bridgedDeviceBasicInformation', () => {
+      run.port.setOnline(FRONT.id, true);
+    });
     expect(run.bridge.last(run.uuid(FRONT), 'bridgedDeviceBasicInformation', 'reachable')).toBe(true);
   });
 
   it('runs UnlockDoor as the HomeKit user and resolves once the lock confirmed', async () => {
     const run = await startPlatform({ config: { homekit: { user_email: 'alex@example.com' } } });
-    await expect(run.handler(FRONT, 'unlockDoor')()).resolves.toBeUndefined();
+    // The completed command moves the bolt, which is pushed like any bolt change.
+    await afterPush(run, FRONT, 'doorLock', async () => {
+      await expect(run.handler(FRONT, 'unlockDoor')()).resolves.toBeUndefined();
+    });
     expect(run.port.requests).toEqual([{ lockId: FRONT.id, target: 'unlocked', asUserId: 'alex', type: 'unlock' }]);
-    await settle();
     expect(run.bridge.last(run.uuid(FRONT), 'doorLock', 'lockState')).toBe(DoorLock.LockState.Unlocked);
   });
 
@@ -152,7 +178,10 @@ describe('Matter door locks', () => {
     const pending = run.handler(FRONT, 'unlockDoor')().then(() => {
       settled = true;
     });
-    await settle();
+    // A command sent after it and answered at once has ended: a handler that did not wait for its
+    // lock would have resolved before that one.
+    run.port.answerCommandsWith({ kind: 'complete' });
+    await expect(run.handler(GATE, 'lockDoor')()).resolves.toBeUndefined();
     expect(settled).toBe(false);
     run.port.releaseHeld();
     await pending;
@@ -169,7 +198,7 @@ describe('Matter door locks', () => {
     );
     expect(error).toBeInstanceOf(run.bridge.matter.status.Busy);
     expect((error as { code?: number }).code).toBe(0x9c);
-    await settle();
+    await until(() => run.bridge.updates.slice(before).some((update) => update.cluster === 'doorLock'), 'the real state pushed back');
     expect(run.bridge.updates.slice(before).find((update) => update.cluster === 'doorLock')?.attributes).toEqual({ lockState: DoorLock.LockState.Locked });
   });
 
@@ -181,8 +210,10 @@ describe('Matter door locks', () => {
   ] as const)('answers Failure for %p and keeps the state true', async (result) => {
     const run = await startPlatform();
     run.port.answerCommandsWith({ kind: 'answer', result });
-    await expect(run.handler(GATE, 'lockDoor')()).rejects.toBeInstanceOf(run.bridge.matter.status.Failure);
-    await settle();
+    // The refusal pushes the lock's real state.
+    await afterPush(run, GATE, 'doorLock', async () => {
+      await expect(run.handler(GATE, 'lockDoor')()).rejects.toBeInstanceOf(run.bridge.matter.status.Failure);
+    });
     expect(run.bridge.last(run.uuid(GATE), 'doorLock', 'lockState')).toBeNull();
   });
 
@@ -195,12 +226,12 @@ describe('Matter door locks', () => {
   it('unregisters the door lock of a lock that leaves the config, and registers one that joins', async () => {
     const run = await startPlatform();
     run.port.removeLock(GATE.id);
-    await settle();
+    await until(() => !run.bridge.registered.has(run.uuid(GATE)), 'the gate unregistered');
     expect([...run.bridge.registered.keys()]).toEqual([run.uuid(FRONT)]);
     expect(run.log.text()).toContain('Removed Matter door lock Garden Gate');
     const back = testLock({ id: '6f1d2c3b-0000-4000-8000-000000000003', name: 'Back Door', family: 'nuki' });
     run.port.addLock(back);
-    await settle();
+    await until(() => run.bridge.registered.has(run.uuid(back)), 'the back door registered');
     expect(run.bridge.registered.has(run.uuid(back))).toBe(true);
   });
 
@@ -208,7 +239,11 @@ describe('Matter door locks', () => {
     const run = await startPlatform();
     const registrations = run.bridge.calls.register;
     run.port.renameLock(FRONT.id, 'Haustür');
-    await settle();
+    await until(() => run.bridge.last(run.uuid(FRONT), 'bridgedDeviceBasicInformation', 'nodeLabel') === 'Haustür', 'the new name');
+    // Lock-list changes are reconciled one after the other: once a second rename is shown, the
+    // first one's reconciliation (where a new registration would have been) has ended.
+    run.port.renameLock(GATE.id, 'Gartentor');
+    await until(() => run.bridge.last(run.uuid(GATE), 'bridgedDeviceBasicInformation', 'nodeLabel') === 'Gartentor', 'the second new name');
     expect(run.bridge.calls.register).toBe(registrations);
     expect(run.bridge.last(run.uuid(FRONT), 'bridgedDeviceBasicInformation', 'nodeLabel')).toBe('Haustür');
   });

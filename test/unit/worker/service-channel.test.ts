@@ -34,8 +34,6 @@ class ServiceWithControl extends InMemoryService {
 
 const OPTIONS: WorkerServiceOptions = { config: { demo: true, homekit: { user_email: 'Olivia@Example.com', arrival_triggers: ['late@example.com'] } }, dataDir: '/unused', demo: true };
 
-const tick = (ms = 0): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Waits for something to happen; the budget is for it to happen at all, not a speed claim. */
 describe('the service thread protocol (host ↔ client over a MessageChannel)', () => {
   let channel: MessageChannel;
@@ -53,9 +51,20 @@ describe('the service thread protocol (host ↔ client over a MessageChannel)', 
   });
 
   afterEach(async () => {
+    // Both ends say when the channel is down: no late message (nor a rejection it causes) can follow.
+    const closed = Promise.all(
+      [channel.port1, channel.port2].map(
+        (end) =>
+          new Promise<void>((resolve) => {
+            end.once('close', () => {
+              resolve();
+            });
+          }),
+      ),
+    );
     channel.port1.close();
     channel.port2.close();
-    await tick(10);
+    await closed;
   });
   failOnUnhandledRejections();
 

@@ -19,6 +19,7 @@ import { NUKI_APPLE_COMPANY_ID, NukiUuids, parseNukiBeacon } from '../../../../s
 import { GattOperationError } from '../../../../src/gateway/transports/simulator/simulated-device.js';
 import { SimulatedNuki, type SimulatedNukiOptions } from '../../../../src/families/nuki/simulator/simulated-nuki.js';
 import { ManualClock } from '../../../support/manual-clock.js';
+import { until } from '../../../support/polling.js';
 import { NukiTestClient, describeMessage, type ReceivedMessage } from './simulated-nuki-client.js';
 
 const KEY = Buffer.alloc(32, 9);
@@ -219,7 +220,7 @@ describe('SimulatedNuki keyturner channel', () => {
     const { nuki, client } = setUp();
     nuki.faults.disconnectMidAction = true;
     expect(words(await client.lockAction(NukiLockAction.unlock))).toEqual(['Status ACCEPTED']);
-    await new Promise((resolve) => setImmediate(resolve));
+    await until(() => client.lost, 'the link loss');
     expect(client.lost).toBe(true);
     expect(client.link.open).toBe(false);
     expect(nuki.connectionCount).toBe(0);
@@ -369,7 +370,7 @@ describe('SimulatedNuki advertising and range', () => {
     expect(nuki.inRange).toBe(false);
     expect(nuki.advertisement()).toBeNull();
     expect(() => nuki.openLink()).toThrow(GattOperationError);
-    await new Promise((resolve) => setImmediate(resolve));
+    await until(() => client.lost, 'the link loss');
     expect(client.lost).toBe(true);
     expect(nuki.connectionCount).toBe(0);
     nuki.comeBackInRange();
@@ -384,7 +385,10 @@ describe('SimulatedNuki advertising and range', () => {
     nuki.faults.replyDelayMs = 40;
     const started = Date.now();
     client.send(NukiCommand.requestData, encodeRequestData({ command: NukiCommand.keyturnerStates, additionalData: Buffer.alloc(0) }));
-    await new Promise((resolve) => setImmediate(resolve));
+    // A Nuki without the delay, asked just after, has answered: an undelayed reply would have come by now.
+    const prompt = setUp();
+    const promptReply = prompt.client.requestData(NukiCommand.keyturnerStates);
+    await expect(promptReply).resolves.toHaveLength(1);
     expect(client.messages).toEqual([]);
     await nuki.settled();
     expect(client.messages).toHaveLength(1);
