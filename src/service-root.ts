@@ -25,6 +25,7 @@ import { createEventServices, type EventServices } from './events/event-services
 import { StoredBearerAuthenticator } from './auth/bearer-authenticator.js';
 import { OAuthService } from './auth/oauth-service.js';
 import { PasswordCheck } from './auth/password-check.js';
+import { PasswordAttemptThrottle } from './auth/password-attempt-throttle.js';
 import { TokenHousekeeping } from './auth/token-housekeeping.js';
 import { buildApiServer, compileRouteSchemas, type ApiServer } from './api/server.js';
 import type { ApiServices } from './api/api-services.js';
@@ -220,6 +221,8 @@ export class ServiceRoot {
         users: repositories.users,
         knownPassword: demo === undefined ? undefined : demoKnownPassword(demo.household),
       });
+      // One budget of password guesses per account, for sign-in and password change alike.
+      const passwordAttempts = new PasswordAttemptThrottle();
       const services: ApiServices = {
         authenticator: new StoredBearerAuthenticator(repositories.tokens, clock),
         oauth: new OAuthService({
@@ -232,6 +235,7 @@ export class ServiceRoot {
           issuer: options.config.api?.public_url,
           db,
           passwordCheck,
+          passwordAttempts,
         }),
         users,
         ekeys,
@@ -249,6 +253,7 @@ export class ServiceRoot {
           transaction,
           mailer: options.config.smtp === undefined ? undefined : new SmtpPasswordResetMailer(options.config.smtp),
           passwordCheck,
+          passwordAttempts,
         }),
         setup: new SetupService({
           locks: repositories.locks,

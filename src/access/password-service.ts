@@ -5,9 +5,10 @@
  * these ends the user's other sessions and every open reset link of theirs, in one transaction.
  */
 import type { Clock } from '../domain/clock.js';
-import { ServiceError, describeError, notFound, validationFailed } from '../domain/errors.js';
+import { ServiceError, describeError, notFound, tooManyRequests, validationFailed } from '../domain/errors.js';
 import { hashPassword } from '../auth/password.js';
 import { PasswordCheck } from '../auth/password-check.js';
+import { PasswordAttemptThrottle } from '../auth/password-attempt-throttle.js';
 import { newToken, sha256Hex } from '../auth/secrets.js';
 import type { Logger } from '../logger.js';
 import type { OAuthTokenRepository } from '../store/oauth-token-repository.js';
@@ -33,6 +34,11 @@ export interface PasswordServiceDependencies {
   mailer?: PasswordResetMailer | undefined;
   /** How the current password is checked (default: against the stored hash only). */
   passwordCheck?: PasswordCheck | undefined;
+  /**
+   * The per-account budget of password attempts, shared with sign-in (src/auth/oauth-service.ts):
+   * a wrong current password counts as a failed sign-in (issue #32, finding 4). Default: its own.
+   */
+  passwordAttempts?: PasswordAttemptThrottle | undefined;
 }
 
 /** What a reset link stands for. */
@@ -43,9 +49,11 @@ export class PasswordService {
   private readonly inFlight = new Set<Promise<void>>();
 
   private readonly passwordCheck: PasswordCheck;
+  private readonly attempts: PasswordAttemptThrottle;
 
   constructor(private readonly deps: PasswordServiceDependencies) {
     this.passwordCheck = deps.passwordCheck ?? new PasswordCheck({ users: deps.users });
+    this.attempts = deps.passwordAttempts ?? new PasswordAttemptThrottle();
   }
 
   /** Where reset links point (the public base URL, once the API listens). */
@@ -61,13 +69,22 @@ export class PasswordService {
   /**
    * `PUT /me/password`: checks the current password, sets the new one, and ends every other
    * session of the user (the caller's own token family stays signed in).
-   * @throws ServiceError 400 `validation_failed` (new password) or `wrong_password`.
+   * The current password is a guess like a sign-in's (a stolen access token must not make this
+   * an oracle): it counts against the account's sign-in budget, reserved before the check.
+   * @throws ServiceError 400 `validation_failed` (new password) or `wrong_password`; 429
+   *   `too_many_password_attempts` with Retry-After once the account's budget is spent.
    */
   async change(caller: { userId: string; familyId: string }, currentPassword: string, newPassword: string): Promise<void> {
     checkNewPassword(newPassword, '/new_password');
     const user = this.deps.users.findById(caller.userId);
     if (!user) throw notFound('user');
+    const retryAfterS = await this.attempts.reserve(user.email);
+    if (retryAfterS > 0) {
+      this.deps.logger.warn(`User ${user.id}: password change refused, too many wrong passwords for the account.`);
+      throw tooManyRequests('too_many_password_attempts', 'Too many wrong passwords for this account. Try again later.', retryAfterS);
+    }
     const matches = await this.passwordCheck.matches(user, currentPassword);
+    if (matches) await this.attempts.succeeded(user.email);
     if (!matches) {
       throw new ServiceError(400, 'wrong_password', 'The current password is not correct.', [
         { field: '/current_password', message: 'is not correct' },
