@@ -223,9 +223,7 @@ export class ServiceRoot {
       });
       // One budget of password guesses per account, for sign-in and password change alike.
       const passwordAttempts = new PasswordAttemptThrottle();
-      const services: ApiServices = {
-        authenticator: new StoredBearerAuthenticator(repositories.tokens, clock),
-        oauth: new OAuthService({
+      const oauth = new OAuthService({
           clients: repositories.clients,
           users: repositories.users,
           tokens: repositories.tokens,
@@ -236,7 +234,10 @@ export class ServiceRoot {
           db,
           passwordCheck,
           passwordAttempts,
-        }),
+        });
+      const services: ApiServices = {
+        authenticator: new StoredBearerAuthenticator(repositories.tokens, clock),
+        oauth,
         users,
         ekeys,
         locks,
@@ -254,6 +255,7 @@ export class ServiceRoot {
           mailer: options.config.smtp === undefined ? undefined : new SmtpPasswordResetMailer(options.config.smtp),
           passwordCheck,
           passwordAttempts,
+          sessions: oauth,
         }),
         setup: new SetupService({
           locks: repositories.locks,

@@ -39,6 +39,19 @@ export interface PasswordServiceDependencies {
    * a wrong current password counts as a failed sign-in (issue #32, finding 4). Default: its own.
    */
   passwordAttempts?: PasswordAttemptThrottle | undefined;
+  /**
+   * Issues a new session (token family) for the caller of a password change (src/auth/oauth-service.ts
+   * `issueSession`); the old one ends with every other (issue #32, finding 8).
+   */
+  sessions: { issueSession(clientId: string, userId: string): NewSession };
+}
+
+/** The token pair of a new session, as the token endpoint answers it (RFC 6749 §5.1). */
+export interface NewSession {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token: string;
 }
 
 /** What a reset link stands for. */
@@ -67,14 +80,16 @@ export class PasswordService {
   }
 
   /**
-   * `PUT /me/password`: checks the current password, sets the new one, and ends every other
-   * session of the user (the caller's own token family stays signed in).
+   * `PUT /me/password`: checks the current password, sets the new one, and ends every session of
+   * the user — the caller's too: the caller's token family is rotated, so a stolen refresh token of
+   * that session dies with the old password (issue #32, finding 8). Returns the caller's new
+   * session (a new family for the same client), made in the same transaction.
    * The current password is a guess like a sign-in's (a stolen access token must not make this
    * an oracle): it counts against the account's sign-in budget, reserved before the check.
    * @throws ServiceError 400 `validation_failed` (new password) or `wrong_password`; 429
    *   `too_many_password_attempts` with Retry-After once the account's budget is spent.
    */
-  async change(caller: { userId: string; familyId: string }, currentPassword: string, newPassword: string): Promise<void> {
+  async change(caller: { userId: string; clientId: string }, currentPassword: string, newPassword: string): Promise<NewSession> {
     checkNewPassword(newPassword, '/new_password');
     const user = this.deps.users.findById(caller.userId);
     if (!user) throw notFound('user');
@@ -90,8 +105,13 @@ export class PasswordService {
         { field: '/current_password', message: 'is not correct' },
       ]);
     }
-    const revoked = this.setPassword(user.id, await hashPassword(newPassword), caller.familyId);
-    this.deps.logger.info(`User ${user.id} changed their password; ${revoked} token(s) of their other sessions revoked.`);
+    const hash = await hashPassword(newPassword);
+    const { revoked, session } = this.deps.transaction(() => ({
+      revoked: this.setPassword(user.id, hash),
+      session: this.deps.sessions.issueSession(caller.clientId, user.id),
+    }));
+    this.deps.logger.info(`User ${user.id} changed their password; ${revoked} token(s) of their sessions revoked, a new session issued to this one.`);
+    return session;
   }
 
   /**
@@ -104,7 +124,7 @@ export class PasswordService {
     if (!user || user.passwordHash === null) {
       throw new ServiceError(404, 'user_not_found', 'No account has this e-mail address (an invited address signs up with `ekey-locks user add`).');
     }
-    this.setPassword(user.id, await hashPassword(newPassword), '');
+    this.setPassword(user.id, await hashPassword(newPassword));
     this.deps.logger.info(`The password of user ${user.id} was reset from the command line; their sessions ended.`);
     return user;
   }
@@ -166,7 +186,7 @@ export class PasswordService {
       const found = record ? this.deps.users.findById(record.userId) : undefined;
       if (!record || !found) throw linkError('unknown');
       this.deps.resets.use(tokenHash, this.deps.clock.now());
-      this.setPassword(found.id, hash, '');
+      this.setPassword(found.id, hash);
       return found;
     });
     this.deps.logger.info(`User ${user.id} chose a new password through a reset link; their sessions ended.`);
@@ -178,15 +198,15 @@ export class PasswordService {
     if (state !== 'open') throw linkError(state);
   }
 
-  /** One transaction: the new hash, every other session revoked, every open reset link used up. */
-  private setPassword(userId: string, passwordHash: string, keepFamilyId: string): number {
+  /** One transaction: the new hash, every session revoked, every open reset link used up. */
+  private setPassword(userId: string, passwordHash: string): number {
     return this.deps.transaction(() => {
       const user = this.deps.users.findById(userId);
       if (!user) throw notFound('user');
       const now = this.deps.clock.now();
       this.deps.users.update({ ...user, passwordHash });
       this.deps.resets.useAllFor(userId, now);
-      return this.deps.tokens.revokeUserSessions(userId, keepFamilyId, now);
+      return this.deps.tokens.revokeUserSessions(userId, now);
     });
   }
 }

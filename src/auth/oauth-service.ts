@@ -442,6 +442,18 @@ export class OAuthService {
     return { ok: true, response };
   }
 
+  /**
+   * A new session — a new token family with a fresh access and refresh token — for a user of a
+   * client, without the authorization step: a password change hands its caller one (issue #32,
+   * finding 8), inside the transaction that ended every session the user had, the caller's too.
+   * @throws Error when the client is no longer registered.
+   */
+  issueSession(clientId: string, userId: string): TokenResponse {
+    const client = this.findClient(clientId);
+    if (!client) throw new Error(`client ${clientId} is not registered`);
+    return this.issueTokens({ client, userId, familyId: newId(), codeHash: null, now: this.options.clock.now() });
+  }
+
   /** A new access + refresh pair in a family; only their hashes are stored. */
   private issueTokens(issue: { client: ClientRecord; userId: string; familyId: string; codeHash: string | null; now: number }): TokenResponse {
     const accessToken = newToken();

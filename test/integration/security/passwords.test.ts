@@ -43,7 +43,9 @@ describe('passwords (§9b)', () => {
 
   afterAll(() => running.close());
 
-  it('changes the password in the app: wrong current refused, every other session ends, this one stays', async () => {
+  // Issue #32, finding 8: the caller's own token family is rotated too — its old refresh token is
+  // dead, the answer carries a new session for the same client.
+  it('changes the password in the app: wrong current refused, every session ends, this one goes on with a new token family', async () => {
     const user = parts.others[0];
     if (!user) throw new Error('demo user missing');
     const here = await signIn(user.email, user.password);
@@ -56,11 +58,18 @@ describe('passwords (§9b)', () => {
     expect(short.status).toBe(400);
 
     const changed = await call(test.baseUrl, here.access_token, 'PUT', '/me/password', { current_password: user.password, new_password: 'a-new-password-1' });
-    expect(changed.status).toBe(204);
+    expect(changed.status).toBe(200);
+    expect(changed.body).toEqual({ access_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), token_type: 'Bearer', expires_in: 3600, refresh_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+    const next = changed.body as unknown as OAuthTokens;
     expect((await call(test.baseUrl, elsewhere.access_token, 'GET', '/me')).status).toBe(401);
     await expect(refreshTokens(test.baseUrl, parts.client, elsewhere.refresh_token)).rejects.toThrow(OAuthLoginError);
-    expect((await call(test.baseUrl, here.access_token, 'GET', '/me')).status).toBe(200);
-    expect((await refreshTokens(test.baseUrl, parts.client, here.refresh_token)).access_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // This session's old tokens are dead too (a stolen refresh token of it dies with the old password) …
+    expect((await call(test.baseUrl, here.access_token, 'GET', '/me')).status).toBe(401);
+    await expect(refreshTokens(test.baseUrl, parts.client, here.refresh_token)).rejects.toThrow(OAuthLoginError);
+    // … and it goes on with the new family.
+    expect((await call(test.baseUrl, next.access_token, 'GET', '/me')).status).toBe(200);
+    const rotated = await refreshTokens(test.baseUrl, parts.client, next.refresh_token);
+    expect((await call(test.baseUrl, rotated.access_token, 'GET', '/me')).status).toBe(200);
     expect(await signInFails(user.email, user.password)).toBe(true);
     await signIn(user.email, 'a-new-password-1');
   }, SETUP_TIMEOUT_MS);
