@@ -19,6 +19,9 @@ import { MIN_PASSWORD_LENGTH } from './user-service.js';
 
 /** How long a reset link works. */
 export const PASSWORD_RESET_TTL_MS = 30 * 60 * 1000;
+/** At most this many reset links per account in {@link PASSWORD_RESET_CAP_WINDOW_MS} (issue #32, finding 7). */
+export const PASSWORD_RESET_CAP = 3;
+export const PASSWORD_RESET_CAP_WINDOW_MS = 60 * 60 * 1000;
 /** scrypt cost grows with length: refuse absurd passwords before hashing. */
 const PASSWORD_MAX_LENGTH = 1024;
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
@@ -131,10 +134,29 @@ export class PasswordService {
 
   /**
    * "Forgot your password?": when an account has this address and SMTP is configured, mails it a
-   * single-use link (30 minutes). Answers nothing either way, and mails in the background, so the
-   * caller's answer is the same whether or not the address exists. The link is never logged.
+   * single-use link (30 minutes) that replaces every earlier open link of the account; at most
+   * {@link PASSWORD_RESET_CAP} links per account an hour (issue #32, finding 7). Answers nothing
+   * either way, and does all of it — even looking the address up — after the caller's answer was
+   * sent, so that answer is the same, in content and in time, whether or not the address exists
+   * (and a failing store or mail server cannot tell either). The link is never logged.
    */
   requestReset(email: string): void {
+    if (this.deps.mailer === undefined) return;
+    const work = new Promise<void>((resolve) => {
+      setImmediate(() => {
+        try {
+          this.issueResetLink(email);
+        } catch (error) {
+          this.deps.logger.warn(`Could not make a password reset link (${describeError(error)}).`);
+        }
+        resolve();
+      });
+    });
+    this.track(work);
+  }
+
+  /** The part of {@link requestReset} that depends on the address: look-up, cap, link, mail. */
+  private issueResetLink(email: string): void {
     const mailer = this.deps.mailer;
     if (mailer === undefined) return;
     const user = email.length <= 254 ? this.deps.users.findByEmail(email.trim()) : undefined;
@@ -142,8 +164,18 @@ export class PasswordService {
     const token = newToken();
     const now = this.deps.clock.now();
     const expiresAt = now + PASSWORD_RESET_TTL_MS;
-    this.deps.resets.purgeExpired(now);
-    this.deps.resets.insert({ tokenHash: sha256Hex(token), userId: user.id, expiresAt, createdAt: now });
+    const issued = this.deps.transaction(() => {
+      this.deps.resets.purgeCreatedBefore(now - PASSWORD_RESET_CAP_WINDOW_MS);
+      if (this.deps.resets.countCreatedAfter(user.id, now - PASSWORD_RESET_CAP_WINDOW_MS) >= PASSWORD_RESET_CAP) return false;
+      // The newest link is the only one that works: an older one in someone's old mail is dead.
+      this.deps.resets.useAllFor(user.id, now);
+      this.deps.resets.insert({ tokenHash: sha256Hex(token), userId: user.id, expiresAt, createdAt: now });
+      return true;
+    });
+    if (!issued) {
+      this.deps.logger.info(`User ${user.id} asked for more than ${PASSWORD_RESET_CAP} password reset links within an hour; none was sent.`);
+      return;
+    }
     const delivery = mailer.send({ to: user.email, link: `${this.baseUrl}/password/reset/${token}`, expiresAt }).then(
       () => {
         this.deps.logger.info(`A password reset link was e-mailed to user ${user.id}.`);
@@ -152,8 +184,13 @@ export class PasswordService {
         this.deps.logger.warn(`Could not e-mail a password reset link to user ${user.id} (${describeError(error)}); the link is not logged.`);
       },
     );
-    this.inFlight.add(delivery);
-    void delivery.finally(() => this.inFlight.delete(delivery));
+    this.track(delivery);
+  }
+
+  /** Keeps background work countable for {@link whenIdle}; it never rejects. */
+  private track(work: Promise<void>): void {
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work));
   }
 
   /** Resolves once every reset mail handed over has been sent or has failed (tests, shutdown). */
@@ -220,7 +257,7 @@ function checkNewPassword(password: string, field: string): void {
 function linkError(state: Exclude<ResetLinkState, 'open'>): ServiceError {
   switch (state) {
     case 'used':
-      return new ServiceError(410, 'reset_link_used', 'This link has already been used. Ask for a new one if you still need it.');
+      return new ServiceError(410, 'reset_link_used', 'This link no longer works: it has been used, or a newer one was sent. Ask for a new one if you still need it.');
     case 'expired':
       return new ServiceError(410, 'reset_link_expired', 'This link has expired (links work for 30 minutes). Ask for a new one.');
     case 'unknown':

@@ -86,7 +86,7 @@ export async function registerPasswordPages({ app, services, logger }: RouteCont
         response: {
           200: htmlResponse('The form for the new password'),
           404: htmlResponse('No such link'),
-          410: htmlResponse('The link was used or expired'),
+          410: htmlResponse('The link was used, replaced by a newer one, or expired'),
         },
       },
     },
@@ -103,7 +103,7 @@ export async function registerPasswordPages({ app, services, logger }: RouteCont
               status: state === 'unknown' ? 404 : 410,
               detail:
                 state === 'used'
-                  ? 'This link has already been used. Ask for a new one if you still need it.'
+                  ? 'This link no longer works: it has been used, or a newer one was sent. Ask for a new one if you still need it.'
                   : state === 'expired'
                     ? 'This link has expired (links work for 30 minutes). Ask for a new one.'
                     : 'This link is not valid. Ask for a new one.',
@@ -130,7 +130,7 @@ export async function registerPasswordPages({ app, services, logger }: RouteCont
           200: htmlResponse('The password is changed'),
           400: htmlResponse('The password is too short'),
           404: htmlResponse('No such link'),
-          410: htmlResponse('The link was used or expired'),
+          410: htmlResponse('The link was used, replaced by a newer one, or expired'),
         },
       },
     },

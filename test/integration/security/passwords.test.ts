@@ -100,6 +100,25 @@ describe('passwords (§9b)', () => {
     await signIn(user.email, 'reset-password-2');
   }, SETUP_TIMEOUT_MS);
 
+  // Issue #32, finding 7: nothing about the address may show in the answer — also not when the
+  // store fails: the look-up and the link are made after the answer was sent.
+  it('answers the same whether or not the address exists, even while the store refuses writes', async () => {
+    const sent = smtp.mails.length;
+    test.service.db.pragma('query_only = ON');
+    let known: Response;
+    let unknown: Response;
+    try {
+      known = await postForm(`${test.baseUrl}/password/forgot`, { email: parts.owner.email });
+      unknown = await postForm(`${test.baseUrl}/password/forgot`, { email: 'nobody-at-all@example.org' });
+      await test.service.services.passwords.whenIdle();
+    } finally {
+      test.service.db.pragma('query_only = OFF');
+    }
+    expect([known.status, unknown.status]).toEqual([200, 200]);
+    expect(await known.text()).toBe(await unknown.text());
+    expect(smtp.mails.length).toBe(sent);
+  }, SETUP_TIMEOUT_MS);
+
   it('lets a reset link work for 30 minutes only', async () => {
     const user = parts.others[2];
     if (!user) throw new Error('demo user missing');
@@ -111,6 +130,31 @@ describe('passwords (§9b)', () => {
     expect((await fetch(link, { headers: { accept: 'text/html' } })).status).toBe(410);
     expect((await postForm(link, { password: 'too-late-password' })).status).toBe(410);
     expect(await signInFails(user.email, 'too-late-password')).toBe(true);
+  }, SETUP_TIMEOUT_MS);
+
+  // Issue #32, finding 7: at most 3 links per account an hour; a new link replaces the older ones.
+  it('mails at most 3 links per account an hour, and only the newest link works', async () => {
+    const user = parts.owner;
+    const sent = smtp.mails.length;
+    const ask = async (): Promise<void> => {
+      expect((await postForm(`${test.baseUrl}/password/forgot`, { email: user.email })).status).toBe(200);
+      await test.service.services.passwords.whenIdle();
+    };
+    for (let index = 0; index < 4; index += 1) await ask();
+    const links = smtp.mails.slice(sent).map((mail) => linkIn(mail.raw, 'password/reset'));
+    expect(links).toHaveLength(3);
+    const status = async (link: string): Promise<number> => (await fetch(link, { headers: { accept: 'text/html' } })).status;
+    expect(await Promise.all(links.map(status))).toEqual([410, 410, 200]);
+    expect(await (await fetch(links[0] ?? '', { headers: { accept: 'text/html' } })).text()).toContain('a newer one was sent');
+    expect((await postForm(links[1] ?? '', { password: 'an-old-link-password' })).status).toBe(410);
+
+    // An hour later the account may ask again; the new link replaces the last one.
+    test.clock.advance(60 * 60 * 1000);
+    await ask();
+    const fresh = smtp.mails.slice(sent).map((mail) => linkIn(mail.raw, 'password/reset'));
+    expect(fresh).toHaveLength(4);
+    expect(await status(fresh[3] ?? '')).toBe(200);
+    expect(await status(links[2] ?? '')).toBe(410);
   }, SETUP_TIMEOUT_MS);
 });
 
