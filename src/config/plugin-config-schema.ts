@@ -69,7 +69,7 @@ export const PluginConfigSchema = Type.Object(
           public_url: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://' })),
           /** More `Host` names the service answers (docs/design.md §9b); `*.example.org` for a whole domain. */
           allowed_hosts: Type.Optional(Type.Array(Type.String({ minLength: 1, pattern: '^(\\*\\.)?[^\\s/@*]+$' }))),
-          /** Reverse proxies whose X-Forwarded-* headers are believed: addresses or CIDR ranges (docs/design.md §7). */
+          /** Reverse proxies whose X-Forwarded-* headers are believed: the proxy's own address (a range is warned about: docs/remote-access.md). */
           trusted_proxies: Type.Optional(Type.Array(Type.String({ minLength: 1, pattern: '^[0-9A-Fa-f:.]+(/\\d{1,3})?$' }))),
           token_ttl_s: Type.Optional(Type.Integer({ minimum: 60, maximum: 86400 })),
           oauth_rate_limit_per_minute: Type.Optional(Type.Integer({ minimum: 1 })),
