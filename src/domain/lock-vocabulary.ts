@@ -29,6 +29,8 @@ export type CommandRefusal =
   | 'lock_unreachable'
   /** The lock's command queue is full (the API answers 429). */
   | 'queue_full'
+  /** The acting user sent this lock too many commands in a short time (the API answers 429). */
+  | 'rate_limited'
   /** The lock's family cannot run this command type (docs/design.md §4d; the API answers 400). */
   | 'unsupported_command'
   /** No such lock or user (anymore). */
