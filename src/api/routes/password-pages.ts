@@ -9,6 +9,7 @@ import {
   renderResetPage,
 } from '../../auth/password-pages.js';
 import { ServiceError } from '../../domain/errors.js';
+import { SERVICE_PAGE_CSP } from '../../auth/html-page.js';
 import { createHtmlErrorHandler } from '../problem.js';
 import { dropOpenerPolicyOnPlainHttp } from '../web/opener-policy.js';
 import type { RouteContext } from './route-context.js';
@@ -24,8 +25,9 @@ export async function registerPasswordPages({ app, services, logger }: RouteCont
   await app.register(fastifyFormbody);
   app.setErrorHandler(createHtmlErrorHandler(logger, renderPasswordErrorPage));
   app.addHook('onRequest', async (request, reply) => {
-    // A reset link is a secret: never cached, never sent on in a Referer.
-    void reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
+    // A reset link is a secret: never cached, never sent on in a Referer. The pages wear the app's
+    // stylesheet and page script: the service pages' policy, as on the sign-in page (issue #32, finding 11).
+    void reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').header('content-security-policy', SERVICE_PAGE_CSP);
     dropOpenerPolicyOnPlainHttp(request, reply);
   });
   const rateLimit = { max: 10, timeWindow: 60_000 };
@@ -109,6 +111,7 @@ export async function registerPasswordPages({ app, services, logger }: RouteCont
                     : 'This link is not valid. Ask for a new one.',
             },
             true,
+            request.url,
           ),
         );
     },
