@@ -76,6 +76,12 @@ export interface ActivityRecord {
    * §4c); the service turns it into the eKey whose door code it is. Absent for every other record.
    */
   keypadCodeId?: number;
+  /**
+   * Not a bolt move: a code typed at the lock's keypad that the lock refused (docs/design.md §4c;
+   * `action` is what was asked for). Which code it was is not in the record: a wrong code may be
+   * one digit off a real one, so it is never carried.
+   */
+  keypadRefused?: true;
   /** When the bolt moved, by the lock's clock, ms since the Unix epoch. */
   timestamp: number;
 }

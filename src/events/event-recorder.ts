@@ -122,6 +122,7 @@ export class EventRecorder implements LockEventSink {
     // Spec §Events rule 2: manual turns, triple-tap and key fobs produce no event; remote moves
     // are recorded from the completed command (with its requester), auto-relock by nobody.
     if (report.ring !== undefined) return this.ring(report, report.ring.opened);
+    if (report.keypadRefused === true) return this.keypadRefused(report);
     if (report.source !== 'tap') return null;
     const lockId = normalizeId(report.lockId);
     if (this.deps.events.hasLockSequence(lockId, report.sequence)) return null;
@@ -235,6 +236,29 @@ export class EventRecorder implements LockEventSink {
       value: null,
       detail: opened ? { opened: true } : null,
       source: 'ring',
+      ekeyId: null,
+      commandId: null,
+      lockSequence: report.sequence,
+      flagged: false,
+    });
+  }
+
+  /**
+   * docs/design.md §4c: a code the lock refused at its keypad is a `keypad_refused` event without a
+   * performer (so only owners and admins see it) and without the code: someone is trying codes at
+   * the door, and the lock's own log says when. Recorded once per log entry, like a tap.
+   */
+  private keypadRefused(report: ActivityReport): { event: StoredEvent; fresh: boolean } | null {
+    const lockId = normalizeId(report.lockId);
+    if (this.deps.events.hasLockSequence(lockId, report.sequence)) return null;
+    return this.insert({
+      lockId,
+      type: 'keypad_refused',
+      performerId: null,
+      occurredAt: report.timestamp,
+      value: null,
+      detail: null,
+      source: 'keypad',
       ekeyId: null,
       commandId: null,
       lockSequence: report.sequence,

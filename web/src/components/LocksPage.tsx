@@ -7,7 +7,7 @@ import { keyWindowText, whenText } from '../time.js';
 import { DoorCodeInfo } from './DoorCodeInfo.js';
 
 const BOLT_TEXT: Readonly<Record<BoltState, string>> = { locked: 'Locked', unlocked: 'Unlocked', jammed: 'Jammed', unknown: 'Unknown' };
-const EVENT_WORDS: Readonly<Record<LockEvent['type'], string>> = { lock: 'lock', unlock: 'unlock', battery: 'battery report' };
+const EVENT_WORDS: Readonly<Record<LockEvent['type'], string>> = { lock: 'lock', unlock: 'unlock', battery: 'battery report', ring: 'a ring', keypad_refused: 'a wrong code at the keypad' };
 /** What each button says, what it shows while running, and its name's first word (docs/design.md §7). */
 const COMMAND_WORDS: Readonly<Record<CommandType, { verb: string; running: string }>> = {
   lock: { verb: 'Lock', running: 'Locking…' },
