@@ -50,6 +50,8 @@ import { removeDemoHousehold } from './demo/demo-removal.js';
 import { PasswordService } from './access/password-service.js';
 import { SmtpPasswordResetMailer } from './access/password-reset-mailer.js';
 import { PasswordResetRepository } from './store/password-reset-repository.js';
+import { OpenerModeRepository } from './store/opener-mode-repository.js';
+import { OpenerModeGuard } from './commands/opener-mode-guard.js';
 
 export const DATABASE_FILE = 'ekey-locks.sqlite';
 /** (user, lock) pairs whose role inputs are kept in memory. */
@@ -68,6 +70,8 @@ export interface Repositories {
   ekeys: EKeyRepository;
   invitations: InvitationRepository;
   doorCodes: DoorCodeRepository;
+  /** The Nuki Openers' modes and who set them (docs/design.md §4d). */
+  openerModes: OpenerModeRepository;
 }
 
 /**
@@ -89,6 +93,8 @@ export class ServiceRoot {
     readonly events: EventServices,
     /** Gateway, lock state, command engine and the lock port (src/locks/). */
     readonly lockSubsystem: LockSubsystem,
+    /** Switches off an Opener mode whose setter's key ended or whose time ran out (docs/design.md §4d). */
+    readonly openerModes: OpenerModeGuard,
     /** Demo mode: the simulated locks and their control lines (docs/design.md §6). */
     private readonly demoParts?: { simulation: DemoSimulation | undefined; control: DemoControl | undefined },
   ) {
@@ -132,6 +138,7 @@ export class ServiceRoot {
         ekeys: new EKeyRepository(db),
         invitations: new InvitationRepository(db),
         doorCodes: new DoorCodeRepository(db),
+        openerModes: new OpenerModeRepository(db),
       };
       const demoOn = options.demo ?? options.config.demo ?? false;
       const demo = demoOn
@@ -216,6 +223,22 @@ export class ServiceRoot {
       });
       // docs/design.md §3 Locks "online": connected, or heard from within offline_after_s — the gateway knows.
       locks.setPresence((lock) => lockSubsystem.runtime.onlineStatus(lock.id));
+      // docs/design.md §4d (issue #32, finding 2): an Opener mode does not outlive the key that set it.
+      const openerModes = new OpenerModeGuard({
+        modes: repositories.openerModes,
+        roles: ekeys,
+        keyEnd: (userId, lockId) => repositories.ekeys.findLive(userId, lockId)?.valid_to ?? null,
+        changes: ekeys,
+        runtime: lockSubsystem.runtime,
+        gateway: lockSubsystem.runtime.gateway,
+        engine: lockSubsystem.engine,
+        events: events.recorder,
+        clock,
+        logger: options.logger,
+      });
+      locks.onOpenerSettingsChanged((lockId) => {
+        openerModes.reconsider(lockId);
+      });
       // The demo's users are hashed at their first sign-in, from the passwords the demo prints.
       const passwordCheck = new PasswordCheck({
         users: repositories.users,
@@ -266,7 +289,7 @@ export class ServiceRoot {
       };
       events.retention.start();
       const demoParts = demoLocks === undefined ? undefined : { simulation: demoLocks.simulation, control: demoLocks.controlOver(lockSubsystem) };
-      return new ServiceRoot(options, db, clock, repositories, services, demo, events, lockSubsystem, demoParts);
+      return new ServiceRoot(options, db, clock, repositories, services, demo, events, lockSubsystem, openerModes, demoParts);
     } catch (error) {
       db.close();
       throw error;
@@ -299,6 +322,7 @@ export class ServiceRoot {
     this.services.passwords.setBaseUrl(this.url);
     this.housekeeping.start();
     this.lockSubsystem.start();
+    this.openerModes.start();
     await this.lockSubsystem.ready();
     this.publishForSettingsUi(urls.local, boundPort);
     this.publishDemoFile();
@@ -411,7 +435,10 @@ export class ServiceRoot {
     if (this.publishedForSettingsUi) new SettingsUiFile(this.options.dataDir).remove(this.services.setup.token);
     this.publishedForSettingsUi = false;
     if (server) await server.close();
+    this.openerModes.stop();
     await this.lockSubsystem.stop();
+    // Stopping the gateway ended any switch-off on its way; its outcome is no longer stored.
+    await this.openerModes.settled();
     if (this.db.open) this.db.close();
   }
 }

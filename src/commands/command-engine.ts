@@ -2,7 +2,8 @@ import { CommandRefused } from './command-refused.js';
 import type { CommandFailure } from '../domain/lock-vocabulary.js';
 import { EventEmitter } from 'node:events';
 import type { Clock } from '../domain/clock.js';
-import { ServiceError, badRequest, notFound, tooManyRequests, describeError } from '../domain/errors.js';
+import { ServiceError, badRequest, forbidden, notFound, tooManyRequests, describeError } from '../domain/errors.js';
+import { isModeSwitch, maySwitchModes } from '../domain/opener-mode.js';
 import { newId, normalizeId } from '../domain/ids.js';
 import { familySupportsCommand } from '../domain/lock-command-type.js';
 import type { LockEventSink } from '../events/lock-event-sink.js';
@@ -155,7 +156,8 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
   /**
    * Creates a command, or replays the one created earlier with the same idempotency key.
    * @throws CommandRefused (a ServiceError with the typed reason) 404 unknown lock or no key on it; 400
-   *   `unsupported_command` a type the lock's family cannot run (docs/design.md §4d); 403 key not usable now; 400
+   *   `unsupported_command` a type the lock's family cannot run (docs/design.md §4d); 403 key not usable now, or
+   *   `mode_needs_admin` an Opener mode switch by a role below admin; 400
    *   `lock_unreachable` no gateway connection or lock out of reach; 429 `command_queue_full`, or
    *   `command_rate_limited` past the requester's commands per lock (docs/commands.md);
    *   422 `idempotency_key_reused` when the key was used for a different request; 400
@@ -189,6 +191,14 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
     }
     if (permission === 'not_usable') {
       throw new CommandRefused('no_usable_key', keyNotUsableError(lock.name ?? 'this lock', this.deps.access.explainAt?.(request.userId, lock.id, now)));
+    }
+    // docs/design.md §4d (issue #32, finding 2): the Opener's modes leave the building door opening
+    // on every ring, so only owners and admins switch them; a guest may still open the strike once.
+    if (isModeSwitch(request.type) && !maySwitchModes(this.deps.access.roleAt(request.userId, lock.id, now))) {
+      throw new CommandRefused(
+        'not_permitted',
+        forbidden('mode_needs_admin', `Only the owners and admins of ${lock.name ?? 'this lock'} may switch Ring to Open or Continuous Mode.`),
+      );
     }
     // Spec Errors: 400 when no gateway-connected lock is available to the user.
     if (!lock.hasGateway) throw new CommandRefused('lock_unreachable', badRequest('lock_unreachable', 'This lock is not connected to a Bluetooth gateway.'));

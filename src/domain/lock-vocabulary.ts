@@ -25,6 +25,8 @@ export type CommandFailure = 'jammed' | 'timeout' | 'delivery_failed' | 'lock_of
 export type CommandRefusal =
   /** The acting user holds no usable eKey on the lock right now (the API answers 403 or 404). */
   | 'no_usable_key'
+  /** The acting user's key does not allow this command: an Opener mode below admin (the API answers 403). */
+  | 'not_permitted'
   /** The lock has no gateway connection or cannot be reached (the API answers 400). */
   | 'lock_unreachable'
   /** The lock's command queue is full (the API answers 429). */
