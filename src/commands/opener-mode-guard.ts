@@ -119,6 +119,8 @@ export class OpenerModeGuard {
       this.guard(lockId, () => {
         this.evaluate(lockId);
       });
+      // A key's end may have moved (a new valid_to): plan the timer again.
+      this.schedule();
     });
     void this.reevaluate();
   }
@@ -188,6 +190,8 @@ export class OpenerModeGuard {
         : { ...row, mode, setBy: null, onSince: now, switchingOff: null, updatedAt: now },
     );
     this.evaluate(lockId);
+    // A Continuous Mode switched on anywhere runs against the owner's cap from now.
+    this.schedule();
   }
 
   /** A completed command of ours that switched a mode on names who did it. */
