@@ -25,6 +25,7 @@ import { createEventServices, type EventServices } from './events/event-services
 import { StoredBearerAuthenticator } from './auth/bearer-authenticator.js';
 import { OAuthService } from './auth/oauth-service.js';
 import { PasswordCheck } from './auth/password-check.js';
+import { PasswordAttemptThrottle } from './auth/password-attempt-throttle.js';
 import { TokenHousekeeping } from './auth/token-housekeeping.js';
 import { buildApiServer, compileRouteSchemas, type ApiServer } from './api/server.js';
 import type { ApiServices } from './api/api-services.js';
@@ -50,6 +51,8 @@ import { doorCodeRulesOf, loadFamilyModules } from './families/registry.js';
 import { PasswordService } from './access/password-service.js';
 import { SmtpPasswordResetMailer } from './access/password-reset-mailer.js';
 import { PasswordResetRepository } from './store/password-reset-repository.js';
+import { OpenerModeRepository } from './store/opener-mode-repository.js';
+import { OpenerModeGuard } from './commands/opener-mode-guard.js';
 
 export const DATABASE_FILE = 'ekey-locks.sqlite';
 /** (user, lock) pairs whose role inputs are kept in memory. */
@@ -68,6 +71,8 @@ export interface Repositories {
   ekeys: EKeyRepository;
   invitations: InvitationRepository;
   doorCodes: DoorCodeRepository;
+  /** The Nuki Openers' modes and who set them (docs/design.md §4d). */
+  openerModes: OpenerModeRepository;
 }
 
 /**
@@ -89,6 +94,8 @@ export class ServiceRoot {
     readonly events: EventServices,
     /** Gateway, lock state, command engine and the lock port (src/locks/). */
     readonly lockSubsystem: LockSubsystem,
+    /** Switches off an Opener mode whose setter's key ended or whose time ran out (docs/design.md §4d). */
+    readonly openerModes: OpenerModeGuard,
     /** Demo mode: the simulated locks and their control lines (docs/design.md §6). */
     private readonly demoParts?: { simulation: DemoSimulation | undefined; control: DemoControl | undefined },
   ) {
@@ -131,6 +138,7 @@ export class ServiceRoot {
         ekeys: new EKeyRepository(db),
         invitations: new InvitationRepository(db),
         doorCodes: new DoorCodeRepository(db),
+        openerModes: new OpenerModeRepository(db),
       };
       const demoOn = options.demo ?? options.config.demo ?? false;
       const demo = demoOn
@@ -222,14 +230,30 @@ export class ServiceRoot {
       });
       // docs/design.md §3 Locks "online": connected, or heard from within offline_after_s — the gateway knows.
       locks.setPresence((lock) => lockSubsystem.runtime.onlineStatus(lock.id));
+      // docs/design.md §4d (issue #32, finding 2): an Opener mode does not outlive the key that set it.
+      const openerModes = new OpenerModeGuard({
+        modes: repositories.openerModes,
+        roles: ekeys,
+        keyEnd: (userId, lockId) => repositories.ekeys.findLive(userId, lockId)?.valid_to ?? null,
+        changes: ekeys,
+        runtime: lockSubsystem.runtime,
+        gateway: lockSubsystem.runtime.gateway,
+        engine: lockSubsystem.engine,
+        events: events.recorder,
+        clock,
+        logger: options.logger,
+      });
+      locks.onOpenerSettingsChanged((lockId) => {
+        openerModes.reconsider(lockId);
+      });
       // The demo's users are hashed at their first sign-in, from the passwords the demo prints.
       const passwordCheck = new PasswordCheck({
         users: repositories.users,
         knownPassword: demo === undefined ? undefined : demoKnownPassword(demo.household),
       });
-      const services: ApiServices = {
-        authenticator: new StoredBearerAuthenticator(repositories.tokens, clock),
-        oauth: new OAuthService({
+      // One budget of password guesses per account, for sign-in and password change alike.
+      const passwordAttempts = new PasswordAttemptThrottle();
+      const oauth = new OAuthService({
           clients: repositories.clients,
           users: repositories.users,
           tokens: repositories.tokens,
@@ -239,7 +263,11 @@ export class ServiceRoot {
           issuer: options.config.api?.public_url,
           db,
           passwordCheck,
-        }),
+          passwordAttempts,
+        });
+      const services: ApiServices = {
+        authenticator: new StoredBearerAuthenticator(repositories.tokens, clock),
+        oauth,
         users,
         ekeys,
         locks,
@@ -256,6 +284,8 @@ export class ServiceRoot {
           transaction,
           mailer: options.config.smtp === undefined ? undefined : new SmtpPasswordResetMailer(options.config.smtp),
           passwordCheck,
+          passwordAttempts,
+          sessions: oauth,
         }),
         setup: new SetupService({
           locks: repositories.locks,
@@ -270,7 +300,7 @@ export class ServiceRoot {
       };
       events.retention.start();
       const demoParts = demoLocks === undefined ? undefined : { simulation: demoLocks.simulation, control: demoLocks.controlOver(lockSubsystem) };
-      return new ServiceRoot(options, db, clock, repositories, services, demo, events, lockSubsystem, demoParts);
+      return new ServiceRoot(options, db, clock, repositories, services, demo, events, lockSubsystem, openerModes, demoParts);
     } catch (error) {
       db.close();
       throw error;
@@ -303,6 +333,7 @@ export class ServiceRoot {
     this.services.passwords.setBaseUrl(this.url);
     this.housekeeping.start();
     this.lockSubsystem.start();
+    this.openerModes.start();
     await this.lockSubsystem.ready();
     this.publishForSettingsUi(urls.local, boundPort);
     this.publishDemoFile();
@@ -415,7 +446,10 @@ export class ServiceRoot {
     if (this.publishedForSettingsUi) new SettingsUiFile(this.options.dataDir).remove(this.services.setup.token);
     this.publishedForSettingsUi = false;
     if (server) await server.close();
+    this.openerModes.stop();
     await this.lockSubsystem.stop();
+    // Stopping the gateway ended any switch-off on its way; its outcome is no longer stored.
+    await this.openerModes.settled();
     if (this.db.open) this.db.close();
   }
 }

@@ -8,6 +8,7 @@
 import type { Clock } from '../domain/clock.js';
 import { generateDoorCode, type DoorCodeRules } from '../domain/door-code.js';
 import { doorCodeWindow } from '../domain/door-code-window.js';
+import { doorCodeDigitsVisible, type DoorCodeViewer } from '../domain/door-code-visibility.js';
 import type { EKey } from '../domain/ekey-types.js';
 import { ServiceError } from '../domain/errors.js';
 import type { DoorCodeRecord, DoorCodeRepository, DoorCodeState } from '../store/door-code-repository.js';
@@ -15,7 +16,10 @@ import type { LockRecord } from '../store/lock-repository.js';
 
 /** `door_code` of an eKey object; null when the key never had a code. */
 export interface DoorCodeView {
-  /** Six digits; null once removed. */
+  /**
+   * Six digits, for those who may see them (src/domain/door-code-visibility.ts); null for
+   * everyone else, while the code is being removed, and once removed.
+   */
   code: string | null;
   state: DoorCodeState;
   enforced_by: 'lock' | 'service';
@@ -95,11 +99,12 @@ export class DoorCodeService {
   }
 
   /**
-   * The `door_code` object of a key at `now`, or null. What the row says, read against the key
-   * now: a waiting code of an accepted key is `setting`, a code of a revoked or expired key that
-   * the engine has not reached yet is `removing` — the lock confirmed neither yet.
+   * The `door_code` object of a key at `now` as `viewer` may see it, or null. What the row says,
+   * read against the key now: a waiting code of an accepted key is `setting`, a code of a revoked
+   * or expired key that the engine has not reached yet is `removing` — the lock confirmed neither
+   * yet. The digits only for whom docs/design.md §4c shows them.
    */
-  view(key: Pick<EKey, 'id' | 'status' | 'valid_to'>, now: number = this.deps.clock.now()): DoorCodeView | null {
+  view(key: Pick<EKey, 'id' | 'status' | 'valid_to' | 'user_id' | 'type'>, viewer: DoorCodeViewer, now: number = this.deps.clock.now()): DoorCodeView | null {
     const current = this.deps.doorCodes.currentFor(key.id);
     if (current === undefined) return null;
     let state = current.state;
@@ -107,7 +112,7 @@ export class DoorCodeService {
     if (state === 'waiting' && key.status === 'accepted' && !ended) state = 'setting';
     else if (ended && (ON_ITS_WAY.has(state) || state === 'waiting')) state = state === 'waiting' ? 'removed' : 'removing';
     return {
-      code: state === 'removed' ? null : current.code,
+      code: doorCodeDigitsVisible(viewer, key, state) ? current.code : null,
       state,
       enforced_by: current.enforcedBy,
       failure_reason: state === 'failed' ? current.failureReason : null,

@@ -29,6 +29,7 @@ import { EKeyChangeNotifier } from './ekey-change-notifier.js';
 import { toEKeyView, type EKeyView } from './ekey-view.js';
 import { ownEKeyView, type OwnEKeyView } from './own-ekey-view.js';
 import type { DoorCodeService, DoorCodeView } from './door-code-service.js';
+import type { DoorCodeViewer } from '../domain/door-code-visibility.js';
 import type { InvitationService, IssuedInvitation } from './invitation-service.js';
 
 /** Body of `POST /ekey`: the recipient, the lock, and the key's own fields. */
@@ -187,13 +188,13 @@ export class EKeyService {
         doorCode: doorCode === true,
       });
     }
-    return this.view(key, lock);
+    return this.view(key, lock, callerId);
   }
 
   /** `GET /ekey/{id}`: the key's holder and the lock's owners and admins see it; others get 404. */
   get(callerId: string, ekeyId: string): EKeyView {
     const { key, lock } = this.visibleKey(callerId, ekeyId, this.deps.clock.now());
-    return this.view(key, lock);
+    return this.view(key, lock, callerId);
   }
 
   /**
@@ -206,7 +207,7 @@ export class EKeyService {
     const role = this.roleOnRecord(callerId, lock, now);
     if (role === null) throw notFound('lock');
     const keys = role === 'guest' ? this.deps.ekeys.listByUserOnLock(callerId, lock.id) : this.deps.ekeys.listByLock(lock.id);
-    return keys.map((key) => this.view(key, lock));
+    return keys.map((key) => this.view(key, lock, callerId, role));
   }
 
   /**
@@ -233,7 +234,7 @@ export class EKeyService {
     const now = this.deps.clock.now();
     return this.deps.ekeys.listByUser(callerId).flatMap((key) => {
       const lock = this.deps.locks.findById(key.lock_id);
-      return lock ? [ownEKeyView(key, lock, now, this.doorCodeOf(key, now))] : [];
+      return lock ? [ownEKeyView(key, lock, now, this.doorCodeOf(key, { userId: callerId, role: null }, now))] : [];
     });
   }
 
@@ -244,7 +245,7 @@ export class EKeyService {
   explainKey(userId: string, lockId: string, atMs: number): OwnEKeyView | undefined {
     const lock = this.deps.locks.findById(normalizeId(lockId));
     const key = lock ? this.deps.ekeys.findLive(normalizeId(userId), lock.id) : undefined;
-    return lock && key ? ownEKeyView(key, lock, atMs, this.doorCodeOf(key, atMs)) : undefined;
+    return lock && key ? ownEKeyView(key, lock, atMs, this.doorCodeOf(key, { userId: key.user_id, role: null }, atMs)) : undefined;
   }
 
   /**
@@ -267,7 +268,7 @@ export class EKeyService {
     const actions = actionsForUpdate(key, merged);
     // Giving or taking a door code changes how the key opens the door: the reschedule right.
     if (doorCode !== undefined && this.doorCodeChanges(key, doorCode) && !actions.includes('reschedule')) actions.push('reschedule');
-    if (actions.length === 0) return this.view(key, lock);
+    if (actions.length === 0) return this.view(key, lock, callerId);
     for (const action of actions) {
       this.assertAllowed(role, action, key, callerId, action === 'grant' ? merged.type : undefined);
     }
@@ -280,7 +281,7 @@ export class EKeyService {
       this.deps.doorCodeService?.afterUpdate(key, updated, doorCode);
     });
     this.changes.notify(lock.id);
-    return this.view(updated, lock);
+    return this.view(updated, lock, callerId);
   }
 
   /**
@@ -307,7 +308,7 @@ export class EKeyService {
       this.deps.doorCodeService?.afterRemove(key);
     });
     this.changes.notify(lock.id);
-    return this.view(revoked, lock);
+    return this.view(revoked, lock, callerId);
   }
 
   /**
@@ -357,18 +358,23 @@ export class EKeyService {
     });
   }
 
-  /** The wire form of a key with its door code. */
-  private view(key: StoredEKey, lock: LockRecord): EKeyView {
-    return toEKeyView(key, lock.timeZone, this.doorCodeOf(key, this.deps.clock.now()));
+  /**
+   * The wire form of a key with its door code as `callerId` may see it (docs/design.md §4c: the
+   * digits of an owner or admin key go to its holder alone). `role`: the caller's, when known.
+   */
+  private view(key: StoredEKey, lock: LockRecord, callerId: string, role?: EKeyRole | null): EKeyView {
+    const now = this.deps.clock.now();
+    const viewer = { userId: callerId, role: role === undefined ? this.roleOnRecord(callerId, lock, now) : role };
+    return toEKeyView(key, lock.timeZone, this.doorCodeOf(key, viewer, now));
   }
 
-  private doorCodeOf(key: EKey, now: number): DoorCodeView | null {
-    return this.deps.doorCodeService?.view(key, now) ?? null;
+  private doorCodeOf(key: EKey, viewer: DoorCodeViewer, now: number): DoorCodeView | null {
+    return this.deps.doorCodeService?.view(key, viewer, now) ?? null;
   }
 
   /** Whether `door_code` in a PUT asks for a change: a code for a key without a live one, or taking a live one away. */
   private doorCodeChanges(key: StoredEKey, doorCode: boolean): boolean {
-    const state = this.doorCodeOf(key, this.deps.clock.now())?.state;
+    const state = this.doorCodeOf(key, { userId: key.user_id, role: null }, this.deps.clock.now())?.state;
     const live = state !== undefined && state !== 'removing' && state !== 'removed';
     return doorCode !== live;
   }

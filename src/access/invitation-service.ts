@@ -4,6 +4,7 @@
  * leads to a sign-up page. Signing up sets the name and password and accepts every pending key of
  * that user, in one transaction.
  */
+import { deceptiveTextProblem } from '../domain/display-text.js';
 import type { Clock } from '../domain/clock.js';
 import { ServiceError, validationFailed, type FieldError, describeError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
@@ -216,6 +217,9 @@ export class InvitationService {
     const password = input.password ?? '';
     if (name === '' || Array.from(name).length > NAME_MAX_LENGTH || /\p{Cc}/u.test(name)) {
       errors.push({ field: '/name', message: `must be 1 to ${NAME_MAX_LENGTH} characters on one line` });
+    } else {
+      const problem = deceptiveTextProblem(name);
+      if (problem !== null) errors.push({ field: '/name', message: problem });
     }
     if (password.length < MIN_PASSWORD_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
       errors.push({ field: '/password', message: `must be at least ${MIN_PASSWORD_LENGTH} characters` });
@@ -242,6 +246,8 @@ export class InvitationService {
     if (input.password.length < MIN_PASSWORD_LENGTH || input.password.length > PASSWORD_MAX_LENGTH) {
       throw validationFailed([{ field: '/password', message: `must be at least ${MIN_PASSWORD_LENGTH} characters` }]);
     }
+    const nameProblem = deceptiveTextProblem(input.name);
+    if (nameProblem !== null) throw validationFailed([{ field: '/name', message: nameProblem }]);
     return this.activate(invited, input.name.trim() || invited().name, await hashPassword(input.password));
   }
 

@@ -9,8 +9,10 @@ import { roleOfType } from '../domain/ekey-permissions.js';
 import type { EKeyRole } from '../domain/ekey-permissions.js';
 import { isUsableAt } from '../domain/ekey-validity.js';
 import type { LockCommandType } from '../domain/lock-command-type.js';
-import { commandTypesOf } from '../families/registry.js';
-import { notFound } from '../domain/errors.js';
+import { capabilitiesOf, commandTypesOf } from '../families/registry.js';
+import { ServiceError, forbidden, notFound, validationFailed } from '../domain/errors.js';
+import { MAX_CONTINUOUS_LIMIT_MINUTES, continuousModeEndsAt, type OpenerModeName } from '../domain/opener-mode.js';
+import type { OpenerModeRepository } from '../store/opener-mode-repository.js';
 import { normalizeId } from '../domain/ids.js';
 import type { EKeyRepository, StoredEKey } from '../store/ekey-repository.js';
 import type { LockRecord, LockRepository } from '../store/lock-repository.js';
@@ -47,6 +49,23 @@ export interface LockView {
    * on a Nuki Smart Lock, the Opener's mode switches on an Opener. The web app offers `Open` by it.
    */
   supported_commands: LockCommandType[];
+  /** docs/design.md §4d, on a lock with Opener modes only: the mode it is in now. */
+  opener_mode?: OpenerModeName;
+  /**
+   * Who switched the mode on through the service, for the lock's owners and admins; null for
+   * everyone else, when it is off, or when it was switched on elsewhere (the vendor's app).
+   */
+  opener_mode_set_by?: { id: string; name: string } | null;
+  /** When the service switches Continuous Mode off by the owner's cap (ISO 8601 UTC); null otherwise. */
+  opener_mode_until?: string | null;
+  /** The owner's cap on Continuous Mode in minutes, for owners and admins; null: none (or not shown). */
+  continuous_mode_limit_minutes?: number | null;
+}
+
+/** `PUT /locks/{lock_id}/opener-settings`: the owner's settings of an Opener. */
+export interface OpenerSettings {
+  /** Continuous Mode is switched off after this many minutes (1 to a week); null: never. */
+  continuous_mode_limit_minutes: number | null;
 }
 
 /** A lock the caller may see, with the key that lets them. */
@@ -59,6 +78,10 @@ export interface VisibleLock {
 export interface LockServiceDependencies {
   locks: LockRepository;
   ekeys: EKeyRepository;
+  /** The Openers' modes (docs/design.md §4d); without it no lock shows one. */
+  openerModes?: OpenerModeRepository;
+  /** Names the person who switched a mode on. */
+  users?: { findById(id: string): { id: string; name: string } | undefined };
   clock: Clock;
   /** Seconds without a sign of life after which a lock counts as offline (config `offline_after_s`). */
   offlineAfterS?: number;
@@ -67,6 +90,7 @@ export interface LockServiceDependencies {
 /** Lists and looks up locks with the visibility rule "holds a usable eKey on it now". */
 export class LockService {
   private presence: LockPresence;
+  private openerSettingsChanged: (lockId: string) => void = () => undefined;
 
   constructor(private readonly deps: LockServiceDependencies) {
     const offlineAfterMs = (deps.offlineAfterS ?? 120) * 1000;
@@ -78,6 +102,36 @@ export class LockService {
   /** Installs the gateway's notion of "online" (connected, or advertising recently). */
   setPresence(presence: LockPresence): void {
     this.presence = presence;
+  }
+
+  /** Installs who hears of a changed Opener setting (the mode guard: a new cap may be due now). */
+  onOpenerSettingsChanged(listener: (lockId: string) => void): void {
+    this.openerSettingsChanged = listener;
+  }
+
+  /**
+   * `PUT /locks/{lock_id}/opener-settings` (docs/design.md §4d): an owner caps Continuous Mode. 404
+   * for a lock the caller cannot see; 403 `owner_only` for anyone but an owner; 400
+   * `lock_has_no_opener_modes` for a lock without the Opener's modes. A cap that has already run
+   * out switches Continuous Mode off at once.
+   */
+  setOpenerSettings(callerId: string, lockId: string, settings: OpenerSettings): OpenerSettings {
+    const now = this.deps.clock.now();
+    const { lock, role } = this.findVisible(callerId, lockId, now);
+    if (role !== 'owner') throw forbidden('owner_only', `Only an owner of ${lock.name} may change its Opener settings.`);
+    const modes = this.deps.openerModes;
+    if (modes === undefined || !hasOpenerModes(lock)) {
+      throw new ServiceError(400, 'lock_has_no_opener_modes', `${lock.name} has no Ring to Open or Continuous Mode.`, [
+        { field: '/continuous_mode_limit_minutes', message: 'the lock has no Continuous Mode' },
+      ]);
+    }
+    const limit = settings.continuous_mode_limit_minutes;
+    if (limit !== null && (!Number.isInteger(limit) || limit < 1 || limit > MAX_CONTINUOUS_LIMIT_MINUTES)) {
+      throw validationFailed([{ field: '/continuous_mode_limit_minutes', message: `must be a whole number of minutes from 1 to ${MAX_CONTINUOUS_LIMIT_MINUTES}, or null` }]);
+    }
+    modes.save({ ...modes.read(lock.id, now), continuousLimitMinutes: limit, updatedAt: now });
+    this.openerSettingsChanged(lock.id);
+    return { continuous_mode_limit_minutes: limit };
   }
 
   /**
@@ -122,6 +176,28 @@ export class LockService {
       ekey_id: key.id,
       keypad: lock.keypad,
       supported_commands: [...commandTypesOf(lock.family)],
+      ...this.openerView(lock, role, now),
     };
   }
+
+  /** The Opener fields of the lock-list entry (docs/design.md §4d); none for a lock without modes. */
+  private openerView(lock: LockRecord, role: EKeyRole, now: number): Pick<LockView, 'opener_mode' | 'opener_mode_set_by' | 'opener_mode_until' | 'continuous_mode_limit_minutes'> {
+    const modes = this.deps.openerModes;
+    if (modes === undefined || !hasOpenerModes(lock)) return {};
+    const record = modes.read(lock.id, now);
+    const manages = role === 'owner' || role === 'admin';
+    const setter = manages && record.setBy !== null ? this.deps.users?.findById(record.setBy) : undefined;
+    const until = continuousModeEndsAt(record);
+    return {
+      opener_mode: record.mode,
+      opener_mode_set_by: setter === undefined ? null : { id: setter.id, name: setter.name },
+      opener_mode_until: until === null ? null : new Date(until).toISOString(),
+      continuous_mode_limit_minutes: manages ? record.continuousLimitMinutes : null,
+    };
+  }
+}
+
+/** Whether the lock has the Opener's modes: its family's capabilities say (docs/design.md §4d). */
+function hasOpenerModes(lock: Pick<LockRecord, 'family'>): boolean {
+  return capabilitiesOf(lock.family).opener;
 }

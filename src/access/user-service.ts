@@ -1,3 +1,4 @@
+import { deceptiveTextProblem } from '../domain/display-text.js';
 import type { Clock } from '../domain/clock.js';
 import { conflict, notFound, validationFailed } from '../domain/errors.js';
 import { newId, normalizeId } from '../domain/ids.js';
@@ -78,6 +79,10 @@ export class UserService {
     const errors = [];
     if (!EMAIL.test(input.email.trim())) errors.push({ field: '/email', message: 'must be an e-mail address' });
     if (input.name.trim() === '' || input.name.length > 100) errors.push({ field: '/name', message: 'must be 1 to 100 characters' });
+    else {
+      const problem = deceptiveTextProblem(input.name);
+      if (problem !== null) errors.push({ field: '/name', message: problem });
+    }
     if (input.password !== undefined && input.password.length < MIN_PASSWORD_LENGTH) {
       errors.push({ field: '/password', message: `must be at least ${MIN_PASSWORD_LENGTH} characters` });
     }
@@ -103,6 +108,8 @@ export class UserService {
     if (password.length < MIN_PASSWORD_LENGTH) {
       throw validationFailed([{ field: '/password', message: `must be at least ${MIN_PASSWORD_LENGTH} characters` }]);
     }
+    const nameProblem = name === undefined ? null : deceptiveTextProblem(name);
+    if (nameProblem !== null) throw validationFailed([{ field: '/name', message: nameProblem }]);
     const updated = { ...user, passwordHash: await hashPassword(password), name: name?.trim() || user.name };
     this.users.update(updated);
     return updated;

@@ -129,10 +129,11 @@ export function createErrorHandler(logger: Logger) {
  * the API's, drawn as a page. `page` gets the problem and whether its detail is the service's own
  * message (a {@link ServiceError}) or a generic one about the request.
  */
-export function createHtmlErrorHandler(logger: Logger, page: (problem: Problem, fromService: boolean) => string) {
+export function createHtmlErrorHandler(logger: Logger, page: (problem: Problem, fromService: boolean, path: string) => string) {
   return (error: FastifyError | ServiceError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const problem = problemOf(error, request, reply, logger);
-    return reply.status(problem.status).type('text/html; charset=utf-8').send(page(problem, error instanceof ServiceError));
+    // The path: a page's links are relative to where it is shown (src/auth/html-page.ts rootOf).
+    return reply.status(problem.status).type('text/html; charset=utf-8').send(page(problem, error instanceof ServiceError, request.url));
   };
 }
 

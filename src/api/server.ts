@@ -7,6 +7,7 @@ import addFormats from 'ajv-formats';
 import { randomUUID } from 'node:crypto';
 import { ServiceError } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
+import { trustedProxyRangeWarning } from './host/trusted-proxies.js';
 import { acceptsMediaType } from './content-negotiation.js';
 import { DEFAULT_CONNECTION_LIMITS, capConnections, requestTimeouts, type ConnectionLimits } from './connection-limits.js';
 import { LazySchemaCompilers } from './lazy-schema-compilers.js';
@@ -144,6 +145,8 @@ export async function buildApiServer(options: ApiServerOptions): Promise<ApiServ
   // serializers, and routes nobody calls cost no memory (docs/performance.md "footprint").
   const schemas = new LazySchemaCompilers();
   const limits: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...options.connectionLimits };
+  const proxyRanges = options.trustedProxies === undefined ? undefined : trustedProxyRangeWarning(options.trustedProxies);
+  if (proxyRanges !== undefined) options.logger.warn(proxyRanges);
   const app = Fastify({
     logger: false,
     // Slow clients are cut: headers and body within the timeout (§9b); Fastify sets it on the server too.
@@ -155,6 +158,8 @@ export async function buildApiServer(options: ApiServerOptions): Promise<ApiServ
     requestIdHeader: false,
     return503OnClosing: true,
     // X-Forwarded-For/-Proto/-Host only from the configured proxies; from anyone else they are ignored.
+    // The client's address is the rightmost X-Forwarded-For entry that is not a trusted proxy
+    // (proxy-addr), never what a client wrote to the left of it (src/api/host/trusted-proxies.ts).
     ...(options.trustedProxies !== undefined && options.trustedProxies.length > 0 ? { trustProxy: [...options.trustedProxies] } : {}),
     forceCloseConnections: true,
     // Errors the router raises before any route or hook runs: answered as problem+json too.

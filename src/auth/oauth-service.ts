@@ -9,7 +9,7 @@ import { BASIC_CHALLENGE, type ClientCredentials } from './client-authentication
 import { OAuthError, invalidGrant, invalidRequest } from './oauth-error.js';
 import { hashPassword, verifyPassword } from './password.js';
 import { PasswordCheck } from './password-check.js';
-import { SignInThrottle, type SignInThrottleOptions } from './sign-in-throttle.js';
+import { PasswordAttemptThrottle } from './password-attempt-throttle.js';
 import { PKCE_METHOD, isValidS256Challenge, verifyPkce } from './pkce.js';
 import { constantTimeEqual, newToken, sha256Hex } from './secrets.js';
 import { WEB_APP_CLIENT_ID, isRegisteredRedirect } from './web-app-client.js';
@@ -93,8 +93,11 @@ export interface OAuthServiceOptions {
   accessTokenTtlS?: number | undefined;
   /** Refresh-token lifetime in seconds, renewed on each rotation (default 30 days). */
   refreshTokenTtlS?: number | undefined;
-  /** Failed sign-ins allowed per account (default 10 in 15 minutes). */
-  signInThrottle?: SignInThrottleOptions | undefined;
+  /**
+   * Password attempts per account (default 10 in 15 minutes), shared with `PUT /me/password`
+   * (src/access/password-service.ts): one budget for every way of guessing an account's password.
+   */
+  passwordAttempts?: PasswordAttemptThrottle | undefined;
   /** The issuer identifier until {@link OAuthService.setIssuer} (default the default listening URL). */
   issuer?: string | undefined;
   /** How a password is checked (default: against the stored hash only; the demo's passes its known passwords). */
@@ -133,7 +136,7 @@ export class OAuthService {
   /** Verified against when the user is unknown, so both cases take one scrypt (no user enumeration by timing). */
   private dummyPasswordHash: Promise<string> | undefined;
 
-  private readonly throttle: SignInThrottle;
+  private readonly throttle: PasswordAttemptThrottle;
   private issuerUrl: string;
 
   private readonly passwordCheck: PasswordCheck;
@@ -141,7 +144,7 @@ export class OAuthService {
   constructor(private readonly options: OAuthServiceOptions) {
     this.passwordCheck = options.passwordCheck ?? new PasswordCheck({ users: options.users });
     this.issuerUrl = stripTrailingSlash(options.issuer ?? 'http://127.0.0.1:8787');
-    this.throttle = new SignInThrottle(options.signInThrottle);
+    this.throttle = options.passwordAttempts ?? new PasswordAttemptThrottle();
     this.accessTokenTtlS = options.accessTokenTtlS ?? DEFAULT_ACCESS_TOKEN_TTL_S;
     this.refreshTokenTtlS = options.refreshTokenTtlS ?? DEFAULT_REFRESH_TOKEN_TTL_S;
   }
@@ -274,8 +277,9 @@ export class OAuthService {
     const check = this.checkAuthorizationRequest(params, requestOrigin);
     if (check.kind !== 'valid') return check;
     const { request } = check;
-    // Checked before any password work: a throttled account costs no scrypt.
-    const retryAfterS = email ? await this.throttle.retryAfterS(email) : 0;
+    // Reserved before any password work (issue #32, finding 3): a throttled account costs no
+    // scrypt, and parallel attempts cannot all pass a check made before any of them failed.
+    const retryAfterS = email ? await this.throttle.reserve(email) : 0;
     if (retryAfterS > 0) {
       this.options.logger.warn(`oauth: sign-in throttled for client ${request.client.id}: too many failed attempts for one account`);
       throw new OAuthError('rate_limited', 'Too many failed sign-ins for this account. Try again later.', 429, { 'retry-after': String(retryAfterS) });
@@ -287,7 +291,7 @@ export class OAuthService {
         ? await this.passwordCheck.matches(user, password ?? '')
         : await verifyPassword(password ?? '', await this.dummyHash()).then(() => false);
     if (!user || !matches) {
-      if (email) await this.throttle.failed(email);
+      // The reservation stays: it is this failure.
       this.options.logger.info(`oauth: failed sign-in for client ${request.client.id}`);
       return { kind: 'login-failed', request, message: 'The e-mail address or password is not correct.' };
     }
@@ -436,6 +440,18 @@ export class OAuthService {
     const response = this.issueTokens({ client, userId: record.userId, familyId: record.familyId, codeHash: record.codeHash, now });
     this.options.logger.info(`oauth: rotated a refresh token (client ${client.id}, family ${record.familyId})`);
     return { ok: true, response };
+  }
+
+  /**
+   * A new session — a new token family with a fresh access and refresh token — for a user of a
+   * client, without the authorization step: a password change hands its caller one (issue #32,
+   * finding 8), inside the transaction that ended every session the user had, the caller's too.
+   * @throws Error when the client is no longer registered.
+   */
+  issueSession(clientId: string, userId: string): TokenResponse {
+    const client = this.findClient(clientId);
+    if (!client) throw new Error(`client ${clientId} is not registered`);
+    return this.issueTokens({ client, userId, familyId: newId(), codeHash: null, now: this.options.clock.now() });
   }
 
   /** A new access + refresh pair in a family; only their hashes are stored. */

@@ -1,3 +1,4 @@
+import { deceptiveTextProblem } from '../domain/display-text.js';
 import { ServiceRoot } from '../service-root.js';
 import { newId } from '../domain/ids.js';
 import { newToken, sha256Hex } from '../auth/secrets.js';
@@ -18,6 +19,9 @@ export async function clientCommand(args: string[]): Promise<void> {
   });
   const redirectUris = values['redirect-uri'] ?? [];
   if (values.name === undefined || redirectUris.length === 0) throw new UsageError('client add needs --name and --redirect-uri.');
+  // The name is shown on the sign-in page (src/domain/display-text.ts).
+  const nameProblem = deceptiveTextProblem(values.name);
+  if (nameProblem !== null) throw new UsageError(`--name ${nameProblem}.`);
   for (const uri of redirectUris) {
     if (!URL.canParse(uri) || uri.includes('#')) throw new UsageError(`--redirect-uri must be an absolute URL without a fragment, not "${uri}".`);
   }

@@ -22,10 +22,10 @@ Commands:
                                  Run the demo household with simulated locks (on 127.0.0.1
                                  unless --host, e.g. 0.0.0.0); prints one JSON line (also
                                  DIR/demo.json), then reads JSON control lines on stdin
-  user add --email E --name N [--password P | --password-stdin] [--quota N] [--data DIR]
+  user add --email E --name N [--password-stdin | --password P] [--quota N] [--data DIR]
                                  Create a user (or activate an invited one)
   user list [--data DIR]         List users
-  user reset-password --email E [--password P | --password-stdin] [--data DIR]
+  user reset-password --email E [--password-stdin | --password P] [--data DIR]
                                  Set a user's new password; every session of theirs ends
   client add --name N --redirect-uri URI [--redirect-uri URI …] [--public] [--data DIR]
                                  Register an OAuth client; prints its id and secret once

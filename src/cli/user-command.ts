@@ -12,6 +12,22 @@ function asUsageError(error: unknown): unknown {
   return new UsageError(`${error.message}${details}`);
 }
 
+/**
+ * The password of `--password P` or `--password-stdin`. A password on the command line is visible
+ * to every local user while the command runs (`ps`, /proc/PID/cmdline) and stays in the shell's
+ * history (issue #32, finding 11): it still works, with a warning that names the better way.
+ */
+async function passwordOption(values: { password?: string | undefined; 'password-stdin'?: boolean | undefined }): Promise<string | undefined> {
+  if (values['password-stdin'] === true) return readStdin();
+  if (values.password !== undefined) {
+    process.stderr.write(
+      'Warning: --password is visible to other users of this computer while the command runs, and stays in your shell history. ' +
+        'Prefer --password-stdin (e.g. read -rs P && printf %s "$P" | ekey-locks user … --password-stdin).\n',
+    );
+  }
+  return values.password;
+}
+
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
@@ -48,8 +64,8 @@ export async function userCommand(args: string[]): Promise<void> {
     data: { type: 'string' },
   });
   if (values.email === undefined || values.name === undefined) throw new UsageError('user add needs --email and --name.');
-  const password = values['password-stdin'] ? await readStdin() : values.password;
-  if (password === undefined) throw new UsageError('user add needs --password P or --password-stdin.');
+  const password = await passwordOption(values);
+  if (password === undefined) throw new UsageError('user add needs --password-stdin (or --password P).');
   if (values.quota !== undefined && !/^\d+$/.test(values.quota)) throw new UsageError('--quota must be a whole number.');
   const service = await ServiceRoot.open({ config: {}, applyConfig: false, dataDir: values.data ?? defaultDataDir(), logger: consoleLogger, demo: false });
   try {
@@ -77,7 +93,7 @@ export async function userCommand(args: string[]): Promise<void> {
   }
 }
 
-/** `ekey-locks user reset-password --email E (--password P | --password-stdin)`: the owner's reset (docs/design.md §9b). */
+/** `ekey-locks user reset-password --email E (--password-stdin | --password P)`: the owner's reset (docs/design.md §9b). */
 async function resetPassword(args: string[]): Promise<void> {
   const values = parseOptions(args, {
     email: { type: 'string' },
@@ -86,8 +102,8 @@ async function resetPassword(args: string[]): Promise<void> {
     data: { type: 'string' },
   });
   if (values.email === undefined) throw new UsageError('user reset-password needs --email.');
-  const password = values['password-stdin'] ? await readStdin() : values.password;
-  if (password === undefined) throw new UsageError('user reset-password needs --password P or --password-stdin.');
+  const password = await passwordOption(values);
+  if (password === undefined) throw new UsageError('user reset-password needs --password-stdin (or --password P).');
   const service = await ServiceRoot.open({ config: {}, applyConfig: false, dataDir: values.data ?? defaultDataDir(), logger: consoleLogger, demo: false });
   try {
     const user = await service.services.passwords.reset(values.email, password);

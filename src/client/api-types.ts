@@ -84,6 +84,14 @@ export interface Lock {
   keypad: boolean;
   /** The command types this lock runs (docs/design.md §4d): `unlatch` where it can open the door. */
   supported_commands: LockCommandType[];
+  /** A lock with Opener modes only (docs/design.md §4d): the mode it is in now. */
+  opener_mode?: 'none' | 'ring_to_open' | 'continuous';
+  /** Who switched the mode on, for owners and admins; null otherwise. */
+  opener_mode_set_by?: { id: string; name: string } | null;
+  /** When the service switches Continuous Mode off by the owner's cap; null otherwise. */
+  opener_mode_until?: string | null;
+  /** The owner's cap on Continuous Mode in minutes (owners and admins); null: none. */
+  continuous_mode_limit_minutes?: number | null;
 }
 
 /** RFC 9457 problem details as the API sends them, with a stable `code` and per-field `errors`. */

@@ -2,7 +2,8 @@ import { CommandRefused } from './command-refused.js';
 import type { CommandFailure } from '../domain/lock-vocabulary.js';
 import { EventEmitter } from 'node:events';
 import type { Clock } from '../domain/clock.js';
-import { ServiceError, badRequest, notFound, tooManyRequests, describeError } from '../domain/errors.js';
+import { ServiceError, badRequest, forbidden, notFound, tooManyRequests, describeError } from '../domain/errors.js';
+import { isModeSwitch, maySwitchModes } from '../domain/opener-mode.js';
 import { newId, normalizeId } from '../domain/ids.js';
 import { commandTypesOf } from '../families/registry.js';
 import type { LockEventSink } from '../events/lock-event-sink.js';
@@ -17,6 +18,7 @@ import type {
 import type { LockRecord } from '../store/lock-repository.js';
 import type { CommandAccess } from './command-access.js';
 import { keyNotUsableError } from './command-refusal.js';
+import { CommandRateLimit } from './command-rate-limit.js';
 
 /** The part of the gateway the engine drives (LockGateway satisfies it). */
 export interface CommandGateway {
@@ -39,6 +41,8 @@ export interface CommandEngineOptions {
    * itself (default 2 000 ms). A safety net only: the gateway enforces `timeoutMs` on its own.
    */
   guardGraceMs?: number;
+  /** Commands per user and lock for everyone but the lock's owners (docs/commands.md "Limits"; default 10 at once, then one every 6 s). */
+  rateLimit?: CommandRateLimit;
 }
 
 /** What the engine needs. */
@@ -119,6 +123,7 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
   private readonly queueLimit: number;
   private readonly idempotencyWindowMs: number;
   private readonly guardGraceMs: number;
+  private readonly rateLimit: CommandRateLimit;
   private stopped = false;
 
   constructor(
@@ -130,6 +135,7 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
     this.queueLimit = options.queueLimit ?? 8;
     this.idempotencyWindowMs = options.idempotencyWindowMs ?? 24 * 3600 * 1000;
     this.guardGraceMs = options.guardGraceMs ?? 2_000;
+    this.rateLimit = options.rateLimit ?? new CommandRateLimit();
   }
 
   /** The command timeout in effect, ms. */
@@ -150,8 +156,10 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
   /**
    * Creates a command, or replays the one created earlier with the same idempotency key.
    * @throws CommandRefused (a ServiceError with the typed reason) 404 unknown lock or no key on it; 400
-   *   `unsupported_command` a type the lock's family cannot run (docs/design.md §4d); 403 key not usable now; 400
-   *   `lock_unreachable` no gateway connection or lock out of reach; 429 `command_queue_full`;
+   *   `unsupported_command` a type the lock's family cannot run (docs/design.md §4d); 403 key not usable now, or
+   *   `mode_needs_admin` an Opener mode switch by a role below admin; 400
+   *   `lock_unreachable` no gateway connection or lock out of reach; 429 `command_queue_full`, or
+   *   `command_rate_limited` past the requester's commands per lock (docs/commands.md);
    *   422 `idempotency_key_reused` when the key was used for a different request; 400
    *   `invalid_idempotency_key`; 503 `shutting_down`.
    */
@@ -184,10 +192,25 @@ export class CommandEngine extends EventEmitter<CommandEngineEvents> {
     if (permission === 'not_usable') {
       throw new CommandRefused('no_usable_key', keyNotUsableError(lock.name ?? 'this lock', this.deps.access.explainAt?.(request.userId, lock.id, now)));
     }
+    // docs/design.md §4d (issue #32, finding 2): the Opener's modes leave the building door opening
+    // on every ring, so only owners and admins switch them; a guest may still open the strike once.
+    if (isModeSwitch(request.type) && !maySwitchModes(this.deps.access.roleAt(request.userId, lock.id, now))) {
+      throw new CommandRefused(
+        'not_permitted',
+        forbidden('mode_needs_admin', `Only the owners and admins of ${lock.name ?? 'this lock'} may switch Ring to Open or Continuous Mode.`),
+      );
+    }
     // Spec Errors: 400 when no gateway-connected lock is available to the user.
     if (!lock.overBluetooth) throw new CommandRefused('lock_unreachable', badRequest('lock_unreachable', 'This lock is not connected to a Bluetooth gateway.'));
     if (!this.deps.gateway.isReachable(lock.id)) throw new CommandRefused('lock_unreachable', badRequest('lock_unreachable', 'The gateway cannot reach this lock now.'));
     if (this.stopped) throw new CommandRefused('unavailable', new ServiceError(503, 'shutting_down', 'The service is stopping; try again shortly.'));
+    // Issue #32, finding 10: a guest or admin cannot flood a lock (and its history) with commands.
+    // Asked before the lock's queue is touched (a refusal leaves no queue behind).
+    // The lock's owners are not limited: it is their door (and HomeKit acts as one by default).
+    const waitMs = this.deps.access.roleAt(request.userId, lock.id, now) === 'owner' ? 0 : this.rateLimit.take(request.userId, lock.id, now);
+    if (waitMs > 0) {
+      throw new CommandRefused('rate_limited', tooManyRequests('command_rate_limited', `You sent ${lock.name ?? 'this lock'} too many commands in a short time; retry later.`, waitMs / 1000));
+    }
 
     const queue = this.queueOf(lock.id);
     if (request.supersedeQueued === true) this.supersedeWaiting(queue, request.userId, request.origin ?? 'api', now);

@@ -1,3 +1,4 @@
+import { cleanDisplayText } from '../domain/display-text.js';
 import type { Clock } from '../domain/clock.js';
 import { newId, normalizeId, stableId } from '../domain/ids.js';
 import { DEFAULT_LOCK_FAMILY, familyDescriptor } from '../families/registry.js';
@@ -65,7 +66,8 @@ export function syncConfig(config: PluginConfig, deps: ConfigSyncDependencies): 
       const isPublic = client.public ?? client.client_secret === undefined;
       deps.clients.upsert({
         id: normalizeId(client.client_id),
-        name: client.name ?? 'Client',
+        // Shown on the sign-in page: without characters that disguise it (src/domain/display-text.ts).
+        name: cleanDisplayText(client.name ?? 'Client') || 'Client',
         secretHash: client.client_secret === undefined ? null : sha256Hex(client.client_secret),
         isPublic,
         redirectUris: client.redirect_uris,
@@ -122,7 +124,8 @@ export function syncConfig(config: PluginConfig, deps: ConfigSyncDependencies): 
       if (existing?.retired === true) deps.logger.info(`Lock "${lock.name}" is configured again: its eKeys and history are back.`);
       deps.locks.upsert({
         id,
-        name: lock.name,
+        // Shown to every holder, in HomeKit and in invitations: without characters that disguise it.
+        name: cleanDisplayText(lock.name) || lock.name,
         family: lock.family ?? DEFAULT_LOCK_FAMILY,
         bleAddress: lock.address?.toUpperCase() ?? null,
         // A family that shares a key with its locks keeps it in the store (our profile's `key`).

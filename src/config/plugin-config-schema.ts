@@ -167,11 +167,11 @@ export const PluginConfigSchema = Type.Object(
                 'Names this service is also reached by (e.g. homebridge.example.lan, *.example.org). Loopback, this host\'s names and addresses, and the public URL\'s host are always allowed; any other Host is refused (421).',
             }),
           ),
-          /** Reverse proxies whose X-Forwarded-* headers are believed: addresses or CIDR ranges (docs/design.md §7). */
+          /** Reverse proxies whose X-Forwarded-* headers are believed: the proxy's own address (a range is warned about: docs/remote-access.md). */
           trusted_proxies: Type.Optional(
             Type.Array(Type.String({ minLength: 1, pattern: '^[0-9A-Fa-f:.]+(/\\d{1,3})?$', 'x-hint': 'an address or range like 192.168.1.10 or 10.0.0.0/24', title: 'Proxy address' }), {
               title: 'Trusted reverse proxies',
-              description: 'Addresses or CIDR ranges of your reverse proxies (e.g. 127.0.0.1, 192.168.1.10). X-Forwarded-For/-Proto/-Host are believed only from them.',
+              description: 'The address of your reverse proxy (e.g. 127.0.0.1, 192.168.1.10), never a range of your network: every device in a range could claim any client address. X-Forwarded-For/-Proto/-Host are believed only from these.',
             }),
           ),
           token_ttl_s: Type.Optional(Type.Integer({ minimum: 60, maximum: 86400, title: 'Access token lifetime (s)', placeholder: 3600 })),

@@ -17,7 +17,10 @@ const SPEC_FORMAT_HINT = 'M/D/YYYY h:mm:ss AM|PM (e.g. 3/8/2026 9:05:00 AM) or I
 const SPEC_PATTERN = /^(\d{1,2})\/(\d{1,2})\/(\d{4}) (\d{1,2}):(\d{2}):(\d{2}) ([AaPp][Mm])$/;
 const ISO_LIKE = /^\d{4}-\d{2}-\d{2}[Tt]/;
 const ISO_WITH_OFFSET =
-  /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:[Zz]|[+-]\d{2}(?::?\d{2})?)$/;
+  /^\d{4}-\d{2}-\d{2}[Tt](\d{2}):\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:[Zz]|([+-])(\d{2})(?::?(\d{2}))?)$/;
+/** The offsets clocks on Earth use: UTC−12:00 to UTC+14:00. */
+const MIN_OFFSET_MINUTES = -12 * 60;
+const MAX_OFFSET_MINUTES = 14 * 60;
 
 const MIN_YEAR = 1970;
 const MAX_YEAR = 9999;
@@ -129,11 +132,23 @@ export function localTimeToInstant(local: LocalDateTime, zone: string): number |
 }
 
 function parseIsoWithOffset(text: string): DateTimeParseResult {
-  if (!ISO_WITH_OFFSET.test(text)) {
+  const match = ISO_WITH_OFFSET.exec(text);
+  if (!match) {
     return {
       ok: false,
       message: 'an ISO 8601 date-time must carry Z or an offset such as +01:00 (without one it is ambiguous)',
     };
+  }
+  // luxon reads `T24:00:00` as the next midnight and `+99:99` as an offset of four days: both are
+  // refused, so a window means what it says (issue #32, finding 11).
+  const [, hourText = '', sign, offsetHours, offsetMinutes = '00'] = match;
+  if (Number(hourText) > 23) return { ok: false, message: `hour ${hourText} is outside 00-23 (write the next day's 00:00 instead of 24:00)` };
+  if (sign !== undefined && offsetHours !== undefined) {
+    const minutes = Number(offsetMinutes);
+    const total = (sign === '-' ? -1 : 1) * (Number(offsetHours) * 60 + minutes);
+    if (minutes > 59 || total < MIN_OFFSET_MINUTES || total > MAX_OFFSET_MINUTES) {
+      return { ok: false, message: `the offset ${sign}${offsetHours}:${offsetMinutes} is outside -12:00 to +14:00` };
+    }
   }
   const parsed = DateTime.fromISO(text, { setZone: true });
   if (!parsed.isValid) return { ok: false, message: `${text} is not a valid ISO 8601 date-time` };

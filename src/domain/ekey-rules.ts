@@ -3,6 +3,7 @@
  * a PUT merge: type-specific windows and schedules, DateTime parsing in the lock's zone, string
  * limits. Errors come back as a FieldError list for `validationFailed` (400).
  */
+import { deceptiveTextProblem } from './display-text.js';
 import { parseEKeyDateTime } from './ekey-datetime.js';
 import { isUnrestrictedSchedule, UNRESTRICTED_SCHEDULE, validateSchedule } from './ekey-schedule.js';
 import { EKEY_TYPES, isEKeyType } from './ekey-types.js';
@@ -258,14 +259,14 @@ function readText(
   return null;
 }
 
-// Names show up in lists and logs: one line, not blank.
+// Names show up in lists and logs: one line, not blank, and showing what they say (display-text.ts).
 function validateName(text: string): string | null {
   if (text.trim() === '') return 'must not be empty; send null to clear it';
   if (/\p{Cc}/u.test(text)) return 'must not contain control characters such as line breaks';
-  return null;
+  return deceptiveTextProblem(text);
 }
 
-// Messages may span lines, but no other control characters.
+// Messages may span lines, but no other control characters, and nothing that disguises them.
 function validateMessage(text: string): string | null {
-  return /[^\P{Cc}\t\n\r]/u.test(text) ? 'must not contain control characters other than tab and line breaks' : null;
+  return /[^\P{Cc}\t\n\r]/u.test(text) ? 'must not contain control characters other than tab and line breaks' : deceptiveTextProblem(text);
 }

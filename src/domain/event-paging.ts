@@ -9,7 +9,7 @@ import type { FieldError } from './errors.js';
 import { isUuid, normalizeId } from './ids.js';
 
 /** Every event type, in the order links spell them (spec: LockEvent type values). */
-export const EVENT_TYPES = ['lock', 'unlock', 'battery', 'ring'] as const;
+export const EVENT_TYPES = ['lock', 'unlock', 'battery', 'ring', 'keypad_refused'] as const;
 
 /** A LockEvent type. */
 export type EventType = (typeof EVENT_TYPES)[number];

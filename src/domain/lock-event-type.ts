@@ -1,5 +1,8 @@
-/** A LockEvent type (spec: lock, unlock or battery; docs/design.md §4d adds `ring`, an Opener's doorbell). */
-export type LockEventType = 'lock' | 'unlock' | 'battery' | 'ring';
+/**
+ * A LockEvent type (spec: lock, unlock or battery; docs/design.md §4d adds `ring`, an Opener's
+ * doorbell; §4c adds `keypad_refused`, a code the lock refused at its keypad — no code, no performer).
+ */
+export type LockEventType = 'lock' | 'unlock' | 'battery' | 'ring' | 'keypad_refused';
 
 /**
  * What an event carries beyond the spec's fields (docs/design.md §4d), each present only when

@@ -25,10 +25,14 @@ export type CommandFailure = 'jammed' | 'timeout' | 'delivery_failed' | 'lock_of
 export type CommandRefusal =
   /** The acting user holds no usable eKey on the lock right now (the API answers 403 or 404). */
   | 'no_usable_key'
+  /** The acting user's key does not allow this command: an Opener mode below admin (the API answers 403). */
+  | 'not_permitted'
   /** The lock has no gateway connection or cannot be reached (the API answers 400). */
   | 'lock_unreachable'
   /** The lock's command queue is full (the API answers 429). */
   | 'queue_full'
+  /** The acting user sent this lock too many commands in a short time (the API answers 429). */
+  | 'rate_limited'
   /** The lock's family cannot run this command type (docs/design.md §4d; the API answers 400). */
   | 'unsupported_command'
   /** No such lock or user (anymore). */
@@ -74,6 +78,12 @@ export interface ActivityRecord {
    * §4c); the service turns it into the eKey whose door code it is. Absent for every other record.
    */
   keypadCodeId?: number;
+  /**
+   * Not a bolt move: a code typed at the lock's keypad that the lock refused (docs/design.md §4c;
+   * `action` is what was asked for). Which code it was is not in the record: a wrong code may be
+   * one digit off a real one, so it is never carried.
+   */
+  keypadRefused?: true;
   /** When the bolt moved, by the lock's clock, ms since the Unix epoch. */
   timestamp: number;
 }

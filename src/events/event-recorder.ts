@@ -1,6 +1,6 @@
 import type { Clock } from '../domain/clock.js';
 import { normalizeId } from '../domain/ids.js';
-import { eventShapeOfCommand } from '../domain/lock-command-type.js';
+import { eventShapeOfCommand, type OpenerMode } from '../domain/lock-command-type.js';
 import type { LockEventDetail } from '../domain/lock-event-type.js';
 import type { Logger } from '../logger.js';
 import type { EventRepository, NewEvent, StoredEvent } from '../store/event-repository.js';
@@ -15,11 +15,19 @@ export type CommandCompletedReport = Parameters<LockEventSink['recordCommandComp
 /** The input of {@link LockEventSink.recordBattery}. */
 export type BatteryReport = Parameters<LockEventSink['recordBattery']>[0];
 
+/** An Opener mode the service itself switched off (src/commands/opener-mode-guard.ts). */
+export interface ModeSwitchedOffReport {
+  lockId: string;
+  mode: OpenerMode;
+  timestamp: number;
+}
+
 /** One report of any kind, for {@link EventRecorder.recordBatch}. */
 export type SinkReport =
   | ({ kind: 'activity' } & ActivityReport)
   | ({ kind: 'command' } & CommandCompletedReport)
-  | ({ kind: 'battery' } & BatteryReport);
+  | ({ kind: 'battery' } & BatteryReport)
+  | ({ kind: 'mode_off' } & ModeSwitchedOffReport);
 
 export interface EventRecorderDependencies {
   events: EventRepository;
@@ -81,6 +89,17 @@ export class EventRecorder implements LockEventSink {
   }
 
   /**
+   * docs/design.md §4d: an Opener mode the service switched off because the key of whoever switched
+   * it on ended, or its time limit passed: a `lock` event with the mode and no performer (source
+   * `service`), so only the lock's owners and admins see it.
+   */
+  recordModeSwitchedOff(input: ModeSwitchedOffReport): RecordedEvent {
+    const recorded = this.recordBatch([{ kind: 'mode_off', ...input }])[0];
+    if (!recorded) throw new Error(`the switch-off on lock ${input.lockId} was not recorded`);
+    return recorded;
+  }
+
+  /**
    * Records many reports in one transaction (one fsync), in order; the result at index i is what
    * report i produced. For backlogs read back after a reconnect and for group commit.
    */
@@ -115,6 +134,20 @@ export class EventRecorder implements LockEventSink {
         return this.command(report);
       case 'battery':
         return this.battery(report);
+      case 'mode_off':
+        return this.insert({
+          lockId: normalizeId(report.lockId),
+          type: 'lock',
+          performerId: null,
+          occurredAt: report.timestamp,
+          value: null,
+          detail: { mode: report.mode },
+          source: 'service',
+          ekeyId: null,
+          commandId: null,
+          lockSequence: null,
+          flagged: false,
+        });
     }
   }
 
@@ -122,6 +155,7 @@ export class EventRecorder implements LockEventSink {
     // Spec §Events rule 2: manual turns, triple-tap and key fobs produce no event; remote moves
     // are recorded from the completed command (with its requester), auto-relock by nobody.
     if (report.ring !== undefined) return this.ring(report, report.ring.opened);
+    if (report.keypadRefused === true) return this.keypadRefused(report);
     if (report.source !== 'tap') return null;
     const lockId = normalizeId(report.lockId);
     if (this.deps.events.hasLockSequence(lockId, report.sequence)) return null;
@@ -235,6 +269,29 @@ export class EventRecorder implements LockEventSink {
       value: null,
       detail: opened ? { opened: true } : null,
       source: 'ring',
+      ekeyId: null,
+      commandId: null,
+      lockSequence: report.sequence,
+      flagged: false,
+    });
+  }
+
+  /**
+   * docs/design.md §4c: a code the lock refused at its keypad is a `keypad_refused` event without a
+   * performer (so only owners and admins see it) and without the code: someone is trying codes at
+   * the door, and the lock's own log says when. Recorded once per log entry, like a tap.
+   */
+  private keypadRefused(report: ActivityReport): { event: StoredEvent; fresh: boolean } | null {
+    const lockId = normalizeId(report.lockId);
+    if (this.deps.events.hasLockSequence(lockId, report.sequence)) return null;
+    return this.insert({
+      lockId,
+      type: 'keypad_refused',
+      performerId: null,
+      occurredAt: report.timestamp,
+      value: null,
+      detail: null,
+      source: 'keypad',
       ekeyId: null,
       commandId: null,
       lockSequence: report.sequence,

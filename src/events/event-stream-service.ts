@@ -124,6 +124,16 @@ export class EventStreamService {
     }
   }
 
+  /** Whether the stream's credential still holds; a failing check counts as no (the stream ends, the client reconnects). */
+  private stillAuthorized(audience: EventAudience, credential: StreamCredential | undefined): boolean {
+    try {
+      return credential?.stillValid() ?? true;
+    } catch (error) {
+      this.deps.logger.error(`event stream for lock ${audience.lockId}: authorization check failed, closing: ${describeError(error)}`);
+      return false;
+    }
+  }
+
   /** One tick of the sweep: credentials every tick, views every second tick (key expiry, schedules). */
   private sweep(): void {
     this.sweeps += 1;
@@ -171,6 +181,13 @@ export class EventStreamService {
 
     const send = (event: EventSummary): void => {
       if (closed || event.seq <= lastSeq || !query.canSee(audience, event)) return;
+      // The sweep alone leaves a window of up to sweepMs after a revocation (issue #32, finding 5):
+      // the bearer is asked again before every delivery, from the access-token cache that every
+      // revocation empties (a lookup in memory, no query).
+      if (!this.stillAuthorized(audience, credential)) {
+        stream.close();
+        return;
+      }
       lastSeq = event.seq;
       connection.write(`id: ${event.id}\ndata: ${JSON.stringify(toLockEventJson(event))}\n\n`);
       if (connection.pendingBytes > this.maxPendingBytes) {

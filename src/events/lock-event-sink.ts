@@ -25,7 +25,9 @@ export interface RecordedEvent {
  * - activity with source `manual`, `triple_tap`, `fob`, `auto` → no event;
  * - activity with source `remote` → no event here: the command engine reports the completed
  *   command itself, with its requester as performer, so it is recorded exactly once;
- * - battery → a battery event (value 0–1, no performer) only when the level changed.
+ * - battery → a battery event (value 0–1, no performer) only when the level changed;
+ * - a code refused at the keypad → a `keypad_refused` event without performer or code (owners
+ *   and admins see it; docs/design.md §4c).
  * Every activity record is recorded at most once per (lock, sequence), whether it arrives live
  * or is read back after a reconnect.
  */
@@ -49,6 +51,8 @@ export interface LockEventSink {
     ring?: { opened: boolean };
     /** docs/design.md §4c: the tap came from the keypad, with the door code of `credential`'s eKey. */
     via?: 'keypad';
+    /** docs/design.md §4c: not a bolt move but a code the lock refused at its keypad: a `keypad_refused` event. */
+    keypadRefused?: boolean;
   }): RecordedEvent | null;
 
   recordCommandCompleted(input: {

@@ -358,6 +358,7 @@ export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
       ...(actor === null ? {} : { actor, linkedUserId: this.deps.linkedUser?.(event.lockId, actor) ?? null }),
       ...(record.unlatched === true ? { unlatched: true } : {}),
       ...(record.ring === undefined ? {} : { ring: record.ring }),
+      ...(record.keypadRefused === true ? { keypadRefused: true } : {}),
     });
     // With the recorder's write: the read-back after a reconnect starts after what was recorded.
     this.deps.lockState.saveActivitySequence(event.lockId, record.sequence, this.seenAt(event.lockId));

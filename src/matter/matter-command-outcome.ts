@@ -24,7 +24,7 @@ export function matterCommandError(lockName: string, target: BoltTarget, result:
     case 'failed':
       return { status: 'failure', message: `${lockName}: ${verb} failed: ${result.reason}` };
     case 'rejected':
-      return { status: result.reason === 'queue_full' ? 'busy' : 'failure', message: `${lockName}: ${verb} refused: ${result.reason}` };
+      return { status: result.reason === 'queue_full' || result.reason === 'rate_limited' ? 'busy' : 'failure', message: `${lockName}: ${verb} refused: ${result.reason}` };
   }
 }
 

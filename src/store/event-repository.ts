@@ -3,8 +3,11 @@ import type { SqliteDatabase } from './database.js';
 import type { LockEventDetail, LockEventType } from '../domain/lock-event-type.js';
 import { EVENT_TYPES } from '../domain/event-paging.js';
 
-/** Where a stored event came from: a tap on the lock, a completed remote command, a battery report, an Opener's ring. */
-export type EventSource = 'tap' | 'command' | 'battery' | 'ring';
+/**
+ * Where a stored event came from: a tap on the lock, a completed remote command, a battery report,
+ * an Opener's ring, a code refused at the keypad, the service itself (an Opener mode it switched off).
+ */
+export type EventSource = 'tap' | 'command' | 'battery' | 'ring' | 'keypad' | 'service';
 
 /** What a page, a stream and the API need of an event. `seq` is the keyset position; `id` the public UUID. */
 export interface EventSummary {

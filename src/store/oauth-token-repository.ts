@@ -132,9 +132,7 @@ export class OAuthTokenRepository {
     this.revokeByCodeStatement = db.prepare<[number, string]>(
       'UPDATE oauth_tokens SET revoked_at = ? WHERE code_hash = ? AND revoked_at IS NULL',
     );
-    this.revokeUserStatement = db.prepare<[number, string, string]>(
-      'UPDATE oauth_tokens SET revoked_at = ? WHERE user_id = ? AND family_id <> ? AND revoked_at IS NULL',
-    );
+    this.revokeUserStatement = db.prepare<[number, string]>('UPDATE oauth_tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL');
     this.codeByHash = db.prepare<[string], CodeRow>('SELECT * FROM oauth_codes WHERE code_hash = ?');
     this.insertCodeStatement = db.prepare(
       `INSERT INTO oauth_codes (code_hash, client_id, user_id, redirect_uri, code_challenge, code_challenge_method, expires_at, used_at, created_at)
@@ -206,12 +204,12 @@ export class OAuthTokenRepository {
   }
 
   /**
-   * Revokes every token of a user except those of `keepFamilyId` (the session that changed the
-   * password; '' keeps none): every other session of theirs ends (docs/design.md §9b).
+   * Revokes every token of a user: every session of theirs ends (a new password, docs/design.md
+   * §9b; a password change then issues its caller a new session in the same transaction).
    */
-  revokeUserSessions(userId: string, keepFamilyId: string, at: number): number {
+  revokeUserSessions(userId: string, at: number): number {
     this.accessCache.clear();
-    return this.revokeUserStatement.run(at, userId, keepFamilyId).changes;
+    return this.revokeUserStatement.run(at, userId).changes;
   }
 
   findCodeByHash(codeHash: string): AuthorizationCodeRecord | undefined {

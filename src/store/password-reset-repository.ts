@@ -24,6 +24,7 @@ export class PasswordResetRepository {
   private readonly useStatement;
   private readonly useAllStatement;
   private readonly purgeStatement;
+  private readonly countSinceStatement;
 
   constructor(db: SqliteDatabase) {
     this.byHash = db.prepare<[string], Row>('SELECT * FROM password_resets WHERE token_hash = ?');
@@ -32,7 +33,8 @@ export class PasswordResetRepository {
     );
     this.useStatement = db.prepare<[number, string]>('UPDATE password_resets SET used_at = ? WHERE token_hash = ? AND used_at IS NULL');
     this.useAllStatement = db.prepare<[number, string]>('UPDATE password_resets SET used_at = ? WHERE user_id = ? AND used_at IS NULL');
-    this.purgeStatement = db.prepare<[number]>('DELETE FROM password_resets WHERE expires_at < ?');
+    this.purgeStatement = db.prepare<[number]>('DELETE FROM password_resets WHERE created_at < ?');
+    this.countSinceStatement = db.prepare<[string, number], { n: number }>('SELECT COUNT(*) AS n FROM password_resets WHERE user_id = ? AND created_at > ?');
   }
 
   find(tokenHash: string): PasswordResetRecord | undefined {
@@ -54,8 +56,13 @@ export class PasswordResetRepository {
     return this.useAllStatement.run(at, userId).changes;
   }
 
-  /** Housekeeping: links that expired before `before`. */
-  purgeExpired(before: number): number {
+  /** How many links the user was sent after `since` (the per-account cap counts used ones too). */
+  countCreatedAfter(userId: string, since: number): number {
+    return this.countSinceStatement.get(userId, since)?.n ?? 0;
+  }
+
+  /** Housekeeping: links made before `before` (long expired, and outside the cap's window). */
+  purgeCreatedBefore(before: number): number {
     return this.purgeStatement.run(before).changes;
   }
 }

@@ -182,11 +182,11 @@ export class DoorCodeBluezRig {
     this.changes.emit('change', this.lockId);
   }
 
-  /** The key's `door_code` as the API would answer it. */
+  /** The key's `door_code` as the API would answer its holder. */
   doorCodeOf(keyId: string): ReturnType<DoorCodeService['view']> {
     const key = this.current.ekeys.findById(keyId);
     if (key === undefined) throw new Error(`no key ${keyId}`);
-    return this.current.service.view(key);
+    return this.current.service.view(key, { userId: key.user_id, role: null });
   }
 
   /** Every row written from now on (insert and update, this run), in order: the states a code went through. */

@@ -31,13 +31,20 @@ export interface OwnKey extends EKey {
 
 export interface LockEvent {
   id: string;
-  type: 'lock' | 'unlock' | 'battery';
+  /** `ring`: someone rang at an Opener; `keypad_refused`: the lock refused a code typed at its keypad (docs/design.md §4c, §4d). */
+  type: 'lock' | 'unlock' | 'battery' | 'ring' | 'keypad_refused';
   lock_id: string;
   performer?: { id: string; name: string };
   timestamp: string;
   value?: number;
   /** An unlock that also pulled the latch: the door was opened (docs/design.md §4d). */
   unlatched?: true;
+  /** A ring the Opener opened the door on. */
+  opened?: true;
+  /** The Opener mode switched on (an unlock) or off (a lock). */
+  mode?: 'ring_to_open' | 'continuous_mode';
+  /** A door code typed at the keypad. */
+  via?: 'keypad';
 }
 
 export interface EventPage {

@@ -63,3 +63,11 @@ export function holderDoorCodeText(doorCode: DoorCode): string {
 /** docs/door-codes.md: a window the lock cannot hold is kept by the service switching the code on and off. */
 export const SERVICE_ENFORCED_TEXT =
   'The lock cannot hold these hours itself: the code is switched on and off at each start and end, and outside its hours it keeps working until that has reached the lock.';
+
+/** docs/design.md §4c: the digits of an owner's or admin's key are shown to its holder alone. */
+export const HOLDER_ONLY_TEXT = 'Only the holder of this eKey sees its digits.';
+
+/** A code that is (or will be) on the lock whose digits this viewer is not shown: an owner's or admin's key. */
+export function digitsKeptFromOthers(doorCode: DoorCode): boolean {
+  return doorCode.code === null && doorCode.state !== 'removing' && doorCode.state !== 'removed';
+}

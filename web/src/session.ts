@@ -94,9 +94,46 @@ export async function completeSignIn(): Promise<string | undefined> {
   }
 }
 
+/** A token pair as the service answers it. */
+export interface TokenAnswer {
+  access_token: string;
+  refresh_token: string;
+  expires_in: number;
+}
+
+let changing: Promise<void> | undefined;
+
+/**
+ * Continues the session with the tokens a request answers: a password change ends every session,
+ * this one too, and hands it a new token family (the old refresh token died with the old password,
+ * docs/security.md). A refresh asked for meanwhile (another request met a 401) waits for it and
+ * takes the new access token instead of presenting the dead refresh token.
+ */
+export async function continueSessionWith(answer: Promise<TokenAnswer>): Promise<void> {
+  const adopted = answer.then((body) => {
+    save({ access_token: body.access_token, refresh_token: body.refresh_token, expires_at: Date.now() + body.expires_in * 1000 });
+  });
+  const current = adopted.then(
+    () => undefined,
+    () => undefined,
+  );
+  changing = current;
+  try {
+    await adopted;
+  } finally {
+    if (changing === current) changing = undefined;
+  }
+}
+
 /** A fresh refresh (rotating the refresh token); concurrent callers share it. */
 export function refreshNow(): Promise<string> {
   refreshing ??= (async () => {
+    const before = load();
+    if (changing !== undefined) {
+      await changing;
+      const after = load();
+      if (after !== undefined && after.access_token !== before?.access_token) return after.access_token;
+    }
     const tokens = load();
     if (!tokens) throw new SignedOutError();
     try {

@@ -17,8 +17,13 @@ export function registerCommandRoutes(context: ProtectedRouteContext): void {
         summary: 'Lock or unlock remotely',
         description:
           'Needs an eKey usable now (403 otherwise) and a lock the gateway can reach (400 `lock_unreachable` otherwise). ' +
+          'The Nuki Opener\'s mode switches (`ring_to_open_on|off`, `continuous_mode_on|off`) need an owner or admin key ' +
+          '(403 `mode_needs_admin` for other roles; a guest may still open the strike once with `unlock`); a mode switched on by a key ' +
+          'that ends is switched off by the service. ' +
           'Answers 201 with status `processing`, or `created` while queued behind another command on the lock; 429 with ' +
-          'Retry-After when the lock already has 8 unfinished commands. With an `Idempotency-Key` header, a retry answers ' +
+          'Retry-After when the lock already has 8 unfinished commands (`command_queue_full`), or when a caller who is not ' +
+          'an owner of the lock sent it more than 10 commands at once and then more than one every 6 s (`command_rate_limited`). ' +
+          'With an `Idempotency-Key` header, a retry answers ' +
           '201 with the original command (header `Idempotent-Replayed: true`).',
         params: LockParamsSchema,
         headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) }),

@@ -9,6 +9,7 @@ import {
   renderResetPage,
 } from '../../auth/password-pages.js';
 import { ServiceError } from '../../domain/errors.js';
+import { SERVICE_PAGE_CSP } from '../../auth/html-page.js';
 import { createHtmlErrorHandler } from '../problem.js';
 import { dropOpenerPolicyOnPlainHttp } from '../web/opener-policy.js';
 import type { RouteContext } from './route-context.js';
@@ -24,8 +25,9 @@ export async function registerPasswordPages({ app, services, logger }: RouteCont
   await app.register(fastifyFormbody);
   app.setErrorHandler(createHtmlErrorHandler(logger, renderPasswordErrorPage));
   app.addHook('onRequest', async (request, reply) => {
-    // A reset link is a secret: never cached, never sent on in a Referer.
-    void reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
+    // A reset link is a secret: never cached, never sent on in a Referer. The pages wear the app's
+    // stylesheet and page script: the service pages' policy, as on the sign-in page (issue #32, finding 11).
+    void reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').header('content-security-policy', SERVICE_PAGE_CSP);
     dropOpenerPolicyOnPlainHttp(request, reply);
   });
   const rateLimit = { max: 10, timeWindow: 60_000 };
@@ -86,7 +88,7 @@ export async function registerPasswordPages({ app, services, logger }: RouteCont
         response: {
           200: htmlResponse('The form for the new password'),
           404: htmlResponse('No such link'),
-          410: htmlResponse('The link was used or expired'),
+          410: htmlResponse('The link was used, replaced by a newer one, or expired'),
         },
       },
     },
@@ -103,12 +105,13 @@ export async function registerPasswordPages({ app, services, logger }: RouteCont
               status: state === 'unknown' ? 404 : 410,
               detail:
                 state === 'used'
-                  ? 'This link has already been used. Ask for a new one if you still need it.'
+                  ? 'This link no longer works: it has been used, or a newer one was sent. Ask for a new one if you still need it.'
                   : state === 'expired'
                     ? 'This link has expired (links work for 30 minutes). Ask for a new one.'
                     : 'This link is not valid. Ask for a new one.',
             },
             true,
+            request.url,
           ),
         );
     },
@@ -130,7 +133,7 @@ export async function registerPasswordPages({ app, services, logger }: RouteCont
           200: htmlResponse('The password is changed'),
           400: htmlResponse('The password is too short'),
           404: htmlResponse('No such link'),
-          410: htmlResponse('The link was used or expired'),
+          410: htmlResponse('The link was used, replaced by a newer one, or expired'),
         },
       },
     },

@@ -1,6 +1,6 @@
-import { emptyResponse } from '../openapi-responses.js';
 import { Type } from 'typebox';
 import { protectedErrors } from '../schemas/common.js';
+import { TokenResponseSchema } from '../schemas/oauth.js';
 import type { ProtectedRouteContext } from './route-context.js';
 
 const ChangePasswordSchema = Type.Object(
@@ -19,18 +19,21 @@ export function registerPasswordRoutes({ app, services, callerOf }: ProtectedRou
       config: { rateLimit: { max: 10, timeWindow: 60_000 } },
       schema: {
         tags: ['users'],
-        summary: 'Change your password; every other session of yours ends',
+        summary: 'Change your password; every session of yours ends and this one continues with new tokens',
         description:
-          'Checks `current_password` (400 `wrong_password` when it is not correct), sets `new_password` (400 `validation_failed` under 8 characters), ' +
-          'and revokes every token of the caller except those of the session making the request. 204 on success.',
+          'Checks `current_password` (400 `wrong_password` when it is not correct; wrong ones count against the account\'s ' +
+          'password attempts like failed sign-ins: 429 `too_many_password_attempts` once they are used up), sets `new_password` ' +
+          '(400 `validation_failed` under 8 characters), and revokes every token of the caller — this session\'s too. ' +
+          'The answer is a new session for the same client (a new token family): use its tokens from now on; the old refresh token is dead.',
         body: ChangePasswordSchema,
-        response: { 204: emptyResponse('Changed; every other session of the user ended'), ...protectedErrors },
+        response: { 200: TokenResponseSchema, ...protectedErrors },
       },
     },
     async (request, reply) => {
       const caller = callerOf(request);
-      await services.passwords.change(caller, request.body.current_password, request.body.new_password);
-      return reply.status(204).send();
+      const session = await services.passwords.change(caller, request.body.current_password, request.body.new_password);
+      // RFC 6749 §5.1: an answer carrying tokens is never cached.
+      return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').status(200).send(session);
     },
   );
 }

@@ -32,7 +32,8 @@ const editable = {
 export const DoorCodeSchema = Type.Object(
   {
     code: Type.Union([Type.String({ pattern: '^[1-9]{6}$' }), Type.Null()], {
-      description: "Six digits 1–9 (never starting with 12), unique on the lock; shown to the key's holder and the lock's owners and admins; null once removed",
+      description:
+        "Six digits 1–9 (never starting with 12), unique on the lock. Shown to the key's holder; the codes of anytime, scheduled and guest keys also to the lock's owners and admins; an owner or admin key's code to its holder alone. null for everyone else, while removing, and once removed",
     }),
     state: Type.Union(
       (['waiting', 'setting', 'set', 'failed', 'removing', 'removed'] as const).map((state) => Type.Literal(state)),

@@ -1,12 +1,13 @@
 import { Type } from 'typebox';
 import { DEFAULT_EVENT_LIMIT, MAX_EVENT_LIMIT } from '../../domain/event-paging.js';
 
-/** Spec: LockEvent. `performer` only on lock/unlock, `value` only on battery events; docs/design.md §4d adds `ring`, `unlatched`, `opened`, `mode`; §4c adds `via`. */
+/** Spec: LockEvent. `performer` only on lock/unlock, `value` only on battery events; docs/design.md §4d adds `ring`, `unlatched`, `opened`, `mode`; §4c adds `via` and `keypad_refused`. */
 export const LockEventSchema = Type.Object(
   {
     id: Type.String({ format: 'uuid', description: 'Event ID' }),
-    type: Type.Union([Type.Literal('lock'), Type.Literal('unlock'), Type.Literal('battery'), Type.Literal('ring')], {
-      description: 'lock, unlock, battery, or ring (a ring at a Nuki Opener; no performer)',
+    type: Type.Union([Type.Literal('lock'), Type.Literal('unlock'), Type.Literal('battery'), Type.Literal('ring'), Type.Literal('keypad_refused')], {
+      description:
+        'lock, unlock, battery, ring (a ring at a Nuki Opener; no performer), or keypad_refused (a code the lock refused at its keypad; no performer, never the code; owners and admins only)',
     }),
     lock_id: Type.String({ format: 'uuid', description: 'Lock the event is for' }),
     performer: Type.Optional(Type.Ref('User', { description: 'User who performed the event; absent in battery events' })),
@@ -50,7 +51,7 @@ export const LockEventPageSchema = Type.Object(
  * `conflicting_cursors`), and only after the lock's visibility was checked.
  */
 export const EventPageQuerySchema = Type.Object({
-  type: Type.Optional(Type.String({ description: 'Comma-joined event types to include: lock, unlock, battery', examples: ['lock,unlock'] })),
+  type: Type.Optional(Type.String({ description: 'Comma-joined event types to include: lock, unlock, battery, ring, keypad_refused', examples: ['lock,unlock'] })),
   limit: Type.Optional(
     Type.String({ description: `Page size, 1 to ${MAX_EVENT_LIMIT} (default ${DEFAULT_EVENT_LIMIT})`, examples: ['50'] }),
   ),

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { LOCK_COMMAND_TYPES } from '../../domain/lock-command-type.js';
+import { MAX_CONTINUOUS_LIMIT_MINUTES } from '../../domain/opener-mode.js';
 
 /** Spec: Lock as it appears in a user's lock list — the spec's four fields first, then ours. */
 export const LockSchema = Type.Object(
@@ -22,8 +23,39 @@ export const LockSchema = Type.Object(
       description:
         'The command types this lock runs: lock and unlock on every lock; unlatch (open the door) on a Nuki Smart Lock; ring_to_open_on|off and continuous_mode_on|off on a Nuki Opener',
     }),
+    opener_mode: Type.Optional(
+      Type.Union([Type.Literal('none'), Type.Literal('ring_to_open'), Type.Literal('continuous')], {
+        description: 'A Nuki Opener only: its mode now — none, ring_to_open (the next ring opens the door once) or continuous (every ring opens it)',
+      }),
+    ),
+    opener_mode_set_by: Type.Optional(
+      Type.Union([Type.Ref('User'), Type.Null()], {
+        description:
+          "A Nuki Opener only: who switched the mode on, for the lock's owners and admins; null for everyone else, when it is off, or when it was switched on elsewhere (the vendor's app). When that person's key ends, the service switches the mode off.",
+      }),
+    ),
+    opener_mode_until: Type.Optional(
+      Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+        description: "A Nuki Opener only: when the service switches Continuous Mode off by the owner's cap (ISO 8601 UTC); null otherwise",
+      }),
+    ),
+    continuous_mode_limit_minutes: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 1, maximum: MAX_CONTINUOUS_LIMIT_MINUTES }), Type.Null()], {
+        description: "A Nuki Opener only: the owner's cap on Continuous Mode in minutes (shown to owners and admins); null: none",
+      }),
+    ),
   },
   { $id: 'Lock', additionalProperties: false },
+);
+
+/** `PUT /locks/{lock_id}/opener-settings` body and answer (docs/design.md §4d). */
+export const OpenerSettingsSchema = Type.Object(
+  {
+    continuous_mode_limit_minutes: Type.Union([Type.Integer({ minimum: 1, maximum: MAX_CONTINUOUS_LIMIT_MINUTES }), Type.Null()], {
+      description: `Continuous Mode is switched off by the service this many minutes after it was switched on (1 to ${MAX_CONTINUOUS_LIMIT_MINUTES}, a week); null: no cap`,
+    }),
+  },
+  { additionalProperties: false, description: "An Opener's settings that its owners choose" },
 );
 
 /** Spec: GET /users/{user_id}/locks response. */

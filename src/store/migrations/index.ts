@@ -9,12 +9,13 @@ import { lockFamilyRegistry } from './007-lock-family-registry.js';
 import { security } from './008-security.js';
 import { doorCodes } from './009-door-codes.js';
 import { nukiCommandsAndEvents } from './010-nuki-commands-and-events.js';
+import { keypadRefusalsAndOpenerModes } from './011-keypad-refusals-and-opener-modes.js';
 
 /**
  * Every schema step, in order. Append new steps; never edit one that has shipped.
  * Reserved: 3 = commands, 4 = lock events, 5 = lock family, 6 = lock retirement, 7 = lock family
  * registry, 8 = security (closed invitations, password resets), 9 = door codes, 10 = Nuki commands
- * and events (unlatch, the Opener).
+ * and events (unlatch, the Opener), 11 = keypad refusals and Opener modes (issue #32).
  */
 export const migrations: readonly Migration[] = [
   usersAndOauth,
@@ -27,4 +28,5 @@ export const migrations: readonly Migration[] = [
   security,
   doorCodes,
   nukiCommandsAndEvents,
+  keypadRefusalsAndOpenerModes,
 ];

@@ -47,7 +47,7 @@ describe('the account in the web app (docs/security.md)', () => {
     await demo.stop();
   });
 
-  it('changes the password: this device stays signed in, every other one is signed out, only the new password signs in', async () => {
+  it('changes the password: this device stays signed in with new tokens, every other one is signed out, only the new password signs in', async () => {
     const { email, password } = user(1);
     const here = await openPage(browser, { bypassCSP: true });
     const there = await openPage(browser);
@@ -70,14 +70,18 @@ describe('the account in the web app (docs/security.md)', () => {
       await expect(here.page.getByRole('alert').textContent(WAIT)).resolves.toBe('Your current password is not correct.');
       expect((await call(base, 'GET', '/me', { token: otherToken ?? '' })).status).toBe(200);
 
+      const hereBefore = await storedAccessToken(here.page);
       await here.page.getByLabel('Current password').fill(password);
       await here.page.getByRole('button', { name: 'Change password', exact: true }).click();
       await expect(here.page.getByRole('status').textContent(WAIT)).resolves.toBe('Your password is changed. You were signed out on your other devices.');
       const findings = describeFindings('change password done', await seriousViolations(here.page));
       expect(findings).toEqual([]);
 
-      // The other device's tokens are gone; this one still works.
+      // The other device's tokens are gone; this one goes on with the new token family the answer
+      // carried (issue #32, finding 8: its old tokens are dead too).
       expect((await call(base, 'GET', '/me', { token: otherToken ?? '' })).status).toBe(401);
+      expect((await call(base, 'GET', '/me', { token: hereBefore ?? '' })).status).toBe(401);
+      expect(await storedAccessToken(here.page)).not.toBe(hereBefore);
       await there.page.reload();
       await there.page.getByRole('button', { name: 'Sign in', exact: true }).waitFor(WAIT);
       await here.page.getByRole('link', { name: 'Back to your locks' }).click();

@@ -43,6 +43,7 @@ describe('ekey-locks user and client', () => {
     alex = JSON.parse(result.stdout) as typeof alex;
     expect(alex).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/) as unknown, email: 'Alex@Example.com', name: 'Alex Adams' });
     expect(result.stdout).not.toContain('correct horse');
+    expect(result.stderr).not.toContain('Warning');
   });
 
   it('user add refuses the same address in another case (exit 2)', async () => {
@@ -67,6 +68,24 @@ describe('ekey-locks user and client', () => {
       [expect.any(String), 'blake@example.com', 'Blake Brown', 'active'],
     ]);
     expect(result.stdout).not.toMatch(/scrypt|secret/);
+  });
+
+  // Issue #32, finding 11: a password on the command line is visible to every local user.
+  it('user add with --password works but warns that it is visible to other users, naming --password-stdin', async () => {
+    const result = await run(['user', 'add', '--email', 'dana@example.com', '--name', 'Dana', '--password', 'visible password', '--data', bed.dataDir]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('Warning: --password is visible to other users of this computer');
+    expect(result.stderr).toContain('--password-stdin');
+    expect(result.stderr).not.toContain('visible password');
+  });
+
+  it('user add and client add refuse a name that disguises itself (exit 2)', async () => {
+    const user = await run(['user', 'add', '--email', 'eve@example.com', '--name', 'Ol\u200bivia Owner', '--password-stdin', '--data', bed.dataDir], { stdin: 'long enough\n' });
+    expect(user.code).toBe(2);
+    expect(user.stderr).toContain('--name must not contain invisible or direction-changing characters (U+200B)');
+    const app = await run(['client', 'add', '--name', 'App\u202eppa', '--redirect-uri', 'https://app.example/cb', '--data', bed.dataDir]);
+    expect(app.code).toBe(2);
+    expect(app.stderr).toContain('--name must not contain invisible or direction-changing characters (U+202E)');
   });
 
   it('client add registers a confidential client and shows its secret once', async () => {

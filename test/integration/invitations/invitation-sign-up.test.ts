@@ -52,6 +52,10 @@ describe('eKey invitations over SMTP', () => {
     const tooShort = await postForm(link, { name: 'Nia Newcomer', password: 'short' });
     expect(tooShort.status).toBe(400);
     expect(await tooShort.text()).toContain('at least 8 characters');
+    // Issue #32, finding 11: a name that reorders itself on screen is refused, nothing is accepted.
+    const disguised = await postForm(link, { name: 'Nia \u202eremocweN', password: 'a fine password' });
+    expect(disguised.status).toBe(400);
+    expect((await call(test.baseUrl, ownerToken, 'GET', `/ekey/${String(sent.body.id)}`)).body.status).toBe('pending');
 
     const done = await postForm(link, { name: 'Nia Newcomer', password: 'a fine password' });
     expect(done.status).toBe(200);

@@ -43,7 +43,9 @@ describe('passwords (§9b)', () => {
 
   afterAll(() => running.close());
 
-  it('changes the password in the app: wrong current refused, every other session ends, this one stays', async () => {
+  // Issue #32, finding 8: the caller's own token family is rotated too — its old refresh token is
+  // dead, the answer carries a new session for the same client.
+  it('changes the password in the app: wrong current refused, every session ends, this one goes on with a new token family', async () => {
     const user = parts.others[0];
     if (!user) throw new Error('demo user missing');
     const here = await signIn(user.email, user.password);
@@ -56,11 +58,18 @@ describe('passwords (§9b)', () => {
     expect(short.status).toBe(400);
 
     const changed = await call(test.baseUrl, here.access_token, 'PUT', '/me/password', { current_password: user.password, new_password: 'a-new-password-1' });
-    expect(changed.status).toBe(204);
+    expect(changed.status).toBe(200);
+    expect(changed.body).toEqual({ access_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), token_type: 'Bearer', expires_in: 3600, refresh_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+    const next = changed.body as unknown as OAuthTokens;
     expect((await call(test.baseUrl, elsewhere.access_token, 'GET', '/me')).status).toBe(401);
     await expect(refreshTokens(test.baseUrl, parts.client, elsewhere.refresh_token)).rejects.toThrow(OAuthLoginError);
-    expect((await call(test.baseUrl, here.access_token, 'GET', '/me')).status).toBe(200);
-    expect((await refreshTokens(test.baseUrl, parts.client, here.refresh_token)).access_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // This session's old tokens are dead too (a stolen refresh token of it dies with the old password) …
+    expect((await call(test.baseUrl, here.access_token, 'GET', '/me')).status).toBe(401);
+    await expect(refreshTokens(test.baseUrl, parts.client, here.refresh_token)).rejects.toThrow(OAuthLoginError);
+    // … and it goes on with the new family.
+    expect((await call(test.baseUrl, next.access_token, 'GET', '/me')).status).toBe(200);
+    const rotated = await refreshTokens(test.baseUrl, parts.client, next.refresh_token);
+    expect((await call(test.baseUrl, rotated.access_token, 'GET', '/me')).status).toBe(200);
     expect(await signInFails(user.email, user.password)).toBe(true);
     await signIn(user.email, 'a-new-password-1');
   }, SETUP_TIMEOUT_MS);
@@ -91,6 +100,25 @@ describe('passwords (§9b)', () => {
     await signIn(user.email, 'reset-password-2');
   }, SETUP_TIMEOUT_MS);
 
+  // Issue #32, finding 7: nothing about the address may show in the answer — also not when the
+  // store fails: the look-up and the link are made after the answer was sent.
+  it('answers the same whether or not the address exists, even while the store refuses writes', async () => {
+    const sent = smtp.mails.length;
+    test.service.db.pragma('query_only = ON');
+    let known: Response;
+    let unknown: Response;
+    try {
+      known = await postForm(`${test.baseUrl}/password/forgot`, { email: parts.owner.email });
+      unknown = await postForm(`${test.baseUrl}/password/forgot`, { email: 'nobody-at-all@example.org' });
+      await test.service.services.passwords.whenIdle();
+    } finally {
+      test.service.db.pragma('query_only = OFF');
+    }
+    expect([known.status, unknown.status]).toEqual([200, 200]);
+    expect(await known.text()).toBe(await unknown.text());
+    expect(smtp.mails.length).toBe(sent);
+  }, SETUP_TIMEOUT_MS);
+
   it('lets a reset link work for 30 minutes only', async () => {
     const user = parts.others[2];
     if (!user) throw new Error('demo user missing');
@@ -102,6 +130,31 @@ describe('passwords (§9b)', () => {
     expect((await fetch(link, { headers: { accept: 'text/html' } })).status).toBe(410);
     expect((await postForm(link, { password: 'too-late-password' })).status).toBe(410);
     expect(await signInFails(user.email, 'too-late-password')).toBe(true);
+  }, SETUP_TIMEOUT_MS);
+
+  // Issue #32, finding 7: at most 3 links per account an hour; a new link replaces the older ones.
+  it('mails at most 3 links per account an hour, and only the newest link works', async () => {
+    const user = parts.owner;
+    const sent = smtp.mails.length;
+    const ask = async (): Promise<void> => {
+      expect((await postForm(`${test.baseUrl}/password/forgot`, { email: user.email })).status).toBe(200);
+      await test.service.services.passwords.whenIdle();
+    };
+    for (let index = 0; index < 4; index += 1) await ask();
+    const links = smtp.mails.slice(sent).map((mail) => linkIn(mail.raw, 'password/reset'));
+    expect(links).toHaveLength(3);
+    const status = async (link: string): Promise<number> => (await fetch(link, { headers: { accept: 'text/html' } })).status;
+    expect(await Promise.all(links.map(status))).toEqual([410, 410, 200]);
+    expect(await (await fetch(links[0] ?? '', { headers: { accept: 'text/html' } })).text()).toContain('a newer one was sent');
+    expect((await postForm(links[1] ?? '', { password: 'an-old-link-password' })).status).toBe(410);
+
+    // An hour later the account may ask again; the new link replaces the last one.
+    test.clock.advance(60 * 60 * 1000);
+    await ask();
+    const fresh = smtp.mails.slice(sent).map((mail) => linkIn(mail.raw, 'password/reset'));
+    expect(fresh).toHaveLength(4);
+    expect(await status(fresh[3] ?? '')).toBe(200);
+    expect(await status(links[2] ?? '')).toBe(410);
   }, SETUP_TIMEOUT_MS);
 });
 

@@ -123,6 +123,34 @@ describe('event streams end when their authorization does (findings 2 and 3)', (
     expect(refused.status).toBe(404);
   }, SETUP_TIMEOUT_MS);
 
+  // Issue #32, finding 5: the sweep alone left up to 250 ms in which a revoked token still received
+  // events. Revoked, then an unlock recorded in the same tick (before any sweep can run): the
+  // stream ends without delivering it.
+  it('delivers nothing recorded after its token was revoked, even before the sweep ran', async () => {
+    const tokens = await login(0);
+    const stream = await open(tokens.access_token);
+    const ownerKey = (await call(test.baseUrl, ownerToken, 'GET', `/locks/${parts.frontDoor}/ekeys`)).body.ekeys?.find((key) => key.user_id === parts.owner.id);
+    if (!ownerKey) throw new Error('the owner holds no key on the Front Door');
+    // One synchronous stretch, as the lock runtime reports a tap right after a revocation committed.
+    test.service.services.oauth.revoke({
+      credentials: { clientId: parts.client.client_id, clientSecret: parts.client.client_secret, method: 'body' },
+      token: tokens.refresh_token,
+    });
+    const recorded = test.service.events.recorder.recordActivity({
+      lockId: parts.frontDoor,
+      sequence: 9_000_001,
+      action: 'unlock',
+      source: 'tap',
+      credential: ownerKey.id,
+      timestamp: test.clock.now(),
+    });
+    expect(recorded?.type).toBe('unlock');
+    expect((await call(test.baseUrl, tokens.access_token, 'GET', '/me')).status).toBe(401);
+    expect(await stream.until(() => false)).toBe(false);
+    expect(stream.ended).toBe(true);
+    expect(stream.messages().map((message) => message.id)).not.toContain(recorded?.id);
+  }, SETUP_TIMEOUT_MS);
+
   // Last: moving the service's clock past the token lifetime expires every token of this suite.
   it('ends within 1 s of its access token expiring', async () => {
     const tokens = await login(0);

@@ -100,7 +100,13 @@ describe('parseEKeyDateTime (ISO 8601 with an offset)', () => {
     ['2026-03-08T07:30', 'offset'],
     ['2026-03-08', 'offset'],
     ['2026-02-30T07:30:00Z', 'not a valid'],
-    ['2026-03-08T25:00:00Z', 'not a valid'],
+    ['2026-03-08T25:00:00Z', 'hour 25'],
+    // Issue #32, finding 11: luxon would read these as the next midnight and as a four-day offset.
+    ['2026-03-08T24:00:00Z', 'hour 24'],
+    ['2026-03-08T10:00:00+99:99', 'outside -12:00 to +14:00'],
+    ['2026-03-08T10:00:00+05:60', 'outside -12:00 to +14:00'],
+    ['2026-03-08T10:00:00+1430', 'outside -12:00 to +14:00'],
+    ['2026-03-08T10:00:00-12:30', 'outside -12:00 to +14:00'],
     ['1969-12-31T23:59:59Z', 'year 1969'],
   ])('refuses %s (%s)', (text, messagePart) => {
     const result = parseEKeyDateTime(text, NEW_YORK);

@@ -6,8 +6,9 @@ const ID2 = '9a1e1c52-7d7e-4b1e-8f0c-1a2b3c4d5e70';
 
 describe('parseEventPageQuery', () => {
   it.each<[string, RawEventPageQuery, unknown]>([
-    ['no parameters: every type (an Opener ring too), limit 20, no cursor', {}, { types: ['lock', 'unlock', 'battery', 'ring'], typeFiltered: false, limit: DEFAULT_EVENT_LIMIT, cursor: null }],
+    ['no parameters: every type (an Opener ring, a refused keypad code too), limit 20, no cursor', {}, { types: ['lock', 'unlock', 'battery', 'ring', 'keypad_refused'], typeFiltered: false, limit: DEFAULT_EVENT_LIMIT, cursor: null }],
     ['one type', { type: 'battery' }, { types: ['battery'], typeFiltered: true }],
+    ['a refused keypad code (issue #32, finding 6)', { type: 'keypad_refused' }, { types: ['keypad_refused'], typeFiltered: true }],
     ['comma-joined types in canonical order', { type: 'unlock,lock' }, { types: ['lock', 'unlock'] }],
     ['duplicates, spaces and case tolerated', { type: ' Lock , lock,UNLOCK' }, { types: ['lock', 'unlock'] }],
     ['limit 1', { limit: '1' }, { limit: 1 }],

@@ -1,11 +1,13 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api } from '../api.js';
+import { continueSessionWith, type TokenAnswer } from '../session.js';
 
 /** Plain-language text for a refused change (docs/design.md §7: no field names or HTTP words). */
 function explain(error: unknown): string {
   if (error instanceof ApiError) {
     if (error.problem.code === 'wrong_password') return 'Your current password is not correct.';
     if (error.problem.code === 'validation_failed') return 'Choose a new password of at least 8 characters.';
+    if (error.problem.code === 'too_many_password_attempts') return 'Too many wrong passwords. Please wait a quarter of an hour and try again.';
     if (error.problem.status === 429) return 'Too many attempts. Please wait a minute and try again.';
   }
   return 'The password could not be changed. Please try again.';
@@ -13,7 +15,7 @@ function explain(error: unknown): string {
 
 /**
  * Change your password (docs/design.md §9b): the current one, the new one twice. On success every
- * other session of yours is signed out; this one stays.
+ * other session of yours is signed out; this one goes on with the new tokens the answer carries.
  */
 export function ChangePassword() {
   const [current, setCurrent] = useState('');
@@ -33,7 +35,8 @@ export function ChangePassword() {
     setBusy(true);
     setError(undefined);
     try {
-      await api<null>('PUT', '/me/password', { current_password: current, new_password: next });
+      // Every session ends, this one too: it goes on with the new tokens of the answer.
+      await continueSessionWith(api<TokenAnswer>('PUT', '/me/password', { current_password: current, new_password: next }));
       setCurrent('');
       setNext('');
       setRepeat('');

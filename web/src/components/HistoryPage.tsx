@@ -24,14 +24,36 @@ const FILTERS = [
   { value: 'lock', label: 'Lock' },
   { value: 'unlock', label: 'Unlock' },
   { value: 'battery', label: 'Battery' },
+  { value: 'ring', label: 'Rings' },
+  { value: 'keypad_refused', label: 'Wrong codes at the keypad' },
 ] as const;
 
 const PAGE = 20;
 
+const MODE_NAMES = { ring_to_open: 'Ring to Open', continuous_mode: 'Continuous Mode' } as const;
+
+/** One event in words (docs/design.md §7: plain language, no field names). */
 function describe(event: LockEvent): string {
-  if (event.type === 'battery') return `Battery at ${Math.round((event.value ?? 0) * 100)} %`;
+  switch (event.type) {
+    case 'battery':
+      return `Battery at ${Math.round((event.value ?? 0) * 100)} %`;
+    case 'ring':
+      return event.opened === true ? 'Someone rang; the door opened' : 'Someone rang';
+    case 'keypad_refused':
+      // docs/design.md §4c: never which code; someone may be trying codes at the door.
+      return 'A wrong code was typed on the keypad';
+    case 'lock':
+    case 'unlock':
+      break;
+  }
+  if (event.mode !== undefined) {
+    const what = `${MODE_NAMES[event.mode]} ${event.type === 'unlock' ? 'on' : 'off'}`;
+    // Without a performer, the service switched it off: the person who switched it on no longer holds their key, or its time was up.
+    return event.performer ? `${what} by ${event.performer.name}` : `${what}, switched off by the service`;
+  }
   const what = event.type === 'lock' ? 'Lock' : event.unlatched === true ? 'Door opened' : 'Unlock';
-  return event.performer ? `${what} by ${event.performer.name}` : what;
+  const where = event.via === 'keypad' ? ' with a door code' : '';
+  return event.performer ? `${what} by ${event.performer.name}${where}` : `${what}${where}`;
 }
 
 /** A lock's history: type filter, endless scrolling over the cursor links, live arrivals; the battery chart. */

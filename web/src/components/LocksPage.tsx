@@ -7,7 +7,7 @@ import { keyWindowText, whenText } from '../time.js';
 import { DoorCodeInfo } from './DoorCodeInfo.js';
 
 const BOLT_TEXT: Readonly<Record<BoltState, string>> = { locked: 'Locked', unlocked: 'Unlocked', jammed: 'Jammed', unknown: 'Unknown' };
-const EVENT_WORDS: Readonly<Record<LockEvent['type'], string>> = { lock: 'lock', unlock: 'unlock', battery: 'battery report' };
+const EVENT_WORDS: Readonly<Record<LockEvent['type'], string>> = { lock: 'lock', unlock: 'unlock', battery: 'battery report', ring: 'a ring', keypad_refused: 'a wrong code at the keypad' };
 /** What each button says, what it shows while running, and its name's first word (docs/design.md §7). */
 const COMMAND_WORDS: Readonly<Record<CommandType, { verb: string; running: string }>> = {
   lock: { verb: 'Lock', running: 'Locking…' },
@@ -19,6 +19,24 @@ const sleep = (ms: number): Promise<void> =>
   new Promise((resolve) => {
     setTimeout(resolve, ms);
   });
+
+/**
+ * An Opener's mode in words (docs/design.md §4d): which one is on, who switched it on (owners and
+ * admins are told), and until when when the owner capped it.
+ */
+export function openerModeText(lock: Lock, zone: string): string {
+  switch (lock.opener_mode) {
+    case 'continuous':
+    case 'ring_to_open': {
+      const what = lock.opener_mode === 'continuous' ? 'Continuous Mode is on: every ring opens the door' : 'Ring to Open is on: the next ring opens the door';
+      const who = lock.opener_mode_set_by == null ? '' : `, switched on by ${lock.opener_mode_set_by.name}`;
+      const until = lock.opener_mode_until == null ? '' : `, until ${whenText(lock.opener_mode_until, zone)}`;
+      return `${what}${who}${until}.`;
+    }
+    default:
+      return 'Ring to Open and Continuous Mode are off: a ring does not open the door.';
+  }
+}
 
 /**
  * The one key a card acts with when the user holds several on a lock (a revoked one and a current
@@ -124,6 +142,7 @@ function LockCard({ lock, ownKey, reload }: { lock: Lock | undefined; ownKey: Ow
           {last.value === undefined ? '' : ` ${Math.round(last.value * 100)} %`} on {whenText(last.timestamp, zone)}
         </p>
       )}
+      {lock?.opener_mode !== undefined && <p class={`opener-mode opener-mode-${lock.opener_mode}`}>{openerModeText(lock, zone)}</p>}
       {!manages && (
         <div class="key-info">
           <p>{usabilityText(ownKey)}</p>

@@ -1,5 +1,5 @@
 import type { ActivityRecord, ActivitySource, DeviceInformation, DoorState, LockAction } from '../../../domain/lock-vocabulary.js';
-import { NukiDoorSensorState, NukiLockAction, NukiLockState, NukiLogEntryType, NukiTrigger } from '../protocol/nuki-commands.js';
+import { NukiCompletionStatus, NukiDoorSensorState, NukiLockAction, NukiLockState, NukiLogEntryType, NukiTrigger } from '../protocol/nuki-commands.js';
 import type { NukiBatteryState, NukiConfig, NukiLogEntry } from '../protocol/nuki-messages.js';
 import type { ReportedBolt } from '../../../gateway/lock-driver.js';
 
@@ -96,7 +96,7 @@ export function reachedTarget(lockState: number, action: LockAction): boolean {
 
 /**
  * One log entry as an activity record, or null when it is not a completed bolt move (logging
- * switched, calibration, door sensor, failed actions). docs/design.md §4b: the log index is the
+ * switched, calibration, door sensor, failed actions) or a code refused at the keypad. docs/design.md §4b: the log index is the
  * activity sequence; an action by our own authorization is `remote` (recorded from the command);
  * by another app or bridge authorization a `tap` naming it (linked authorizations become taps by
  * their user); the wheel, a key or the button `manual`; timers `auto`; keypad codes and fobs `fob`.
@@ -122,9 +122,12 @@ export function activityOfNukiLogEntry(entry: NukiLogEntry, ourAuthorizationId: 
   if (detail.type === NukiLogEntryType.keypadAction) {
     const lockAction = detail.data[0];
     const completion = detail.data[2];
-    if (lockAction === undefined || completion !== 0) return null;
-    const action = directionOfNukiAction(lockAction);
-    if (action === null) return null;
+    const action = lockAction === undefined ? null : directionOfNukiAction(lockAction);
+    // docs/design.md §4c: a code the lock refused is a `keypad_refused` event (never the code).
+    if (action !== null && completion === NukiCompletionStatus.invalidCode) {
+      return { sequence: entry.index, action, source: 'fob', credential: null, timestamp, keypadRefused: true };
+    }
+    if (action === null || completion !== 0) return null;
     // Type 0x05 data: action, source, completion status, code id u16 (docs/design.md §4c: a code
     // of an eKey makes the entry that holder's; any other keypad entry is like a fob: no event).
     const record: ActivityRecord = { sequence: entry.index, action, source: 'fob', credential: null, timestamp };

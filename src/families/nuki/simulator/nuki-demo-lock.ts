@@ -30,7 +30,8 @@ export class NukiDemoLock extends SimulatedNuki implements DemoDevice {
       case 'keypad': {
         if (!this.hasKeypad) return { ok: false, error: 'this lock has no keypad' };
         if (this.bolt === 'jammed') return { ok: false, error: JAMMED_ERROR };
-        // The lock judges the code against the codes it stores, on its own clock.
+        // The lock judges the code against the codes it stores, on its own clock. A refused code
+        // is in its log too (a `keypad_refused` event): answered once the service has read it.
         if (this.typeCode(operation.code, operation.action) === 'refused') return { ok: true, observe: true, result: 'refused' };
         return { ok: true, observe: true, result: operation.action === 'lock' ? 'locked' : 'unlocked' };
       }

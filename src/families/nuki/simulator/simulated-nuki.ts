@@ -14,6 +14,7 @@ import type { SimulatedGattService } from '../../../gateway/transports/simulator
 import { NUKI_MODELS, NukiFamilyUuids, type NukiApiLevel, type NukiModel } from '../nuki-api-level.js';
 import { NukiApi23PairingResponder } from './nuki-api23-pairing-responder.js';
 import { NukiKeypadStore, NUKI_KEYPAD_CAPACITY } from './nuki-keypad-store.js';
+import { NukiKeypadLockout } from './nuki-keypad-lockout.js';
 import { NukiKeypadResponder } from './nuki-keypad-responder.js';
 import type { NukiKeypadCode } from '../protocol/nuki-keypad-messages.js';
 import { NukiKeypadSource, encodeKeypadActionLogData } from '../protocol/nuki-keypad-messages.js';
@@ -69,6 +70,8 @@ export class SimulatedNuki extends SimulatedNukiDevice {
   private doorState: 'open' | 'closed';
   /** The keypad's codes; null without a keypad. */
   private readonly keypadStore: NukiKeypadStore | null;
+  /** The keypad's wait after wrong codes in a row (src/families/nuki/simulator/nuki-keypad-lockout.ts). */
+  private readonly keypadLockout = new NukiKeypadLockout();
   /** The lock's own clock runs this far from the injected one (ms; `lock_clock`, Update Time). */
   private clockOffsetMs = 0;
   /** The lock's time zone: weekdays and daily windows of keypad codes are read in it. */
@@ -245,17 +248,21 @@ export class SimulatedNuki extends SimulatedNukiDevice {
   /**
    * A code typed on the Nuki Keypad, judged by the lock against the codes it stores, on its own
    * clock and in its own time zone (docs/design.md §4c). Accepted: the motor moves and the log
-   * names the code's id; refused: logged as an invalid code, nothing moves.
+   * names the code's id; refused: logged as an invalid code, nothing moves. After 5 wrong codes in
+   * a row the keypad takes no code for 30 s (nuki-keypad-lockout.ts): refused, and not logged.
    * @throws RangeError without a keypad
    */
   typeCode(code: string, action: LockAction): 'accepted' | 'refused' {
     const store = this.keypadOrThrow();
     const keypad = this.authorizationTable.firstOfType('keypad') ?? { id: 0, name: 'Nuki Keypad' };
+    if (!this.keypadLockout.accepts(this.lockNow())) return 'refused';
     const judgement = store.judge(code, this.lockNow(), this.timeZone);
     if (!judgement.accepted) {
+      this.keypadLockout.wrong(this.lockNow());
       this.appendKeypadLog(keypad, toNukiAction(action), NukiCompletionStatus.invalidCode, 0);
       return 'refused';
     }
+    this.keypadLockout.right();
     const codeId = judgement.code.codeId;
     const nukiAction = toNukiAction(action);
     this.mechanism.start(nukiAction, NukiTrigger.system, (outcome) => {
