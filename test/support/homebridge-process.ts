@@ -119,7 +119,7 @@ function pluginBuild(): string {
 
 /**
  * A throw-away plugin folder as Homebridge loads it: package.json, config.schema.json,
- * homebridge-ui/, a copy of the plugin's build ({@link pluginBuild}: a suite may change what it
+ * homebridge-ui/, scripts/node-version-check.mjs, a copy of the plugin's build ({@link pluginBuild}: a suite may change what it
  * holds, e.g. the service thread's run-time code cache) and a node_modules link to the
  * repository's. The shared working tree's dist/ is not touched.
  */
@@ -130,6 +130,9 @@ export function buildPluginFolder(): string {
   cpSync(join(REPO_ROOT, 'config.schema.json'), join(folder, 'config.schema.json'));
   // The settings page (config.schema.json's customUiPath), for the Homebridge UI.
   cpSync(join(REPO_ROOT, 'homebridge-ui'), join(folder, 'homebridge-ui'), { recursive: true });
+  // The install's Node check (package.json `preinstall`), shipped like the rest.
+  mkdirSync(join(folder, 'scripts'));
+  cpSync(join(REPO_ROOT, 'scripts', 'node-version-check.mjs'), join(folder, 'scripts', 'node-version-check.mjs'));
   symlinkSync(join(REPO_ROOT, 'node_modules'), join(folder, 'node_modules'), 'dir');
   return folder;
 }
