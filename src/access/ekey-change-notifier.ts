@@ -1,3 +1,11 @@
+import type { StoredEKey } from '../store/ekey-repository.js';
+
+/** A key that became usable for its holder (`accepted`: sent to an account, or its invitation taken up) or was revoked. */
+export interface EKeyLifecycleEvent {
+  kind: 'accepted' | 'revoked';
+  key: StoredEKey;
+}
+
 /**
  * Tells listeners that the eKeys of a lock changed (created, updated, revoked, deleted,
  * accepted through an invitation), after the change committed. The lock runtime listens to
@@ -5,6 +13,26 @@
  */
 export class EKeyChangeNotifier {
   private readonly listeners = new Set<(lockId: string) => void>();
+  private readonly lifecycleListeners = new Set<(event: EKeyLifecycleEvent) => void>();
+
+  /** Adds a listener of keys accepted and revoked (after the commit); returns the function that removes it. */
+  onLifecycle(listener: (event: EKeyLifecycleEvent) => void): () => void {
+    this.lifecycleListeners.add(listener);
+    return () => {
+      this.lifecycleListeners.delete(listener);
+    };
+  }
+
+  /** Calls every lifecycle listener; a listener's failure is swallowed (reported through `onError`), as for {@link notify}. */
+  notifyLifecycle(event: EKeyLifecycleEvent, onError?: (error: unknown) => void): void {
+    for (const listener of [...this.lifecycleListeners]) {
+      try {
+        listener(event);
+      } catch (error) {
+        onError?.(error);
+      }
+    }
+  }
 
   /** Adds a listener; returns the function that removes it. */
   onChange(listener: (lockId: string) => void): () => void {

@@ -177,6 +177,7 @@ export class EKeyService {
     });
 
     this.changes.notify(lock.id);
+    if (key.status === 'accepted') this.changes.notifyLifecycle({ kind: 'accepted', key });
     if (invitation) {
       this.deps.invitations.deliver({
         to: email,
@@ -308,6 +309,7 @@ export class EKeyService {
       this.deps.doorCodeService?.afterRemove(key);
     });
     this.changes.notify(lock.id);
+    if (key.status !== 'revoked') this.changes.notifyLifecycle({ kind: 'revoked', key: revoked });
     return this.view(revoked, lock, callerId);
   }
 

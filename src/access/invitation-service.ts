@@ -12,7 +12,7 @@ import { hashPassword } from '../auth/password.js';
 import { newToken, sha256Hex } from '../auth/secrets.js';
 import type { Logger } from '../logger.js';
 import type { DoorCodeRepository } from '../store/door-code-repository.js';
-import type { EKeyRepository } from '../store/ekey-repository.js';
+import type { EKeyRepository, StoredEKey } from '../store/ekey-repository.js';
 import type { EKeyChangeNotifier } from './ekey-change-notifier.js';
 import type { InvitationRecord, InvitationRepository } from '../store/invitation-repository.js';
 import type { LockRepository } from '../store/lock-repository.js';
@@ -258,13 +258,16 @@ export class InvitationService {
     passwordHash: string,
   ): SignUpResult {
     const changedLocks = new Set<string>();
+    const accepted: StoredEKey[] = [];
     const result = this.deps.transaction(() => {
       const user = findUser();
       const now = this.deps.clock.now();
       this.deps.users.update({ ...user, name, passwordHash });
       let acceptedKeys = 0;
       for (const key of this.deps.ekeys.listPendingByUser(user.id)) {
-        this.deps.ekeys.update({ ...key, status: 'accepted', updated_at: now });
+        const updated: StoredEKey = { ...key, status: 'accepted', updated_at: now };
+        this.deps.ekeys.update(updated);
+        accepted.push(updated);
         changedLocks.add(key.lock_id);
         acceptedKeys += 1;
       }
@@ -272,6 +275,7 @@ export class InvitationService {
       return { userId: user.id, email: user.email, acceptedKeys };
     });
     for (const lockId of changedLocks) this.deps.changes?.notify(lockId);
+    for (const key of accepted) this.deps.changes?.notifyLifecycle({ kind: 'accepted', key });
     return result;
   }
 

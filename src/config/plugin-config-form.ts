@@ -117,6 +117,13 @@ export const CONFIG_FORM = {
         'homekit.unlatch',
       ],
     },
+    {
+      type: 'fieldset',
+      title: 'MQTT (Home Assistant)',
+      description: 'Every lock on an MQTT broker, announced to Home Assistant (docs/home-assistant.md). The settings page can test the connection.',
+      expandable: true,
+      items: ['mqtt.url', 'mqtt.username', 'mqtt.password', 'mqtt.base_topic', 'mqtt.discovery', 'mqtt.discovery_prefix', 'mqtt.acting_user', 'mqtt.ca', 'mqtt.protocol_version', 'mqtt.client_id'],
+    },
     { type: 'fieldset', title: 'Event history', expandable: true, items: ['events.max_age_days', 'events.max_per_lock'] },
   ],
 };

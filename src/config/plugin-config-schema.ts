@@ -117,6 +117,50 @@ export const UserPolicyConfigSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * MQTT and Home Assistant (docs/design.md §11, docs/home-assistant.md). Off when the section is
+ * absent; a section with a fault is left out as a whole (src/config/plugin-config.ts), never half of it.
+ */
+export const MqttConfigSchema = Type.Object(
+  {
+    url: Type.String({
+      pattern: '^mqtts?://[^\\s/]+',
+      'x-hint': 'an address like mqtt://broker.local:1883 or mqtts://broker.local:8883',
+      title: 'Broker URL',
+      placeholder: 'mqtt://broker.local:1883',
+      description: 'mqtt:// (port 1883 by default) or mqtts:// for TLS (8883).',
+    }),
+    username: Type.Optional(Type.String({ title: 'User name' })),
+    password: Type.Optional(Type.String({ title: 'Password', ...Password })),
+    base_topic: Type.Optional(
+      Type.String({
+        pattern: '^[^#+\\s]+$',
+        'x-hint': 'topic levels without spaces, + or #, like ekey-locks or home/ekey-locks',
+        title: 'Base topic',
+        placeholder: 'ekey-locks',
+        description: 'Every topic of this service starts with it. Sites sharing one broker each need their own.',
+      }),
+    ),
+    discovery: Type.Optional(Type.Boolean({ default: true, title: 'Home Assistant discovery', description: 'Announce every lock to Home Assistant as a device with its entities.' })),
+    discovery_prefix: Type.Optional(
+      Type.String({ pattern: '^[^#+\\s]+$', 'x-hint': 'a topic like homeassistant', title: 'Discovery prefix', placeholder: 'homeassistant', 'x-unset': 'homeassistant' }),
+    ),
+    acting_user: Type.Optional(
+      Email({
+        title: 'Commands run as (e-mail)',
+        placeholder: 'each lock\'s owner',
+        description: 'LOCK, UNLOCK and OPEN from MQTT run as this user, who must own or administer the lock, and appear in the history under this name. Empty: each lock\'s owner.',
+      }),
+    ),
+    ca: Type.Optional(Type.String({ minLength: 1, title: 'CA certificate file (mqtts://)', placeholder: '/etc/ssl/certs/my-broker-ca.pem' })),
+    protocol_version: Type.Optional(
+      Type.Union([Type.Literal('4', { title: 'MQTT 3.1.1' }), Type.Literal('5', { title: 'MQTT 5' })], { title: 'Protocol version', 'x-unset': '4', description: 'Empty: MQTT 3.1.1.' }),
+    ),
+    client_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128, title: 'Client ID', placeholder: 'made up at every start' })),
+  },
+  { additionalProperties: false, title: 'MQTT (Home Assistant)' },
+);
+
 /** The platform block of Homebridge's config.json, also the file `ekey-locks serve --config` reads. */
 export const PluginConfigSchema = Type.Object(
   {
@@ -270,6 +314,7 @@ export const PluginConfigSchema = Type.Object(
         { additionalProperties: false, title: 'HomeKit' },
       ),
     ),
+    mqtt: Type.Optional(MqttConfigSchema),
     events: Type.Optional(
       Type.Object(
         {

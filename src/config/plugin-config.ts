@@ -52,7 +52,13 @@ export interface ConfigCheck {
 /** The lists whose entries are objects: each entry stands or falls alone. */
 const ENTRY_LISTS = ['locks', 'clients', 'users'] as const;
 /** The sections: groups of settings, each optional. */
-const SECTIONS = ['api', 'bluetooth', 'smtp', 'homekit', 'events'] as const;
+const SECTIONS = ['api', 'bluetooth', 'smtp', 'homekit', 'mqtt', 'events'] as const;
+/**
+ * Sections that run whole or not at all: a fault anywhere in one leaves the section out (one line
+ * naming every field at fault), never a part of it — MQTT with a default in place of a bad setting
+ * would publish where nobody looks, or act as someone else (docs/design.md §11).
+ */
+const WHOLE_SECTIONS: readonly string[] = ['mqtt'];
 
 type JsonObject = Record<string, unknown>;
 const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -106,8 +112,13 @@ export function checkPluginConfig(raw: unknown): ConfigCheck {
     const errors = validate.errors ?? [];
     const byEntry = new Map<unknown, { list: string; index: string; errors: ErrorObject[] }>();
     const elsewhere: ErrorObject[] = [];
+    const bySection = new Map<string, ErrorObject[]>();
     for (const error of errors) {
       const [list = '', index] = segmentsOf(error.instancePath);
+      if (WHOLE_SECTIONS.includes(list)) {
+        bySection.set(list, [...(bySection.get(list) ?? []), error]);
+        continue;
+      }
       if ((ENTRY_LISTS as readonly string[]).includes(list) && index !== undefined && /^\d+$/.test(index)) {
         const entry = (config[list] as unknown[])[Number(index)];
         const known = byEntry.get(entry) ?? { list, index, errors: [] };
@@ -118,6 +129,15 @@ export function checkPluginConfig(raw: unknown): ConfigCheck {
       }
     }
     const removals: (() => void)[] = [];
+    for (const [section, sectionErrors] of bySection) {
+      const found = describeFieldErrors(sectionErrors, valueAt);
+      const title = wordsOf(section).title;
+      otherLines.push(`${title === undefined ? section : `${title} (${section})`} is left out: ${joinProblems(found)}. Until it is fixed, the service runs without it.`);
+      for (const problem of found) fieldErrors.push({ field: `/${problem.field.replace(/\[(\d+)\]/g, '.$1').replace(/\./g, '/')}`, message: problem.message });
+      removals.push(() => {
+        Reflect.deleteProperty(config, section);
+      });
+    }
     for (const [entry, { list, index, errors: entryErrors }] of byEntry) {
       const parts = joinProblems(describeFieldErrors(entryErrors, valueAt, [list, index]));
       if (list !== 'locks') {

@@ -9,6 +9,16 @@ export type LockEventListener = (event: StoredEvent) => void;
  */
 export class LockEventHub {
   private readonly listeners = new Map<string, Set<LockEventListener>>();
+  /** Listeners of every lock's events (the lock port's event feed, src/locks/lock-event-feed.ts). */
+  private readonly everyLock = new Set<LockEventListener>();
+
+  /** Starts delivering every lock's events to `listener`; returns the function that stops it. */
+  subscribeAll(listener: LockEventListener): () => void {
+    this.everyLock.add(listener);
+    return () => {
+      this.everyLock.delete(listener);
+    };
+  }
 
   /** Starts delivering the lock's events to `listener`; returns the function that stops it. */
   subscribe(lockId: string, listener: LockEventListener): () => void {
@@ -29,8 +39,8 @@ export class LockEventHub {
   /** Delivers one committed event; a throwing listener does not stop the others. */
   publish(event: StoredEvent): void {
     const set = this.listeners.get(event.lockId);
-    if (!set) return;
-    for (const listener of [...set]) {
+    if (!set && this.everyLock.size === 0) return;
+    for (const listener of [...(set ?? []), ...this.everyLock]) {
       try {
         listener(event);
       } catch {

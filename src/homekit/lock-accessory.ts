@@ -230,6 +230,7 @@ export class LockAccessory {
       case 'ring':
         this.ringDoorbell();
         return;
+      case 'event':
       case 'locks_changed':
         return;
     }

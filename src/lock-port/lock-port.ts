@@ -33,13 +33,13 @@ export interface LockPort {
    * `POST /locks/{id}/commands` (the command appears in the history with that requester).
    * Resolves when the command reaches a terminal state or is refused; never rejects.
    */
-  requestBolt(lockId: string, target: BoltTarget, asUserId: string): Promise<CommandResult>;
+  requestBolt(lockId: string, target: BoltTarget, asUserId: string, options?: PortCommandOptions): Promise<CommandResult>;
 
   /**
    * Any command the lock's family runs (`PortLock.commands`: unlatch, the Opener's modes; docs/design.md
    * §4d), with the same rules and outcome as {@link requestBolt}. Never rejects.
    */
-  requestCommand(lockId: string, type: LockCommandType, asUserId: string): Promise<CommandResult>;
+  requestCommand(lockId: string, type: LockCommandType, asUserId: string, options?: PortCommandOptions): Promise<CommandResult>;
 
   /** Looks up a user by e-mail (case-insensitive); null when nobody has that address. */
   resolveUser(email: string): PortUser | null;
@@ -104,6 +104,56 @@ export interface PortUser {
   email: string;
 }
 
+/**
+ * Which adapter asked for a command, and what it requires beyond a usable key. HomeKit and Matter
+ * pass nothing (origin `homekit`); the MQTT adapter passes `mqtt` and `managersOnly`
+ * (docs/design.md §11: its acting user must own or administer the lock).
+ */
+export interface PortCommandOptions {
+  /** Where the command came from; recorded with it, and how its event says it came about. Default `homekit`. */
+  origin?: PortCommandOrigin;
+  /** Refuse (`not_permitted`) unless the acting user is the lock's owner or an admin of it. */
+  managersOnly?: boolean;
+}
+
+/** The adapters that send commands through the port. */
+export type PortCommandOrigin = 'homekit' | 'mqtt';
+
+/**
+ * How a lock event came about (docs/design.md §11): a door code at the keypad; the app (an eKey
+ * tap, the web app, an API client, Home Assistant); HomeKit (the Home app, Siri, a Matter
+ * controller through Homebridge); a turn by hand at the lock; the lock by itself (auto-lock, a mode
+ * the service switched off); or not known (a key fob, a ring).
+ */
+export type LockEventMethod = 'keypad' | 'app' | 'homekit' | 'manual' | 'auto' | 'unknown';
+
+/**
+ * Something that happened at a lock, with who and how — what the house's other systems are told
+ * (MQTT's `event`, the webhooks' `lock.*` and `opener.ring`). Every lock or unlock event of the
+ * history (taps, door codes, remote commands) and every ring, plus what the history does not
+ * record but a house wants to hear: a turn by hand, an auto-lock, a jam.
+ */
+export interface PortLockEvent {
+  kind: 'locked' | 'unlocked' | 'jammed' | 'ring';
+  /** The event's id in the lock's history (`GET /locks/{id}/events`); null for what the history does not record. */
+  eventId: string | null;
+  /** Who did it (the performer), null when nobody or unknown. */
+  user: { id: string; name: string } | null;
+  method: LockEventMethod;
+  /** When it happened, ms since the epoch. */
+  at: number;
+  /** An unlock that pulled the latch (docs/design.md §4d). */
+  unlatched: boolean;
+  /** A ring the Opener opened the door on (docs/design.md §4d). */
+  opened: boolean;
+  /** The Opener mode this event switched on (`unlocked`) or off (`locked`), or null. */
+  mode: 'ring_to_open' | 'continuous_mode' | null;
+  /** The eKey whose door code was typed at the keypad (docs/design.md §4c), or null. */
+  doorCodeEkeyId: string | null;
+  /** The remote command that did it, or null. */
+  commandId: string | null;
+}
+
 /** A change every adapter reflects. Each kind carries the new value. */
 export type LockChange =
   /** The bolt settled (or jammed, or became unknown); `source` is what moved it, null if unknown. */
@@ -131,6 +181,8 @@ export type LockChange =
    * reconnect are not arrivals.
    */
   | { kind: 'tap'; lockId: string; userId: string; action: LockAction }
+  /** Something happened at the lock, with who and how ({@link PortLockEvent}); it changes no state. */
+  | { kind: 'event'; lockId: string; event: PortLockEvent }
   /** Locks were added to or removed from the service; the platform re-reads `listLocks()`. */
   | { kind: 'locks_changed' };
 

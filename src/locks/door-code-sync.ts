@@ -37,6 +37,12 @@ export interface DoorCodeSyncDependencies {
   logger: Logger;
   /** Budget of one session with the lock, ms (default 30 000). */
   sessionTimeoutMs?: number;
+  /**
+   * Told, after the row is stored, of each code the lock confirmed holding (`set`, when it was not
+   * set before), confirmed removing (`removed`), or refused or could not be reached for (`failed`).
+   * A listener's throw is logged, never the sync's concern.
+   */
+  outcomes?: (row: DoorCodeRecord, before: DoorCodeRecord) => void;
 }
 
 /** What the lock should hold for a row: nothing, or this code. */
@@ -251,7 +257,9 @@ export class DoorCodeSync {
         }
         onLock.splice(onLock.indexOf(mine), 1);
       }
-      this.deps.doorCodes.update({ ...row, state: 'removed', code: null, lockCodeId: null, written: null, failureReason: null, updatedAt: this.deps.clock.now() });
+      const removed: DoorCodeRecord = { ...row, state: 'removed', code: null, lockCodeId: null, written: null, failureReason: null, updatedAt: this.deps.clock.now() };
+      this.deps.doorCodes.update(removed);
+      this.tell(removed, row);
       return;
     }
     if (row.code === null) return;
@@ -274,7 +282,7 @@ export class DoorCodeSync {
         }
         onLock.push({ codeId, ...write() });
       }
-      this.deps.doorCodes.update({
+      const set: DoorCodeRecord = {
         ...row,
         code,
         state: 'set',
@@ -283,14 +291,27 @@ export class DoorCodeSync {
         lockCodeId: codeId,
         written: { enabled: desired.enabled, window: desired.window },
         updatedAt: this.deps.clock.now(),
-      });
+      };
+      this.deps.doorCodes.update(set);
+      if (row.state !== 'set') this.tell(set, row);
     } catch (error) {
       if (!(error instanceof KeypadError)) throw error;
       const reason = error.failure === 'code_exists' ? 'refused_by_lock' : error.failure;
-      this.deps.doorCodes.update({ ...row, code, state: 'failed', failureReason: reason, updatedAt: this.deps.clock.now() });
+      const failed: DoorCodeRecord = { ...row, code, state: 'failed', failureReason: reason, updatedAt: this.deps.clock.now() };
+      this.deps.doorCodes.update(failed);
+      if (row.state !== 'failed' || row.failureReason !== reason) this.tell(failed, row);
       this.deps.logger.warn(`Door codes of lock ${lock.name}: the code of eKey ${row.ekeyId} could not be written (${reason}).`);
       // The link is gone (or silent): nothing more can be written in this session.
       if (error.failure === 'link_lost' || error.failure === 'timeout') throw error;
+    }
+  }
+
+  /** Tells the `outcomes` listener; its failure is logged and goes no further. */
+  private tell(row: DoorCodeRecord, before: DoorCodeRecord): void {
+    try {
+      this.deps.outcomes?.(row, before);
+    } catch (error) {
+      this.deps.logger.error(`Door codes: a listener of code outcomes failed: ${describeError(error)}`);
     }
   }
 

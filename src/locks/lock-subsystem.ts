@@ -12,7 +12,7 @@ import type { LockStateRepository } from '../store/lock-state-repository.js';
 import type { UserRepository } from '../store/user-repository.js';
 import type { DemoLockSecrets } from '../families/lock-family-module.js';
 import { DEFAULT_LOCK_FAMILY, familyModule } from '../families/registry.js';
-import { ServiceLockPort } from './service-lock-port.js';
+import { ServiceLockPort, type ServiceLockPortDependencies } from './service-lock-port.js';
 import { lockDriverFactory } from './lock-drivers.js';
 import { linkedUserResolver, userLinksOfConfig } from './lock-user-links.js';
 import { LockCredentialSync, type LockCredentialSyncDependencies } from './lock-credential-sync.js';
@@ -53,6 +53,10 @@ export interface LockSubsystemDependencies {
   dataDir?: string;
   /** Door codes (docs/design.md §4c): with them, keypad locks are kept holding their eKeys' codes. */
   doorCodes?: Pick<DoorCodeSyncDependencies, 'doorCodes' | 'ekeys'>;
+  /** The history's committed events (the event hub): the lock port tells its adapters about them (docs/design.md §11). */
+  recordedEvents?: ServiceLockPortDependencies['recordedEvents'];
+  /** Told of each door code the lock confirmed set or removed, or that failed (the webhooks' `door_code.*`). */
+  doorCodeOutcomes?: DoorCodeSyncDependencies['outcomes'];
 }
 
 /** Parts the composition root puts in place of production ones (demo mode). */
@@ -131,6 +135,8 @@ export class LockSubsystem {
       users: this.deps.users,
       clock: this.deps.clock,
       logger: this.deps.logger,
+      ...(this.deps.recordedEvents === undefined ? {} : { recordedEvents: this.deps.recordedEvents }),
+      commandOrigin: (commandId) => this.deps.commands.findById(commandId)?.origin,
     });
     return this.port;
   }
@@ -225,6 +231,7 @@ export function createLockSubsystem(deps: LockSubsystemDependencies): LockSubsys
           clock: deps.clock,
           logger: deps.logger,
           ...(deps.ekeyChanges === undefined ? {} : { changes: deps.ekeyChanges }),
+          ...(deps.doorCodeOutcomes === undefined ? {} : { outcomes: deps.doorCodeOutcomes }),
         });
   return new LockSubsystem(runtime, engine, access, deps, credentialSync, doorCodeSync);
 }

@@ -8,6 +8,7 @@ import { CommandRefused } from '../commands/command-refused.js';
 import { describeError } from '../domain/errors.js';
 import type {
   CommandResult,
+  PortCommandOptions,
   PortLock,
   PortUser,
   LockChange,
@@ -18,6 +19,9 @@ import type { Logger } from '../logger.js';
 import type { LockRecord } from '../store/lock-repository.js';
 import type { UserRecord } from '../store/user-repository.js';
 import type { LockRuntime, LockRuntimeChange } from './lock-runtime.js';
+import type { StoredEvent } from '../store/event-repository.js';
+import type { CommandOrigin } from '../store/command-repository.js';
+import { portEventOfJam, portEventOfStored, portEventOfUnrecorded } from './lock-event-feed.js';
 
 /** What the lock port reads and drives. */
 export interface ServiceLockPortDependencies {
@@ -28,6 +32,13 @@ export interface ServiceLockPortDependencies {
   users: { findByEmail(email: string): UserRecord | undefined; findById(id: string): UserRecord | undefined };
   clock: { now(): number };
   logger: Logger;
+  /**
+   * The history's committed events of every lock (the event hub): with it, the port tells its
+   * listeners what happened, with who and how (`event` changes, src/locks/lock-event-feed.ts).
+   */
+  recordedEvents?: { subscribeAll(listener: (event: StoredEvent) => void): () => void };
+  /** Where a stored command came from (the commands table), for its event's `method`. */
+  commandOrigin?: (commandId: string) => CommandOrigin | undefined;
 }
 
 /** Where an activity record left the bolt. */
@@ -48,14 +59,21 @@ export class ServiceLockPort implements LockPort {
   private readonly lastMoving = new Map<string, boolean>();
   /** Per lock, the newest activity record not yet matched with a bolt change (see {@link sourceOf}). */
   private readonly unexplainedRecord = new Map<string, ActivityRecord>();
+  /** Per lock, the bolt of its last bolt change (a jam is told once, when the bolt gets stuck). */
+  private readonly lastBolt = new Map<string, PortLock['bolt']>();
+  private readonly stopRecordedEvents: (() => void) | undefined;
 
   constructor(private readonly deps: ServiceLockPortDependencies) {
     deps.runtime.on('change', this.onRuntimeChange);
+    this.stopRecordedEvents = deps.recordedEvents?.subscribeAll((event) => {
+      this.onRecordedEvent(event);
+    });
   }
 
-  /** Stops listening to the runtime. */
+  /** Stops listening to the runtime and the history. */
   close(): void {
     this.deps.runtime.off('change', this.onRuntimeChange);
+    this.stopRecordedEvents?.();
     this.listeners.clear();
   }
 
@@ -75,19 +93,24 @@ export class ServiceLockPort implements LockPort {
     };
   }
 
-  requestBolt(lockId: string, target: BoltTarget, asUserId: string): Promise<CommandResult> {
-    return this.requestCommand(lockId, target === 'locked' ? 'lock' : 'unlock', asUserId);
+  requestBolt(lockId: string, target: BoltTarget, asUserId: string, options?: PortCommandOptions): Promise<CommandResult> {
+    return this.requestCommand(lockId, target === 'locked' ? 'lock' : 'unlock', asUserId, options);
   }
 
-  async requestCommand(lockId: string, type: LockCommandType, asUserId: string): Promise<CommandResult> {
+  async requestCommand(lockId: string, type: LockCommandType, asUserId: string, options: PortCommandOptions = {}): Promise<CommandResult> {
     if (this.deps.locks.findById(lockId) === undefined) return { status: 'rejected', reason: 'unknown_lock' };
     if (this.deps.users.findById(asUserId) === undefined) return { status: 'rejected', reason: 'unknown_user' };
+    const origin = options.origin ?? 'homekit';
     try {
+      if (options.managersOnly === true) {
+        const role = this.deps.access.roleAt(asUserId, lockId, this.deps.clock.now());
+        if (role !== 'owner' && role !== 'admin') return { status: 'rejected', reason: role === null ? 'no_usable_key' : 'not_permitted' };
+      }
       const { command } = this.deps.engine.submit({
         userId: asUserId,
         lockId,
         type,
-        origin: 'homekit',
+        origin,
         // Only the latest target of the bolt matters to a home app; a mode switch is its own control.
         supersedeQueued: eventShapeOfCommand(type).mode === undefined,
       });
@@ -100,7 +123,7 @@ export class ServiceLockPort implements LockPort {
       return { status: 'failed', reason: finished.failureReason ?? 'delivery_failed', commandId: finished.id };
     } catch (error) {
       if (error instanceof CommandRefused) return { status: 'rejected', reason: error.refusal };
-      this.deps.logger.error(`HomeKit command on ${lockId} failed unexpectedly: ${describeError(error)}`);
+      this.deps.logger.error(`${origin === 'mqtt' ? 'MQTT' : 'HomeKit'} command on ${lockId} failed unexpectedly: ${describeError(error)}`);
       return { status: 'rejected', reason: 'unavailable' };
     }
   }
@@ -140,10 +163,14 @@ export class ServiceLockPort implements LockPort {
   private map(change: LockRuntimeChange): LockChange[] {
     const out: LockChange[] = [];
     switch (change.kind) {
-      case 'bolt':
+      case 'bolt': {
         out.push({ kind: 'bolt', lockId: change.lockId, bolt: change.bolt, source: change.source ?? this.sourceOf(change.lockId, change.bolt) });
         this.unexplainedRecord.delete(change.lockId);
+        const jam = portEventOfJam(change.bolt, this.lastBolt.get(change.lockId), this.deps.clock.now());
+        this.lastBolt.set(change.lockId, change.bolt);
+        if (jam !== null) out.push({ kind: 'event', lockId: change.lockId, event: jam });
         break;
+      }
       case 'battery':
         out.push({ kind: 'battery', lockId: change.lockId, level: change.level });
         break;
@@ -166,6 +193,11 @@ export class ServiceLockPort implements LockPort {
       }
       case 'activity': {
         const { record, event } = change;
+        // What the history does not record is told here; what it records, once it is committed (onRecordedEvent).
+        if (event === null && this.deps.recordedEvents !== undefined) {
+          const unrecorded = portEventOfUnrecorded(record, change.backlog);
+          if (unrecorded !== null) out.push({ kind: 'event', lockId: change.lockId, event: unrecorded });
+        }
         // docs/design.md §4d: a ring at an Opener rings HomeKit's doorbell (live rings only).
         if (record.ring !== undefined) {
           if (!change.backlog) out.push({ kind: 'ring', lockId: change.lockId, opened: record.ring.opened });
@@ -201,6 +233,16 @@ export class ServiceLockPort implements LockPort {
     return out;
   }
 
+  /** A committed event of the history: told to the listeners with who and how (src/locks/lock-event-feed.ts). */
+  private onRecordedEvent(stored: StoredEvent): void {
+    try {
+      const event = portEventOfStored(stored, (commandId) => this.deps.commandOrigin?.(commandId));
+      if (event !== null) this.deliver({ kind: 'event', lockId: stored.lockId, event });
+    } catch (error) {
+      this.deps.logger.error(`Could not tell the adapters about event ${stored.id}: ${describeError(error)}`);
+    }
+  }
+
   /** The source of a bolt change that names none: the lock's newest record that led there, if any. */
   private sourceOf(lockId: string, bolt: PortLock['bolt']): ActivitySource | null {
     const record = this.unexplainedRecord.get(lockId);
@@ -212,7 +254,7 @@ export class ServiceLockPort implements LockPort {
       try {
         listener(change);
       } catch (error) {
-        this.deps.logger.error(`A HomeKit lock listener failed: ${describeError(error)}`);
+        this.deps.logger.error(`A lock listener failed: ${describeError(error)}`);
       }
     }
   }

@@ -9,8 +9,8 @@ export type CommandType = LockCommandType;
 /** Command statuses (spec: LockCommand `status`). */
 export type CommandStatus = 'created' | 'processing' | 'completed' | 'failed';
 
-/** Where a command was requested. */
-export type CommandOrigin = 'api' | 'homekit';
+/** Where a command was requested: the REST API, HomeKit (and Matter) through the lock port, or MQTT (docs/design.md §11). */
+export type CommandOrigin = 'api' | 'homekit' | 'mqtt';
 
 /** A command as stored. Times are epoch ms. */
 export interface CommandRecord {

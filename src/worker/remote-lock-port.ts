@@ -2,6 +2,7 @@ import type { BoltTarget } from '../domain/lock-vocabulary.js';
 import type { LockCommandType } from '../domain/lock-command-type.js';
 import type {
   CommandResult,
+  PortCommandOptions,
   PortLock,
   PortUser,
   LockChange,
@@ -13,7 +14,7 @@ import { normalizeWatchedEmail, type WatchedUsers } from './service-protocol.js'
 import { describeError } from '../domain/errors.js';
 
 /** Sends a command request to the service; may reject (the port turns that into `unavailable`). */
-export type CommandRequester = (lockId: string, type: LockCommandType, asUserId: string) => Promise<CommandResult>;
+export type CommandRequester = (lockId: string, type: LockCommandType, asUserId: string, options?: PortCommandOptions) => Promise<CommandResult>;
 
 const copyLock = (lock: PortLock): PortLock => ({
   ...lock,
@@ -100,14 +101,14 @@ export class RemoteLockPort implements LockPort {
     };
   }
 
-  requestBolt(lockId: string, target: BoltTarget, asUserId: string): Promise<CommandResult> {
-    return this.requestCommand(lockId, target === 'locked' ? 'lock' : 'unlock', asUserId);
+  requestBolt(lockId: string, target: BoltTarget, asUserId: string, options?: PortCommandOptions): Promise<CommandResult> {
+    return this.requestCommand(lockId, target === 'locked' ? 'lock' : 'unlock', asUserId, options);
   }
 
-  async requestCommand(lockId: string, type: LockCommandType, asUserId: string): Promise<CommandResult> {
+  async requestCommand(lockId: string, type: LockCommandType, asUserId: string, options?: PortCommandOptions): Promise<CommandResult> {
     if (this.gone) return { status: 'rejected', reason: 'unavailable' };
     try {
-      return await this.request(lockId, type, asUserId);
+      return await this.request(lockId, type, asUserId, options);
     } catch (error) {
       this.logger.debug(`HomeKit command on ${lockId} not answered by the service: ${describeError(error)}`);
       return { status: 'rejected', reason: 'unavailable' };
@@ -158,6 +159,7 @@ export class RemoteLockPort implements LockPort {
         break;
       case 'tap':
       case 'ring':
+      case 'event':
         break;
     }
   }

@@ -41,7 +41,10 @@ export class ServiceClient implements EmbeddedService {
     private readonly endpoint: MessageEndpoint,
     private readonly logger: Logger,
   ) {
-    this.port = new RemoteLockPort((lockId, commandType, asUserId) => this.call({ method: 'requestCommand', lockId, commandType, asUserId }), logger);
+    this.port = new RemoteLockPort(
+      (lockId, commandType, asUserId, options) => this.call({ method: 'requestCommand', lockId, commandType, asUserId, ...(options === undefined ? {} : { options }) }),
+      logger,
+    );
     this.opened = new Promise<void>((resolve, reject) => {
       this.settleOpen = { resolve, reject };
     });

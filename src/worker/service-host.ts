@@ -99,11 +99,11 @@ class HostedService {
         return this.listen(message.port, message.host);
       case 'requestBolt': {
         if (!this.port) return { status: 'rejected', reason: 'unavailable' };
-        return this.port.requestBolt(message.lockId, message.target, message.asUserId);
+        return this.port.requestBolt(message.lockId, message.target, message.asUserId, message.options);
       }
       case 'requestCommand': {
         if (!this.port) return { status: 'rejected', reason: 'unavailable' };
-        return this.port.requestCommand(message.lockId, message.commandType, message.asUserId);
+        return this.port.requestCommand(message.lockId, message.commandType, message.asUserId, message.options);
       }
       case 'demoInfo':
         return this.service.demoInfo();
@@ -131,6 +131,8 @@ class HostedService {
     const forward = (change: LockChange): void => {
       try {
         if (change.kind === 'locks_changed') this.post({ type: 'change', change, locks: homekit.listLocks() });
+        // An event changes no lock: nothing to read for the mirror.
+        else if (change.kind === 'event') this.post({ type: 'change', change });
         else this.post({ type: 'change', change, lock: homekit.getLock(change.lockId) ?? null });
       } catch (error) {
         // Never lose a change over the lock read: the main thread patches its mirror from the change.

@@ -2,7 +2,7 @@ import type { BoltTarget } from '../domain/lock-vocabulary.js';
 import type { LockCommandType } from '../domain/lock-command-type.js';
 import type { PluginConfig } from '../config/plugin-config.js';
 import type { DemoLine } from '../homebridge/embedded-service.js';
-import type { CommandResult, PortLock, PortUser, LockChange } from '../lock-port/lock-port.js';
+import type { CommandResult, PortCommandOptions, PortLock, PortUser, LockChange } from '../lock-port/lock-port.js';
 
 /*
  * The messages between Homebridge's main thread and the worker thread that runs the embedded
@@ -23,8 +23,8 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 /** A call the main thread makes; answered by one {@link ReplyMessage} with the same id. */
 export type CallRequest =
   | { method: 'listen'; port: number; host: string }
-  | { method: 'requestBolt'; lockId: string; target: BoltTarget; asUserId: string }
-  | { method: 'requestCommand'; lockId: string; commandType: LockCommandType; asUserId: string }
+  | { method: 'requestBolt'; lockId: string; target: BoltTarget; asUserId: string; options?: PortCommandOptions }
+  | { method: 'requestCommand'; lockId: string; commandType: LockCommandType; asUserId: string; options?: PortCommandOptions }
   | { method: 'control'; line: string }
   /** The demo line's object, answered once every login in it works (undefined outside the demo). */
   | { method: 'demoInfo' }
