@@ -5,6 +5,7 @@ import type { LockEventSink } from './events/lock-event-sink.js';
 import type { Logger } from './logger.js';
 import type { HostNetwork } from './api/host/host-addresses.js';
 import type { ObservedResponse } from './api/server.js';
+import type { WebhookSenderOptions } from './webhooks/webhook-sender.js';
 
 /**
  * How the service is opened (src/service-root.ts): by the CLI, by the worker thread inside Homebridge,
@@ -37,4 +38,6 @@ export interface ServiceOptions {
   observeResponse?: (response: ObservedResponse) => void;
   /** The HTTP server's slow-client timeout and connection cap (internal: tests shorten them). */
   connectionLimits?: Partial<ConnectionLimits>;
+  /** The webhook sender's timeout (internal: tests shorten the 15 s). */
+  webhookSender?: WebhookSenderOptions;
 }

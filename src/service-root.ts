@@ -53,11 +53,17 @@ import { SmtpPasswordResetMailer } from './access/password-reset-mailer.js';
 import { PasswordResetRepository } from './store/password-reset-repository.js';
 import { OpenerModeRepository } from './store/opener-mode-repository.js';
 import { OpenerModeGuard } from './commands/opener-mode-guard.js';
+import { Webhooks } from './webhooks/webhooks.js';
+import { MqttLocks } from './mqtt/mqtt-locks.js';
+import { mqttSettingsOf } from './mqtt/mqtt-settings.js';
+import { DEFAULT_LOW_BATTERY_THRESHOLD } from './lock-port/lock-identity.js';
 
 export const DATABASE_FILE = 'ekey-locks.sqlite';
 /** (user, lock) pairs whose role inputs are kept in memory. */
 const HOLDINGS_CACHE_LIMIT = 10_000;
 export const PACKAGE_VERSION = '0.1.0';
+/** Where users of the plugin find help (Home Assistant's device page links it as the origin). */
+const SUPPORT_URL = 'https://github.com/homebridge-ekey-locks/homebridge-ekey-locks';
 
 export type { ServiceOptions } from './service-options.js';
 
@@ -96,6 +102,8 @@ export class ServiceRoot {
     readonly lockSubsystem: LockSubsystem,
     /** Switches off an Opener mode whose setter's key ended or whose time ran out (docs/design.md §4d). */
     readonly openerModes: OpenerModeGuard,
+    /** Webhooks (docs/design.md §11): the owners' service, the fan-out and the sender. */
+    readonly webhooks: Webhooks,
     /** Demo mode: the simulated locks and their control lines (docs/design.md §6). */
     private readonly demoParts?: { simulation: DemoSimulation | undefined; control: DemoControl | undefined },
   ) {
@@ -211,6 +219,8 @@ export class ServiceRoot {
       const commands = new CommandRepository(db);
       const demoLocks =
         demo === undefined ? undefined : demoLockParts(demo, { config, clock, locks: repositories.locks, commands, lockState });
+      // The webhooks stand on the lock port, so they are built after it; the door-code sync tells them through this.
+      const built: { webhooks?: Webhooks } = {};
       const lockSubsystem = createLockSubsystem({
         config,
         clock,
@@ -226,6 +236,10 @@ export class ServiceRoot {
         ekeyChanges: ekeys,
         doorCodes: { doorCodes: repositories.doorCodes, ekeys: repositories.ekeys },
         dataDir: options.dataDir,
+        recordedEvents: events.hub,
+        doorCodeOutcomes: (row) => {
+          built.webhooks?.sources.doorCodeOutcome(row);
+        },
         ...(demoLocks === undefined ? {} : { overrides: demoLocks.overrides }),
       });
       // docs/design.md §3 Locks "online": connected, or heard from within offline_after_s — the gateway knows.
@@ -246,6 +260,25 @@ export class ServiceRoot {
       locks.onOpenerSettingsChanged((lockId) => {
         openerModes.reconsider(lockId);
       });
+      // docs/design.md §11: owners' webhooks hear of lock events, commands, keys and door codes.
+      const webhooks: Webhooks = new Webhooks({
+        db,
+        transaction,
+        clock,
+        logger: options.logger,
+        access: { lockIds: () => repositories.locks.list().map((lock) => lock.id), roleOn: (userId, lockId, atMs) => ekeys.roleOn(userId, lockId, atMs) },
+        sources: {
+          port: lockSubsystem.lockPort(),
+          commands: lockSubsystem.engine,
+          ekeys: ekeyChanges,
+          lockName: (lockId) => repositories.locks.findById(lockId)?.name,
+          users: repositories.users,
+          ekeyHolder: (ekeyId) => repositories.ekeys.findById(ekeyId)?.user_id,
+          lowBatteryThreshold: options.config.homekit?.low_battery_threshold ?? DEFAULT_LOW_BATTERY_THRESHOLD,
+        },
+        ...(options.webhookSender === undefined ? {} : { sender: options.webhookSender }),
+      });
+      built.webhooks = webhooks;
       // The demo's users are hashed at their first sign-in, from the passwords the demo prints.
       const passwordCheck = new PasswordCheck({
         users: repositories.users,
@@ -275,6 +308,7 @@ export class ServiceRoot {
         events: events.query,
         eventStreams: events.streams,
         commands: lockSubsystem.engine,
+        webhooks: webhooks.service,
         passwords: new PasswordService({
           users: repositories.users,
           tokens: repositories.tokens,
@@ -300,7 +334,7 @@ export class ServiceRoot {
       };
       events.retention.start();
       const demoParts = demoLocks === undefined ? undefined : { simulation: demoLocks.simulation, control: demoLocks.controlOver(lockSubsystem) };
-      return new ServiceRoot(options, db, clock, repositories, services, demo, events, lockSubsystem, openerModes, demoParts);
+      return new ServiceRoot(options, db, clock, repositories, services, demo, events, lockSubsystem, openerModes, webhooks, demoParts);
     } catch (error) {
       db.close();
       throw error;
@@ -335,9 +369,33 @@ export class ServiceRoot {
     this.lockSubsystem.start();
     this.openerModes.start();
     await this.lockSubsystem.ready();
+    this.webhooks.start();
+    await this.startMqtt();
     this.publishForSettingsUi(urls.local, boundPort);
     this.publishDemoFile();
     return this.url;
+  }
+
+  private mqttLocks: MqttLocks | undefined;
+
+  /** The MQTT view of the locks, while `mqtt` is configured (docs/design.md §11). */
+  get mqtt(): MqttLocks | undefined {
+    return this.mqttLocks;
+  }
+
+  /** Connects to the broker when `mqtt` is configured; a broker that is not there is tried again, never fatal. */
+  private async startMqtt(): Promise<void> {
+    const settings = mqttSettingsOf(this.options.config);
+    if (settings === undefined || this.mqttLocks !== undefined) return;
+    this.mqttLocks = new MqttLocks({
+      port: this.lockPort(),
+      settings,
+      logger: this.options.logger,
+      origin: { name: 'homebridge-ekey-locks', sw: PACKAGE_VERSION, url: SUPPORT_URL },
+      configurationUrl: () => (this.url === undefined ? undefined : `${this.url}/app/`),
+      lowBatteryThreshold: this.options.config.homekit?.low_battery_threshold ?? DEFAULT_LOW_BATTERY_THRESHOLD,
+    });
+    await this.mqttLocks.start();
   }
 
   /** This host's name and addresses (the real ones unless a test passes others). */
@@ -446,6 +504,10 @@ export class ServiceRoot {
     if (this.publishedForSettingsUi) new SettingsUiFile(this.options.dataDir).remove(this.services.setup.token);
     this.publishedForSettingsUi = false;
     if (server) await server.close();
+    const mqtt = this.mqttLocks;
+    this.mqttLocks = undefined;
+    await mqtt?.stop();
+    await this.webhooks.stop();
     this.openerModes.stop();
     await this.lockSubsystem.stop();
     // Stopping the gateway ended any switch-off on its way; its outcome is no longer stored.

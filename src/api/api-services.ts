@@ -9,6 +9,7 @@ import type { OAuthService } from '../auth/oauth-service.js';
 import type { EventQueryService } from '../events/event-query-service.js';
 import type { EventStreamService } from '../events/event-stream-service.js';
 import type { CommandEngine } from '../commands/command-engine.js';
+import type { WebhookService } from '../webhooks/webhook-service.js';
 
 /** Everything the HTTP layer may call. Routes translate; these services decide. */
 export interface ApiServices {
@@ -27,6 +28,8 @@ export interface ApiServices {
   events: EventQueryService;
   /** Live lock events over SSE (routes/events.ts). */
   eventStreams: EventStreamService;
+  /** Webhooks of lock owners (routes/webhooks.ts, docs/design.md §11). */
+  webhooks: WebhookService;
   /** Password change, owner's reset and "Forgot your password?" (routes/password*.ts). */
   passwords: PasswordService;
   /** The Homebridge UI settings page's view and owner sign-up (routes/setup.ts). */

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { IClientOptions, IClientPublishOptions, MqttClient } from 'mqtt';
+import type { IClientOptions, IClientPublishOptions, MqttClient, connect as MqttConnect } from 'mqtt';
 import { describeError } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 import { brokerAddress, type MqttSettings } from './mqtt-settings.js';
@@ -40,10 +40,10 @@ export function clientOptions(settings: MqttSettings, will: { topic: string; pay
  */
 export function explainMqttError(error: unknown, url: string): string {
   const where = brokerAddress(url);
-  const code = typeof error === 'object' && error !== null && 'code' in error ? (error as { code: unknown }).code : undefined;
+  const code: unknown = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
   // CONNACK return codes: MQTT 3.1.1 (4, 5) and MQTT 5 (134, 135).
-  if (code === 4 || code === 134) return `The broker at ${where} refused the user name or password.`;
-  if (code === 5 || code === 135) return `The broker at ${where} does not allow this client to connect (not authorized).`;
+  // Mosquitto answers "not authorized" (5) to a wrong password under MQTT 3.1.1.
+  if (code === 4 || code === 134 || code === 5 || code === 135) return `The broker at ${where} refused the user name or password (not authorized).`;
   if (code === 1 || code === 132) return `The broker at ${where} does not speak this MQTT version; try the other protocol version.`;
   if (typeof code === 'number') return `The broker at ${where} refused the connection (${describeError(error)}).`;
   switch (code) {
@@ -55,7 +55,7 @@ export function explainMqttError(error: unknown, url: string): string {
     case 'ETIMEDOUT':
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
-      return `The broker at ${where} cannot be reached from this host (${String(code)}).`;
+      return `The broker at ${where} cannot be reached from this host (${code}).`;
     case 'ECONNRESET':
       return `The broker at ${where} closed the connection (is it a TLS port? Use mqtts:// for TLS).`;
     case 'ENOENT':
@@ -107,7 +107,7 @@ export class MqttConnection {
       this.logger.error(`MQTT is off: ${explainMqttError(error, this.settings.url)}`);
       return;
     }
-    let connect: typeof import('mqtt').connect;
+    let connect: typeof MqttConnect;
     try {
       ({ connect } = await import('mqtt'));
     } catch (error) {
@@ -151,7 +151,8 @@ export class MqttConnection {
     const client = this.client;
     if (client === undefined || !client.connected) return false;
     client.publish(topic, payload, options, (error) => {
-      if (error !== undefined) this.logger.debug(`MQTT: publishing to ${topic} failed: ${describeError(error)}`);
+      // The client answers null (not undefined) when the broker took it.
+      if (error) this.logger.debug(`MQTT: publishing to ${topic} failed: ${describeError(error)}`);
     });
     return true;
   }
@@ -160,7 +161,7 @@ export class MqttConnection {
     const client = this.client;
     if (client === undefined || !client.connected || filters.length === 0) return;
     client.subscribe(filters, { qos: 1 }, (error) => {
-      if (error !== undefined && error !== null) this.logger.warn(`MQTT: could not subscribe to ${filters.join(', ')}: ${describeError(error)}`);
+      if (error !== null) this.logger.warn(`MQTT: could not subscribe to ${filters.join(', ')}: ${describeError(error)}`);
     });
   }
 

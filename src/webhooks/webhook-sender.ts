@@ -76,10 +76,10 @@ export class WebhookSender {
     }
     this.running = true;
     try {
-      do {
+      for (let pass = true; pass; pass = this.again) {
         this.again = false;
         this.startDue();
-      } while (this.again);
+      }
     } catch (error) {
       this.deps.logger.error(`Webhooks: could not read the pending deliveries: ${describeError(error)}`);
     } finally {
@@ -221,16 +221,11 @@ async function drain(response: Response): Promise<void> {
   const body = response.body;
   if (body === null) return;
   let read = 0;
-  const reader = body.getReader();
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      read += value.byteLength;
-      if (read > MAX_ANSWER_BYTES) {
-        await reader.cancel();
-        return;
-      }
+    for await (const chunk of body as AsyncIterable<Uint8Array>) {
+      read += chunk.byteLength;
+      // Leaving the loop cancels the rest of the answer.
+      if (read > MAX_ANSWER_BYTES) return;
     }
   } catch {
     // The answer's status is what counts.
@@ -241,7 +236,7 @@ async function drain(response: Response): Promise<void> {
 function whyNoAnswer(error: unknown, timeoutMs: number): string {
   if (error instanceof DOMException && (error.name === 'TimeoutError' || error.name === 'AbortError')) return `no answer within ${Math.round(timeoutMs / 1000)} s`;
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-  const code = typeof cause === 'object' && cause !== null && 'code' in cause ? String((cause as { code: unknown }).code) : '';
+  const code = typeof cause === 'object' && cause !== null && 'code' in cause ? String(cause.code) : '';
   switch (code) {
     case 'ECONNREFUSED':
       return 'the connection was refused';

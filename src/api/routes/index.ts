@@ -23,6 +23,8 @@ import { OwnEKeySchema } from '../schemas/own-ekey.js';
 import { registerUserEKeyRoutes } from './user-ekeys.js';
 import { registerPasswordRoutes } from './password.js';
 import { registerPasswordPages } from './password-pages.js';
+import { registerWebhookRoutes } from './webhooks.js';
+import { CreatedWebhookSchema, WebhookDeliverySchema, WebhookSchema } from '../schemas/webhook.js';
 
 export interface RouteOptions {
   services: ApiServices;
@@ -49,6 +51,9 @@ export async function registerRoutes(app: TypedFastify, options: RouteOptions): 
   app.addSchema(EKeySchema);
   app.addSchema(LockSchema);
   app.addSchema(OwnEKeySchema);
+  app.addSchema(WebhookSchema);
+  app.addSchema(CreatedWebhookSchema);
+  app.addSchema(WebhookDeliverySchema);
 
   await app.register(async (scope) => {
     await registerOAuthRoutes({ app: scope, services, logger }, options.oauthRateLimitPerMinute);
@@ -90,6 +95,7 @@ export async function registerRoutes(app: TypedFastify, options: RouteOptions): 
     registerCommandRoutes(context);
     registerUserEKeyRoutes(context);
     registerPasswordRoutes(context);
+    registerWebhookRoutes(context);
     done();
   });
 }
