@@ -234,9 +234,14 @@ async function drain(response: Response): Promise<void> {
 
 /** Why an attempt got no answer, in words for the delivery log (never the URL's secrets). */
 function whyNoAnswer(error: unknown, timeoutMs: number): string {
-  if (error instanceof DOMException && (error.name === 'TimeoutError' || error.name === 'AbortError')) return `no answer within ${Math.round(timeoutMs / 1000)} s`;
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-  const code = typeof cause === 'object' && cause !== null && 'code' in cause ? String(cause.code) : '';
+  const budget = `${timeoutMs >= 1000 ? Math.round(timeoutMs / 1000) : timeoutMs / 1000} s`;
+  // Read by shape, not by class: fetch's errors may come from another realm than this module's Error.
+  const fields = (value: unknown): { name?: unknown; code?: unknown; cause?: unknown } => (typeof value === 'object' && value !== null ? value : {});
+  const name = fields(error).name;
+  if (name === 'TimeoutError' || name === 'AbortError') return `no answer within ${budget}`;
+  const nested = fields(error).cause;
+  const cause = typeof nested === 'object' && nested !== null ? nested : error;
+  const code = typeof fields(cause).code === 'string' ? String(fields(cause).code) : '';
   switch (code) {
     case 'ECONNREFUSED':
       return 'the connection was refused';
@@ -248,7 +253,7 @@ function whyNoAnswer(error: unknown, timeoutMs: number): string {
       return 'the connection was closed before an answer';
     case 'UND_ERR_HEADERS_TIMEOUT':
     case 'UND_ERR_BODY_TIMEOUT':
-      return `no answer within ${Math.round(timeoutMs / 1000)} s`;
+      return `no answer within ${budget}`;
     default:
       return code.startsWith('ERR_TLS') || code.includes('CERT') ? `the TLS handshake failed (${code})` : `no answer (${describeError(cause)})`;
   }

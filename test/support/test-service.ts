@@ -8,6 +8,7 @@ import { ManualClock } from './manual-clock.js';
 import { RecordingLogger } from './recording-logger.js';
 import { OpenApiResponseCheck } from './openapi-response-check.js';
 import type { ObservedResponse } from '../../src/api/server.js';
+import type { ServiceOptions } from '../../src/service-options.js';
 
 export interface TestService {
   baseUrl: string;
@@ -35,6 +36,8 @@ export interface TestServiceOptions {
    * (the real `ekey-locks demo`) see the history.
    */
   demoHistory?: boolean;
+  /** The webhook sender's options (a shorter timeout than 15 s). */
+  webhookSender?: ServiceOptions['webhookSender'];
 }
 
 /**
@@ -58,6 +61,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     logger,
     clock,
     demoHistory: options.demoHistory ?? false,
+    ...(options.webhookSender === undefined ? {} : { webhookSender: options.webhookSender }),
     ...(openApi === undefined ? {} : { observeResponse: (response: ObservedResponse) => openApi.check(response) }),
   });
   const baseUrl = await service.listen(0, '127.0.0.1');
