@@ -175,3 +175,36 @@ describe('checkPluginConfig: the platform runs whatever the block holds', () => 
     }
   });
 });
+
+describe('checkPluginConfig: the mqtt section (docs/design.md §11)', () => {
+  const MQTT = { url: 'mqtt://broker.local:1883', username: 'ha', password: 'broker-secret', base_topic: 'ekey-locks', discovery: true, acting_user: OWNER };
+
+  it('keeps a good section as given', () => {
+    const check = checkPluginConfig({ demo: true, mqtt: MQTT });
+    expect(check.config).toEqual({ demo: true, mqtt: MQTT });
+    expect(check.problems).toEqual([]);
+  });
+
+  it('leaves the whole section out with one line naming every field at fault, never its password, and runs the rest', () => {
+    const check = checkPluginConfig({ demo: true, locks: [FRONT], mqtt: { ...MQTT, url: 'http://broker.local', acting_user: 'nobody', base_topic: 'a/#', protocol_version: '6', password: 7 } });
+    expect(check.config).toEqual({ demo: true, locks: [FRONT] });
+    expect(check.problems).toHaveLength(1);
+    expect(check.problems[0]).toMatch(/^MQTT \(Home Assistant\) \(mqtt\) is left out: /);
+    for (const field of ['mqtt.url', 'mqtt.acting_user', 'mqtt.base_topic', 'mqtt.protocol_version', 'mqtt.password']) expect(check.problems[0]).toContain(field);
+    expect(check.problems[0]).toContain('Until it is fixed, the service runs without it.');
+    expect(check.problems[0]).not.toContain('broker-secret');
+  });
+
+  it('leaves out a section without a URL with one line; an unknown setting too', () => {
+    expect(checkPluginConfig({ mqtt: { username: 'ha' } }).problems).toEqual(['MQTT (Home Assistant) (mqtt) is left out: mqtt.url: is missing. Until it is fixed, the service runs without it.']);
+    const unknown = checkPluginConfig({ mqtt: { ...MQTT, retain_commands: true } });
+    expect(unknown.config).toEqual({});
+    expect(unknown.problems).toEqual(['MQTT (Home Assistant) (mqtt) is left out: mqtt.retain_commands: is not a setting here. Until it is fixed, the service runs without it.']);
+  });
+
+  it('ignores a section the form saved untouched (only its checkbox), silently', () => {
+    const check = checkPluginConfig({ mqtt: { discovery: true } });
+    expect(check.config).toEqual({});
+    expect([...check.problems, ...check.notes]).toEqual([]);
+  });
+});
