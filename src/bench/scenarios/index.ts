@@ -8,6 +8,7 @@ import { loopDelay } from './loop-delay.js';
 import { footprint } from './footprint.js';
 import { piBudget } from './pi-budget.js';
 import { doorCodeSync } from './door-code-sync.js';
+import { eventFanout } from './event-fanout.js';
 
 /** Every benchmark scenario of docs/design.md §8, in the order `npm run bench` runs them. */
 export const scenarios: readonly (BenchScenario | SelfMeasuringScenario)[] = [
@@ -21,4 +22,5 @@ export const scenarios: readonly (BenchScenario | SelfMeasuringScenario)[] = [
   footprint,
   piBudget,
   doorCodeSync,
+  eventFanout,
 ];

@@ -17,7 +17,7 @@ describe('bench/run.js', () => {
       .trim()
       .split('\n')
       .map((line) => line.split('\t')[0]);
-    expect(names).toEqual(['get-me', 'events-page', 'event-ingest', 'command-roundtrip', 'command-roundtrip-nuki', 'homekit-set', 'loop-delay', 'footprint', 'pi-budget', 'door-code-sync']);
+    expect(names).toEqual(['get-me', 'events-page', 'event-ingest', 'command-roundtrip', 'command-roundtrip-nuki', 'homekit-set', 'loop-delay', 'footprint', 'pi-budget', 'door-code-sync', 'event-fanout']);
   });
 
   it('measures get-me beside the baseline in paired rounds and prints one JSON line on stdout', async () => {
@@ -69,6 +69,22 @@ describe('bench/run.js', () => {
     expect(line.data_in_ram).toBe(false);
     expect(line.ok).toEqual(expect.any(Boolean));
     expect(result.stderr).toMatch(/door-code-sync: \d+ keys; POST → set p99 [\d.]+ ms, revoke → removed p99 [\d.]+ ms/);
+  }, 120_000);
+
+  it('measures event-fanout on a loopback Mosquitto and a loopback receiver: the docs/design.md §8 fields, every event both ways', async () => {
+    const result = await bench(['--only', 'event-fanout', ...short, '--rounds', '1'], 90_000);
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const line = JSON.parse(lines[0] ?? '') as Record<string, unknown>;
+    expect(Object.keys(line).slice(0, 3)).toEqual(['scenario', 'mqtt_p99_ms', 'webhook_p99_ms']);
+    expect(line.scenario).toBe('event-fanout');
+    for (const key of ['mqtt_p99_ms', 'webhook_p99_ms', 'mqtt_p50_ms', 'webhook_p50_ms', 'events_per_s']) expect(line[key]).toEqual(expect.any(Number));
+    expect(line.mqtt_samples as number).toBeGreaterThan(0);
+    // Every event reached both: one MQTT message and one POST each.
+    expect(line.webhook_samples).toBe(line.mqtt_samples);
+    expect(line).toMatchObject({ target_mqtt_p99_ms: 50, target_webhook_p99_ms: 100, data_in_ram: false, ok: expect.any(Boolean) });
+    expect(result.stderr).toMatch(/event-fanout: \d+ taps in [\d.]+ s; \d+ MQTT messages \(p99 [\d.]+ ms\), \d+ webhook POSTs/);
   }, 120_000);
 
   it('measures command-roundtrip-nuki through the Nuki driver: the docs/design.md §8 fields, data on disk, every command completed', async () => {
