@@ -15,7 +15,7 @@ try {
       this.onRequest('/status', () => ({ state: 'unreadable', message }));
       this.onRequest('/pairing', () => ({ families: [] }));
       this.onRequest('/form', () => ({ listFields: [] }));
-      for (const path of ['/owner', '/scan', '/pair']) {
+      for (const path of ['/owner', '/scan', '/pair', '/mqtt-test']) {
         this.onRequest(path, () => {
           throw new RequestError(message, { reason: 'unavailable' });
         });

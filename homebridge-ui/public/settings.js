@@ -522,8 +522,30 @@
     homebridge.showSchemaForm();
   }
 
+  /** docs/home-assistant.md: "Test connection" tries the form's MQTT settings, unsaved. */
+  async function testMqtt() {
+    const button = $('ekl-mqtt-test');
+    const result = $('ekl-mqtt-result');
+    button.disabled = true;
+    result.dataset.state = 'checking';
+    result.textContent = 'Connecting to the broker…';
+    try {
+      const config = await withDeadline(homebridge.getPluginConfig(), 10000, 'The Homebridge UI did not hand over the config.');
+      const answer = await ask('/mqtt-test', { mqtt: (config[0] || {}).mqtt }, 20000);
+      result.dataset.state = answer.ok ? 'ok' : 'error';
+      result.textContent = answer.message;
+    } catch (error) {
+      result.dataset.state = 'error';
+      result.textContent = error.message;
+    } finally {
+      button.disabled = false;
+      button.focus();
+    }
+  }
+
   function start() {
     $('ekl-refresh').addEventListener('click', () => void refresh());
+    $('ekl-mqtt-test').addEventListener('click', () => void testMqtt());
     $('ekl-owner-form').addEventListener('submit', (event) => void createOwner(event));
     homebridge.addEventListener('pairing-progress', (event) => {
       const card = pairings.get(event.data.family);

@@ -1,6 +1,7 @@
 import { HomebridgePluginUiServer, RequestError } from '@homebridge/plugin-ui-utils';
 import { SettingsUiError, SettingsUiHandlers } from './settings-ui-handlers.js';
 import { describeError } from '../domain/errors.js';
+import { testMqttConnection } from '../mqtt/mqtt-connection-test.js';
 
 /** The event that carries each progress line of a scan or pairing to the page (`{ family, line }`). */
 export const PAIRING_PROGRESS_EVENT = 'pairing-progress';
@@ -24,6 +25,8 @@ export class EKeyLocksSettingsUiServer extends HomebridgePluginUiServer {
     this.onRequest('/form', () => handlers.formShapes());
     this.onRequest('/scan', (body) => answering(() => handlers.scan(body)));
     this.onRequest('/pair', (body) => answering(() => handlers.pair(body)));
+    // docs/home-assistant.md: the MQTT section as the form holds it, tried without saving it.
+    this.onRequest('/mqtt-test', (body) => answering(() => testMqttConnection((body as { mqtt?: unknown } | undefined)?.mqtt)));
     this.ready();
   }
 }
