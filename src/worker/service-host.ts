@@ -130,9 +130,10 @@ class HostedService {
     let held: LockChange[] | undefined = [];
     const forward = (change: LockChange): void => {
       try {
+        // Who-and-how events serve the adapters of this thread (MQTT, webhooks); none on Homebridge's
+        // thread uses them, so they do not cross (one message less per lock event on its event loop).
+        if (change.kind === 'event') return;
         if (change.kind === 'locks_changed') this.post({ type: 'change', change, locks: homekit.listLocks() });
-        // An event changes no lock: nothing to read for the mirror.
-        else if (change.kind === 'event') this.post({ type: 'change', change });
         else this.post({ type: 'change', change, lock: homekit.getLock(change.lockId) ?? null });
       } catch (error) {
         // Never lose a change over the lock read: the main thread patches its mirror from the change.
