@@ -17,6 +17,9 @@ import { normalizeId } from '../domain/ids.js';
 import type { EKeyRepository, StoredEKey } from '../store/ekey-repository.js';
 import type { LockRecord, LockRepository } from '../store/lock-repository.js';
 
+/** A lock's `bolt_state` is the last position it drove to, not a reading (docs/design.md §4f). */
+export type BoltStateSource = 'assumed';
+
 /** Connectivity of a lock (docs/design.md §3 Locks). */
 export type OnlineStatus = 'online' | 'offline';
 
@@ -32,6 +35,12 @@ export interface LockView {
   name: string;
   bolt_state: Bolt;
   online_status: OnlineStatus;
+  /**
+   * docs/design.md §4f, on a lock that cannot sense its bolt only: `assumed` — `bolt_state` is the
+   * last position the lock drove to (a command, its keypad), which a turn by hand does not change.
+   * Absent where the bolt state is a reading.
+   */
+  bolt_state_source?: BoltStateSource;
   /** The lock's IANA zone: eKey DateTimes of this lock are read and written in it. */
   time_zone: string;
   /** 0 to 1, or null before the lock first reported it. */
@@ -169,6 +178,7 @@ export class LockService {
       name: lock.name,
       bolt_state: lock.boltState,
       online_status: this.presence(lock, now),
+      ...(capabilitiesOf(lock.family).boltAssumed === true ? { bolt_state_source: 'assumed' as const } : {}),
       time_zone: lock.timeZone,
       battery_level: lock.batteryLevel,
       last_seen_at: lock.lastSeenAt === null ? null : new Date(lock.lastSeenAt).toISOString(),

@@ -75,6 +75,8 @@ export interface Lock {
   name: string;
   bolt_state: 'locked' | 'unlocked' | 'jammed' | 'unknown';
   online_status: 'online' | 'offline';
+  /** On a lock that cannot sense its bolt: `bolt_state` is the last position it drove to; a turn by hand is not seen (docs/design.md §4f). */
+  bolt_state_source?: 'assumed';
   time_zone: string;
   battery_level: number | null;
   last_seen_at: string | null;

@@ -11,6 +11,12 @@ export const LockSchema = Type.Object(
       description: 'locked, unlocked, jammed or unknown (not yet reported)',
     }),
     online_status: Type.Union([Type.Literal('online'), Type.Literal('offline')], { description: 'Whether the gateway reaches the lock' }),
+    bolt_state_source: Type.Optional(
+      Type.Literal('assumed', {
+        description:
+          'On a lock that cannot sense its bolt only: bolt_state is assumed — the last position the lock drove to (a command, its keypad), which a turn by hand does not change. Absent where bolt_state is a reading',
+      }),
+    ),
     time_zone: Type.String({ description: 'IANA time zone; eKey DateTimes of this lock are in it' }),
     battery_level: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], { description: '0 to 1; null until reported' }),
     last_seen_at: Type.Union([Type.String(), Type.Null()], { description: 'Last sign of life, ISO 8601 UTC with milliseconds; null if never' }),

@@ -59,7 +59,7 @@ export const nukiFamily: LockFamilyDescriptor = {
   commandTypes: ['lock', 'unlock', 'unlatch'],
   capabilities: { keypad: true, doorSensor: true, opener: false, ownUsers: true },
   // docs/design.md §4c: the Nuki Keypad takes six digits 1–9, refuses codes that start with 12, holds 100.
-  doorCodes: { length: 6, digits: '123456789', forbiddenPrefixes: ['12'], capacity: 100, weeklyWindow: true },
+  doorCodes: { length: 6, digits: '123456789', forbiddenPrefixes: ['12'], capacity: 100, weeklyWindow: true, canDisableCodes: true },
   cli: {
     name: 'nuki',
     usage: [

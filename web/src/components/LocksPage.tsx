@@ -135,6 +135,8 @@ function LockCard({ lock, ownKey, reload }: { lock: Lock | undefined; ownKey: Ow
         {lock && <span class={`online online-${lock.online_status}`}>{offline ? 'Offline' : 'Online'}</span>}
         {lock?.battery_level != null && <span class="battery">Battery {Math.round(lock.battery_level * 100)} %</span>}
       </p>
+      {/* docs/design.md §4f: a lock that cannot sense its bolt shows the last state it was set to, and says so. */}
+      {lock?.bolt_state_source === 'assumed' && <p class="hint bolt-assumed">As last set by this app, a command or the keypad: this lock does not notice a turn by hand.</p>}
       {last && (
         <p class="activity">
           Last activity: {last.unlatched === true ? 'door opened' : EVENT_WORDS[last.type]}
