@@ -356,7 +356,7 @@ export const loopDelay: SelfMeasuringScenario = {
  * One control line that makes the lock record activity, chosen by what the lock can do (never by
  * its family): an intercom's opener is rung (docs/design.md §4d); a lock with its own users is
  * tapped by the linked one (§4b); a lock with a keypad and no own users, whose eKeys have no phone
- * taps (a TTLock, §4f), gets a mistyped code at its keypad (a refused entry, §4c); any other lock
+ * taps (§4f), gets a mistyped code at its keypad (a refused entry, §4c); any other lock
  * is tapped with the owner's eKey (§6).
  */
 function activityLine(lock: { id: string; family: LockFamilyId; ownerKeyId: string }, action: 'lock' | 'unlock'): Record<string, unknown> {
