@@ -119,8 +119,8 @@ describe('/status', () => {
   it('answers the running service with every lock and its state, and whose owner account waits', async () => {
     const view = await handlers().status();
     if (view.state !== 'running') throw new Error(view.message);
-    expect(view.message).toBe(`The service is running at ${service.baseUrl} with 5 locks.`);
-    expect(view.locks.map((lock) => lock.name)).toEqual(['Back Door', 'Building Door', 'Front Door', 'Garage', 'Garden Gate']);
+    expect(view.message).toBe(`The service is running at ${service.baseUrl} with 6 locks.`);
+    expect(view.locks.map((lock) => lock.name)).toEqual(['Back Door', 'Building Door', 'Front Door', 'Garage', 'Garden Gate', 'Side Door']);
     expect(view.locks.find((lock) => lock.name === 'Garage')).toMatchObject({ bolt_state: 'unknown', online_status: 'offline', gateway: false, owner_email: NEW_OWNER });
     expect(view.locks.find((lock) => lock.name === 'Front Door')).toMatchObject({ family: 'ekey', gateway: true });
     expect(view.locks.find((lock) => lock.name === 'Back Door')).toMatchObject({ family: 'nuki' });
@@ -132,6 +132,7 @@ describe('/status', () => {
       ['Front Door', 'eKey open profile', []],
       ['Garage', 'eKey open profile', []],
       ['Garden Gate', 'eKey open profile', []],
+      ['Side Door', 'TTLock', ['keypad']],
     ]);
     expect(view.locks.find((lock) => lock.name === 'Building Door')?.modes).toEqual({ ring_to_open: false, continuous_mode: false });
     expect(view.locks.find((lock) => lock.name === 'Front Door')?.modes).toBeNull();
@@ -252,7 +253,10 @@ describe('/owner', () => {
 describe('/pairing, /scan and /pair (the Nuki family, through the registry)', () => {
   it('offers the families whose locks are paired, in their own words', () => {
     const { families } = handlers().pairingFamilies();
-    expect(families.map((family) => [family.family, family.noun])).toEqual([['nuki', 'Nuki lock']]);
+    expect(families.map((family) => [family.family, family.noun])).toEqual([
+      ['nuki', 'Nuki lock'],
+      ['ttlock', 'TTLock'],
+    ]);
     expect(families[0]?.pin?.digits).toBe(6);
   });
 
