@@ -11,6 +11,8 @@ import { NUKI_CREDENTIALS_FILE, NukiCredentialFile } from '../../../src/families
 import { SimulatedOpener } from '../../../src/families/nuki-opener/simulator/simulated-opener.js';
 import { BluezTransport } from '../../../src/gateway/transports/bluez/bluez-transport.js';
 import { SimulatedNuki } from '../../../src/families/nuki/simulator/simulated-nuki.js';
+import { TTLOCK_CREDENTIALS_FILE, TtlockCredentialFile } from '../../../src/families/ttlock/ttlock-credential-file.js';
+import { SimulatedTtlock } from '../../../src/families/ttlock/simulator/simulated-ttlock.js';
 import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
 import { ManualClock } from '../../support/manual-clock.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
@@ -349,5 +351,40 @@ describe('/pairing, /scan and /pair (the Nuki family, through the registry)', ()
     const first = shared.scan({ family: 'nuki',  seconds: 1 });
     expect(await failure(shared.scan({ family: 'nuki',  seconds: 1 }))).toBe('A scan or pairing is already running; wait until it ends.');
     await first;
+  });
+});
+
+describe('/scan and /pair (the TTLock family, through the same pairing facet)', () => {
+  const clock = new ManualClock();
+
+  it('scans the fake BlueZ for TTLocks, then pairs the one in setting mode into the plugin\'s data folder', async () => {
+    const lock = new SimulatedTtlock({ address: 'C0:FF:EE:5E:78:01', name: 'TTLock', clock, timeZone: 'Europe/Berlin' });
+    bluez.bluez.addDevice(lock);
+    try {
+      lock.touchKeypad();
+      const scanned = await handlers().scan({ family: 'ttlock', seconds: 1 });
+      expect(scanned.locks).toEqual([{ address: lock.address, rssi: expect.any(Number), model: 'TTLock (in setting mode: ready to pair)', api_level: null, family: 'ttlock', pin_required: false }]);
+      const paired = await handlers().pair({ family: 'ttlock', address: lock.address, timeout_s: 5 });
+      expect(paired.lines.join('\n')).toContain("3. Paired: the service is the lock's admin");
+      expect(paired.lock).toMatchObject({ family: 'ttlock', address: lock.address, keypad: true });
+      expect(statSync(join(dataDir, TTLOCK_CREDENTIALS_FILE)).mode & 0o777).toBe(0o600);
+      expect(lock.paired).toBe(true);
+      const stored = new TtlockCredentialFile(dataDir).read(lock.address);
+      expect(stored?.aesKey.equals(lock.adminSecrets?.aesKey ?? Buffer.alloc(0))).toBe(true);
+      expect(progress.join('\n')).not.toContain(stored?.aesKey.toString('hex') ?? 'no key');
+    } finally {
+      lock.goOutOfRange();
+    }
+  });
+
+  it('explains a pairing that fails (the lock is not in setting mode)', async () => {
+    const lock = new SimulatedTtlock({ address: 'C0:FF:EE:5E:78:02', name: 'TTLock', clock, timeZone: 'Europe/Berlin' });
+    bluez.bluez.addDevice(lock);
+    try {
+      expect(await failure(handlers().pair({ family: 'ttlock', address: lock.address, timeout_s: 5 }))).toMatch(/not in setting mode \(waited 5 s\)/);
+      expect(lock.paired).toBe(false);
+    } finally {
+      lock.goOutOfRange();
+    }
   });
 });

@@ -21,10 +21,11 @@ export function nextOffsetChange(afterMs: number, zone: string, horizonDays = 20
     low = probe;
   }
   if (high === afterMs) return null;
-  while (high - low > 1_000) {
+  // To the millisecond: the first instant with the new offset.
+  while (high - low > 1) {
     const middle = low + Math.floor((high - low) / 2);
     if (offset(middle) === before) low = middle;
     else high = middle;
   }
-  return Math.ceil(high / 1_000) * 1_000;
+  return high;
 }
