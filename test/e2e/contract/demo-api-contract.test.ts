@@ -117,7 +117,7 @@ describe('demo line', () => {
     }
     expect(line.users).toHaveLength(4);
     for (const user of line.users) expect(Object.keys(user).sort()).toEqual(['email', 'id', 'name', 'password']);
-    expect(line.locks).toHaveLength(4);
+    expect(line.locks).toHaveLength(5);
     for (const lock of line.locks) {
       expect(Object.keys(lock).sort()).toEqual(['family', 'gateway', 'id', 'name', 'owner_id']);
       expect(lock.owner_id).toBe(ownerId);
@@ -127,6 +127,7 @@ describe('demo line', () => {
       ['Garden Gate', false, 'ekey'],
       ['Back Door', true, 'nuki'],
       ['Building Door', true, 'nuki-opener'],
+      ['Side Door', true, 'ttlock'],
     ]);
   });
 });

@@ -281,11 +281,14 @@ export class TtlockDriver implements LockDriver {
     }
     const unlocked = (parsed.params & TtlockAdvertFlag.unlocked) !== 0;
     const records = (parsed.params & TtlockAdvertFlag.newRecords) !== 0;
-    const boltChanged = this.advertisedUnlocked !== null && this.advertisedUnlocked !== unlocked;
+    const first = this.advertisedUnlocked === null;
+    const boltChanged = !first && this.advertisedUnlocked !== unlocked;
     const recordsRose = records && this.advertisedRecords === false;
     this.advertisedUnlocked = unlocked;
     this.advertisedRecords = records;
-    context.reportBolt(unlocked ? 'unlocked' : 'locked', null);
+    // Only a change is news about the bolt: an advertisement that repeats the lock's idea of it
+    // must not overwrite what a command learnt since (a jam: the motor did not get there).
+    if (first || boltChanged) context.reportBolt(unlocked ? 'unlocked' : 'locked', null);
     if (boltChanged || recordsRose) return true;
     return records && this.lastLogReadAt !== null && context.clock.now() - this.lastLogReadAt >= this.staleNewsMs;
   }

@@ -135,6 +135,10 @@ describe('TTLock driver over the simulator transport', () => {
     r.lock.jamNextMove();
     expect(await r.gateway.sendCommand(LOCK_ID, 'unlock')).toEqual({ status: 'failed', reason: 'jammed' });
     expect(r.gateway.getSnapshot(LOCK_ID)?.bolt).toBe('jammed');
+    // The lock's advertisements (still "locked") and a read of it do not make the jam go away.
+    await new Promise<void>((resolve) => r.gateway.once('advertised', () => { resolve(); }));
+    expect(await r.gateway.refresh(LOCK_ID)).toBe(true);
+    expect(r.gateway.getSnapshot(LOCK_ID)?.bolt).toBe('jammed');
     expect(await r.gateway.sendCommand(LOCK_ID, 'unlock')).toEqual({ status: 'failed', reason: 'jammed' });
     r.lock.manualTurn('locked');
     expect(await r.gateway.sendCommand(LOCK_ID, 'unlock')).toEqual({ status: 'completed', bolt: 'unlocked' });
