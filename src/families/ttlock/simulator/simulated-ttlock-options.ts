@@ -35,6 +35,8 @@ export interface SimulatedTtlockOptions {
   notifyChunk?: number;
   model?: string;
   firmware?: string;
+  /** Draws the key GET_AES_KEY gives out (default: 16 random bytes); a test replays a capture with the captured key. */
+  newKey?: () => Buffer;
 }
 
 /** Faults a test injects. */

@@ -87,6 +87,7 @@ export class SimulatedTtlock implements SimulatedDevice {
   private adminKeypadCode: string | null = null;
   private readonly settingModeMs: number;
   private readonly notifyChunk: number;
+  private readonly newKey: () => Buffer;
   private readonly links = new Set<TtlockSimulatedLink>();
   private readonly advertisementListeners = new Set<() => void>();
 
@@ -105,6 +106,7 @@ export class SimulatedTtlock implements SimulatedDevice {
     this.idleDropMs = options.idleDropMs ?? 5_000;
     this.settingModeMs = options.settingModeMs ?? 15_000;
     this.notifyChunk = options.notifyChunk ?? 20;
+    this.newKey = options.newKey ?? ((): Buffer => randomBytes(16));
     this.model = options.model ?? 'TTLock keypad deadbolt (simulated)';
     this.firmware = options.firmware ?? '6.1.21';
     this.clockOffsetMs = wallClockMs(wallClockAt(this.clock.now(), this.timeZone)) - this.clock.now();
@@ -282,7 +284,7 @@ export class SimulatedTtlock implements SimulatedDevice {
 
   /** GET_AES_KEY in setting mode: a fresh key, used from the next frame on. */
   issueKey(): Buffer {
-    this.pendingKey = randomBytes(16);
+    this.pendingKey = this.newKey();
     return Buffer.from(this.pendingKey);
   }
 
