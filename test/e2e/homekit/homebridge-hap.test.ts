@@ -94,6 +94,8 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
       back.target(),
       back.lastAction(),
       back.arrival(),
+      side.current(),
+      side.target(),
     ]);
 
   beforeAll(async () => {
