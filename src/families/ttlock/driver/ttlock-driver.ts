@@ -112,10 +112,23 @@ export class TtlockDriver implements LockDriver {
     this.context = context;
   }
 
-  /** SEARCH_BICYCLE_STATUS: the battery; the bolt as the lock believes it until an advertisement says. */
+  /**
+   * SEARCH_BICYCLE_STATUS: the battery; the bolt as the lock believes it until an advertisement
+   * says. A lock that refuses the query (a model without it) is read from its advertisements
+   * alone; a link that fails fails the connect.
+   */
   async readState(connection: GattConnection): Promise<void> {
     const context = this.attached();
-    const data = await this.operation(connection, (channel, deadline) => channel.request(TtlockCommand.searchStatus, SCIENER, deadline));
+    let data: Buffer;
+    try {
+      data = await this.operation(connection, (channel, deadline) => channel.request(TtlockCommand.searchStatus, SCIENER, deadline));
+    } catch (error) {
+      if (error instanceof TransportError && error.cause instanceof TtlockExchangeError && error.cause.failure.kind === 'refused') {
+        context.logger.debug(`Lock ${context.name}: it answers no status query (${error.message}); its advertisements tell.`);
+        return;
+      }
+      throw error;
+    }
     const status = decodeStatus(data);
     if (status.battery <= 100) context.reportBattery(status.battery / 100);
     if (this.advertisedUnlocked === null) context.reportBolt(status.state === 1 ? 'unlocked' : 'locked', null);

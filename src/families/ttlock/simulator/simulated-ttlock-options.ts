@@ -45,6 +45,8 @@ export interface SimulatedTtlockFaults {
   silent: boolean;
   /** It answers everything but lock and unlock, which it ignores. */
   ignoreBoltCommands: boolean;
+  /** Commands it refuses as "invalid command" (a model without them). */
+  refuseCommands: number[];
   /** The next this many lock/unlock commands drop the link instead of acting. */
   dropBeforeAnswer: number;
   /** The next reply's CRC is wrong (it still decrypts). */

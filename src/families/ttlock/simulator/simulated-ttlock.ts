@@ -62,7 +62,7 @@ export class SimulatedTtlock implements SimulatedDevice {
   readonly address: string;
   readonly name: string;
   readonly timeZone: string;
-  readonly faults: SimulatedTtlockFaults = { silent: false, ignoreBoltCommands: false, dropBeforeAnswer: 0, badCrcNext: false };
+  readonly faults: SimulatedTtlockFaults = { silent: false, ignoreBoltCommands: false, refuseCommands: [], dropBeforeAnswer: 0, badCrcNext: false };
   readonly passcodeStore: TtlockPasscodeStore;
   readonly log: TtlockLockLog;
   readonly version: TtlockLockVersion;
@@ -360,6 +360,10 @@ export class SimulatedTtlock implements SimulatedDevice {
     if (this.admin !== null && key === TTLOCK_FACTORY_KEY) {
       // Paired: nothing is done under the factory key ("not in setting mode", readable by the app that tried).
       this.reply(link, TtlockCommand.response, encodeTtlockReply(command, { errorCode: TtlockError.notInSettingMode }), TTLOCK_FACTORY_KEY);
+      return;
+    }
+    if (this.faults.refuseCommands.includes(command)) {
+      this.reply(link, TtlockCommand.response, encodeTtlockReply(command, { errorCode: TtlockError.invalidCommand }), key);
       return;
     }
     const boltCommand = command === TtlockCommand.unlock || command === TtlockCommand.lock;

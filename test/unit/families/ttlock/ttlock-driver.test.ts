@@ -163,6 +163,22 @@ describe('TTLock driver over the simulator transport', () => {
     expect(r.gateway.getSnapshot(LOCK_ID)?.bolt).toBe('locked');
   });
 
+  it('connects to a lock that answers no status query: the advertisement tells its bolt and battery', async () => {
+    const r = rig();
+    r.lock.faults.refuseCommands = [0x14];
+    await started(r);
+    expect(r.gateway.getSnapshot(LOCK_ID)).toMatchObject({ bolt: 'locked', batteryLevel: 0.87, online: true });
+    expect(await r.gateway.sendCommand(LOCK_ID, 'unlock')).toEqual({ status: 'completed', bolt: 'unlocked' });
+  });
+
+  it('reads a reply whose CRC does not match when it decrypts, and says so once', async () => {
+    const r = rig();
+    await started(r);
+    r.lock.faults.badCrcNext = true;
+    expect(await r.gateway.sendCommand(LOCK_ID, 'unlock')).toEqual({ status: 'completed', bolt: 'unlocked' });
+    expect(r.logger.lines.filter((line) => line.message.includes("CRC did not match"))).toHaveLength(1);
+  });
+
   it('follows the battery the lock advertises', async () => {
     const r = rig();
     await started(r);
