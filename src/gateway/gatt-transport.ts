@@ -146,4 +146,6 @@ export interface GattTransport {
   close(): Promise<void>;
   /** How the radio is doing now, read from memory; a transport without it counts as online with no slots to tell. */
   radioStatus?(): RadioStatus;
+  /** Begins reaching its radio now (a proxy's API connection) instead of at the first connect or watch. Never throws. */
+  start?(): void;
 }

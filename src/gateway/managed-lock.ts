@@ -310,6 +310,8 @@ export class ManagedLock {
     this.link.hold();
     try {
       const connection = await deadline.race(this.link.connect(Math.min(this.context.settings.connectTimeoutMs, deadline.remaining())));
+      // Heard, but every gateway that hears it had no free slot: the command was not delivered (docs/design.md §4e).
+      if (connection === null && this.link.lastConnectFailure === 'no_free_slot') return failed('delivery_failed');
       if (connection === EXPIRED || connection === null) return failed('lock_offline');
       const outcome = await this.driver.executeCommand(connection, action, deadline);
       if (outcome.status === 'completed') this.observations.applyBolt(outcome.bolt, 'remote');
