@@ -146,6 +146,12 @@ export interface GattTransport {
   close(): Promise<void>;
   /** How the radio is doing now, read from memory; a transport without it counts as online with no slots to tell. */
   radioStatus?(): RadioStatus;
+  /**
+   * Whether a connection that was lost could be replaced through another radio that hears the
+   * device now (the composite's failover, docs/design.md §4e): the gateway core then sends a
+   * command in flight again through it, within the command's timeout. Absent: never.
+   */
+  hasAlternative?(address: string, lost: GattConnection): boolean;
   /** Begins reaching its radio now (a proxy's API connection) instead of at the first connect or watch. Never throws. */
   start?(): void;
 }

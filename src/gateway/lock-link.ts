@@ -118,6 +118,11 @@ export class LockLink {
     return this.lastFailure;
   }
 
+  /** A connection of this lock that dropped could be replaced through another gateway now (docs/design.md §4e). */
+  canFailOver(lost: GattConnection): boolean {
+    return !lost.connected && (this.transport.hasAlternative?.(this.settings.address, lost) ?? false);
+  }
+
   /** Resolves once a connect in progress (with its synchronisation) has finished; at once otherwise. */
   async settle(): Promise<void> {
     if (this.connecting !== null) await this.connecting;

@@ -313,7 +313,18 @@ export class ManagedLock {
       // Heard, but every gateway that hears it had no free slot: the command was not delivered (docs/design.md §4e).
       if (connection === null && this.link.lastConnectFailure === 'no_free_slot') return failed('delivery_failed');
       if (connection === EXPIRED || connection === null) return failed('lock_offline');
-      const outcome = await this.driver.executeCommand(connection, action, deadline);
+      let outcome = await this.driver.executeCommand(connection, action, deadline);
+      // docs/design.md §4e: a link through a gateway that dropped mid-command fails over to another
+      // gateway that hears the lock, within the command's timeout (never with one gateway alone).
+      let current = connection;
+      const undelivered = (result: CommandOutcome): boolean => result.status === 'failed' && result.reason === 'delivery_failed';
+      for (let failover = 0; failover < 2 && undelivered(outcome) && deadline.remaining() > 0 && this.link.canFailOver(current); failover += 1) {
+        this.context.logger.info(`Lock ${this.name}: its link dropped during the command; sending it again through another gateway.`);
+        const next = await deadline.race(this.link.connect(Math.min(this.context.settings.connectTimeoutMs, deadline.remaining())));
+        if (next === EXPIRED || next === null) break;
+        current = next;
+        outcome = await this.driver.executeCommand(next, action, deadline);
+      }
       if (outcome.status === 'completed') this.observations.applyBolt(outcome.bolt, 'remote');
       else if (outcome.reason === 'jammed') this.observations.applyBolt('jammed', 'remote');
       return outcome;

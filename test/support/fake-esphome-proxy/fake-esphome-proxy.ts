@@ -42,6 +42,8 @@ export interface FakeProxyLog {
   keyFailures: number;
   connectRequests: number;
   disconnectRequests: number;
+  /** GATT characteristic writes relayed to a device (75). */
+  writes: number;
   /** CCCD values written, as hex ("0100"). */
   cccdWrites: string[];
   /** Message ids the fake received and did not know. */
@@ -117,7 +119,7 @@ const hexAddress = (address: string): number => Number.parseInt(address.replace(
 
 /** The fake proxy. `start()` listens on 127.0.0.1; `stop()` ends everything. */
 export class FakeEsphomeProxy {
-  readonly log: FakeProxyLog = { clients: 0, keyFailures: 0, connectRequests: 0, disconnectRequests: 0, cccdWrites: [], unknownMessages: [], advertisementSubscriptions: 0, advertisementUnsubscriptions: 0 };
+  readonly log: FakeProxyLog = { clients: 0, keyFailures: 0, connectRequests: 0, disconnectRequests: 0, writes: 0, cccdWrites: [], unknownMessages: [], advertisementSubscriptions: 0, advertisementUnsubscriptions: 0 };
   readonly name: string;
   readonly slots: number;
   readonly featureFlags: number;
@@ -130,6 +132,8 @@ export class FakeEsphomeProxy {
   private listeningPort = 0;
   private advertisementTimer: NodeJS.Timeout | null = null;
   private readonly advertisementIntervalMs: number;
+  /** Addresses whose next characteristic write kills the proxy instead of reaching the device. */
+  private readonly dieOnWriteTo = new Set<number>();
 
   private constructor(options: FakeProxyOptions) {
     this.name = options.name ?? 'hall-proxy';
@@ -201,6 +205,14 @@ export class FakeEsphomeProxy {
   stallOperations(address: string): void {
     const entry = this.devices.get(hexAddress(address));
     if (entry !== undefined) entry.stallOperations = true;
+  }
+
+  /**
+   * The proxy dies (as {@link kill}) when the next characteristic write to this address arrives,
+   * before relaying it: a command in flight that the device never got.
+   */
+  dieOnNextWrite(address: string): void {
+    this.dieOnWriteTo.add(hexAddress(address));
   }
 
   /** Sends every client a message whose id this fake's ESPHome has and the client may not know. */
@@ -445,6 +457,11 @@ export class FakeEsphomeProxy {
         const value = link.read(characteristic.uuid);
         client.send(Id.ReadResponse, new ProtoWriter().uint(1, address).uint(2, handle).bytes(3, value, true).finish());
       } else {
+        this.log.writes += 1;
+        if (this.dieOnWriteTo.delete(address)) {
+          void this.kill();
+          return;
+        }
         link.write(characteristic.uuid, fields.bytes(4));
         if (fields.bool(3)) client.send(Id.WriteResponse, new ProtoWriter().uint(1, address).uint(2, handle).finish());
       }

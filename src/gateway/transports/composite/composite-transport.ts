@@ -84,6 +84,8 @@ export class CompositeTransport implements GattTransport {
   private readonly hearings = new GatewayHearings();
   /** Connections handed out, with the gateway that holds each; ended ones are pruned as they are found. */
   private readonly held = new Map<GattConnection, string>();
+  /** The gateway each connection handed out went through, also after it ended (for failover). */
+  private readonly gatewayOfConnection = new WeakMap<GattConnection, string>();
   private readonly listenForRoutes: boolean;
   private stopRouteWatch: (() => void) | null = null;
   private closed = false;
@@ -137,6 +139,22 @@ export class CompositeTransport implements GattTransport {
       deadline.cancel();
     }
     throw new TransportError(aggregateFailure(errors.map((error) => error.failure)), `${upper}: no gateway reached it (${failures.join('; ') || 'no time left'})`, { cause: last });
+  }
+
+  /**
+   * Another gateway than the one `lost` went through may serve `address` and heard it in the last
+   * 60 s: a command in flight can fail over to it (docs/design.md §4e).
+   */
+  hasAlternative(address: string, lost: GattConnection): boolean {
+    const upper = address.toUpperCase();
+    const through = this.gatewayOfConnection.get(lost);
+    const now = this.clock.now();
+    const allowed = this.options.allowedGateways?.(upper);
+    return this.gateways.some(({ name }) => {
+      if (name === through || (allowed !== undefined && !allowed.includes(name))) return false;
+      const hearing = this.hearings.latest(name, upper);
+      return hearing !== undefined && now - hearing.seenAt <= HEARD_WITHIN_MS;
+    });
   }
 
   /** Starts every gateway's radio now (a proxy's API connection) and, with `listenForRoutes`, the route watch. */
@@ -218,6 +236,7 @@ export class CompositeTransport implements GattTransport {
   private hold(gateway: string, connection: GattConnection): GattConnection {
     this.liveConnections();
     this.held.set(connection, gateway);
+    this.gatewayOfConnection.set(connection, gateway);
     return connection;
   }
 
