@@ -37,7 +37,7 @@ describe('every lock family through an ESPHome proxy (proxies only)', () => {
         if (simulation === undefined) throw new Error('no demo simulation');
         for (const device of simulation.locks.values()) {
           const reachable = simulation.transport.getDevice(device.address);
-          if (reachable !== undefined) proxy.addDevice(reachable as SimulatedDevice, { rssi: -64 });
+          if (reachable !== undefined) proxy.addDevice(reachable, { rssi: -64 });
         }
       },
     });
