@@ -4,7 +4,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
-import type { SimulatedDevice } from '../../../src/gateway/transports/simulator/simulated-device.js';
 import { ServiceRoot } from '../../../src/service-root.js';
 import { FakeEsphomeProxy } from '../../support/fake-esphome-proxy/fake-esphome-proxy.js';
 import { ManualClock } from '../../support/manual-clock.js';
