@@ -3,7 +3,7 @@
  * numbers them (service, then per characteristic its value and, where it notifies or indicates,
  * its CCCD), properties from the device's BlueZ-style flags.
  */
-import type { SimulatedDevice } from '../../../src/gateway/transports/simulator/simulated-device.js';
+import type { SimulatedDevice } from '../../gateway/transports/simulator/simulated-device.js';
 
 export interface FakeCharacteristic {
   serviceUuid: string;
