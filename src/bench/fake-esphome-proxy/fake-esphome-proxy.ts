@@ -324,7 +324,7 @@ export class FakeEsphomeProxy {
   connectionsFreeBody(): Buffer {
     const writer = new ProtoWriter().uint(1, this.slots - this.active.size).uint(2, this.slots);
     const allocated = [...this.active.keys()].map((address) => BigInt(address));
-    return writer.packedUint64(3, allocated).finish();
+    return writer.repeatedUint64(3, allocated).finish();
   }
 
   /** @internal */
@@ -524,7 +524,8 @@ export class FakeEsphomeProxy {
 function uuidFields(writer: ProtoWriter, uuid: string, longField: number, shortField: number, short: boolean): ProtoWriter {
   if (short && uuid.endsWith(SIG_BASE_TAIL)) return writer.uint(shortField, Number.parseInt(uuid.slice(0, 8), 16));
   const hex = uuid.replace(/-/g, '');
-  return writer.packedUint64(longField, [BigInt(`0x${hex.slice(0, 16)}`), BigInt(`0x${hex.slice(16)}`)]);
+  // Unpacked, one key per half, as ESPHome's encoder writes repeated scalars.
+  return writer.repeatedUint64(longField, [BigInt(`0x${hex.slice(0, 16)}`), BigInt(`0x${hex.slice(16)}`)]);
 }
 
 /** One API client of the fake: framing, handshake, and the messages of the proxy's API. */
@@ -666,7 +667,9 @@ class FakeApiClient {
         this.send(Id.ListEntitiesDone, Buffer.alloc(0));
         return;
       case Id.SubscribeAdvertisements:
-        this.rawAdvertisements = (fields.uint(1) & 1) !== 0 && (this.proxy.featureFlags & 32) !== 0;
+        // Current firmware (with the raw-advertisements feature) always sends raw batches, whatever
+        // the flags; the legacy message is for firmware without it.
+        this.rawAdvertisements = (this.proxy.featureFlags & 32) !== 0;
         this.proxy.subscribeAdvertisements(this);
         return;
       case Id.UnsubscribeAdvertisements:

@@ -211,6 +211,22 @@ describe('EsphomeTransport and the proxy', () => {
     expect(second.logger.lines.some(({ message: line }) => line.includes('Proxy Hall does not use encryption'))).toBe(true);
   });
 
+  it('reads the legacy advertisement message of firmware without raw advertisements', async () => {
+    const { proxy, transport } = await rig({ featureFlags: 1 | 2 | 4 });
+    const device = newDevice(proxy);
+    const seen: Buffer[] = [];
+    const unwatch = transport.watchAdvertisements((advertisement) => {
+      const data = advertisement.manufacturerData.get(0xffff);
+      if (advertisement.address === device.address && data !== undefined) seen.push(data);
+    });
+    await until(() => seen.length > 0, 'a legacy advertisement');
+    unwatch();
+    expect(seen[0]).toEqual(Buffer.from([1]));
+    const connection = await transport.connect(device.address, CONTRACT_PROFILE, CONNECT);
+    expect(await connection.read('info')).toEqual(Buffer.from('contract v1'));
+    await connection.disconnect();
+  });
+
   it('says plainly when the device is not an active Bluetooth proxy', async () => {
     const { transport, logger } = await rig({ featureFlags: 1 | 32 });
     transport.start();

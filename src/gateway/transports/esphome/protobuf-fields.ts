@@ -174,6 +174,15 @@ export class ProtoWriter {
     return this.bytes(number, message.finish(), true);
   }
 
+  /**
+   * A repeated varint field, one key per element (unpacked, zeros included): how ESPHome's own
+   * encoder writes `repeated uint64` (a UUID's halves, the allocated addresses).
+   */
+  repeatedUint64(number: number, values: readonly bigint[]): this {
+    for (const value of values) this.parts.push(encodeVarint(BigInt(number) << 3n), encodeVarint(BigInt.asUintN(64, value)));
+    return this;
+  }
+
   /** A packed repeated varint field. */
   packedUint64(number: number, values: readonly bigint[]): this {
     if (values.length === 0) return this;
