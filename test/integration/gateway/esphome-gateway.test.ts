@@ -50,8 +50,8 @@ interface Rig {
   logger: RecordingLogger;
 }
 
-function rig(proxies: ProxyConfig[], options: { host?: GattTransport; locks: SimulatedLock[]; commandTimeoutMs?: number }): Rig {
-  const logger = new RecordingLogger();
+function rig(proxies: ProxyConfig[], options: { host?: GattTransport; locks: SimulatedLock[]; commandTimeoutMs?: number; logger?: RecordingLogger }): Rig {
+  const logger = options.logger ?? new RecordingLogger();
   const transport = chooseTransport({ kind: 'simulator', useHostAdapter: options.host !== undefined, host: options.host, proxies, logger });
   const gateway = new LockGateway(transport, new ManualClock(Date.now()), logger, {
     connectTimeoutMs: 3_000,
@@ -176,5 +176,22 @@ describe('locks through ESPHome Bluetooth proxies', () => {
     ]);
     expect(status[0]?.devices.find((device) => device.address === near.address)?.connected).toBe(true);
     expect(status[1]?.devices.find((device) => device.address === far.address)).toMatchObject({ connected: true, rssi: -65 });
+  });
+
+  it('proxies with no BlueZ on the host: the host is reported unavailable once, the proxies serve', async () => {
+    const lock = newLock();
+    const hall = await startProxy('Hall');
+    hall.proxy.addDevice(lock);
+    const logger = new RecordingLogger();
+    const host = new BluezTransport({ busAddress: 'unix:path=/nonexistent/ekey-test/system_bus_socket', scanRetryMs: 50, logger });
+    const { gateway, transport } = rig([hall.config], { host, locks: [lock], logger });
+    await untilLinked(gateway, 'lock-0', () => hall.proxy.openLinksTo(lock.address) === 1);
+    expect(await gateway.sendCommand('lock-0', 'unlock')).toEqual({ status: 'completed', bolt: 'unlocked' });
+    await until(() => transport.gatewayStatus()[0]?.radio.state === 'unavailable', 'the host reported unavailable');
+    expect(transport.gatewayStatus().map((entry) => [entry.name, entry.radio.state])).toEqual([
+      ['host', 'unavailable'],
+      ['Hall', 'online'],
+    ]);
+    expect(logger.lines.filter((line) => line.level === 'error').map((line) => line.message)).toEqual([expect.stringContaining('D-Bus')]);
   });
 });
