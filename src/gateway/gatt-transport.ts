@@ -81,6 +81,12 @@ export interface GattConnection {
    * ATT_MTU − 3), so delivery to the device is confirmed. @throws TransportError
    */
   write(characteristic: string, value: Buffer): Promise<void>;
+  /**
+   * Writes without response ("command" write type): resolves once the value left for the device,
+   * with no confirmation that it arrived. Optional: only transports that offer it (ESPHome
+   * proxies); the drivers use {@link write}. @throws TransportError
+   */
+  writeWithoutResponse?(characteristic: string, value: Buffer): Promise<void>;
   /** Sets the one notification/indication listener of this connection (one call per value received). */
   onNotification(listener: (characteristic: string, value: Buffer) => void): void;
   /** Sets the listener called once when the link drops (not after `disconnect()`). */

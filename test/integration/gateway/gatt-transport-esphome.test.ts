@@ -143,6 +143,20 @@ describe('EsphomeTransport and the proxy', () => {
     await connection.disconnect();
   });
 
+  it('writes without response too: the device gets the value, the proxy answers nothing', async () => {
+    const { proxy, transport } = await rig();
+    const device = newDevice(proxy);
+    const connection = await transport.connect(device.address, CONTRACT_PROFILE, CONNECT);
+    const answers: Buffer[] = [];
+    connection.onNotification((_, value) => answers.push(value));
+    await connection.writeWithoutResponse?.('command', Buffer.from([5, 6]));
+    await until(() => device.writes.length === 1, 'the value at the device');
+    expect(device.writes).toEqual([Buffer.from([5, 6])]);
+    await until(() => answers.length === 1, "the device's own answer");
+    await connection.disconnect();
+    await expect(connection.writeWithoutResponse?.('command', Buffer.from([1]))).rejects.toMatchObject({ failure: 'not_connected' });
+  });
+
   it('skips message ids it does not know and keeps the link', async () => {
     const { proxy, transport } = await rig();
     const device = newDevice(proxy);

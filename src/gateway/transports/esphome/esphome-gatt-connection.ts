@@ -98,6 +98,19 @@ export class EsphomeGattConnection implements GattConnection {
     })).then(() => undefined);
   }
 
+  /** BluetoothGATTWriteRequest with `response: false`: nothing answers it, so it resolves once sent (after the writes before it). */
+  writeWithoutResponse(characteristic: string, value: Buffer): Promise<void> {
+    const run = (): void => {
+      if (this.state !== 'open') throw new TransportError('not_connected', `${this.address}: write ${characteristic}: the link is closed`);
+      const resolved = this.characteristics.get(characteristic);
+      if (resolved === undefined) throw new TransportError('operation_failed', `${this.address} has no ${characteristic}`);
+      this.channel.send(writeRequest(this.addressNumber, resolved.handle, value, false));
+    };
+    const next = this.queue.then(run, run);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
   onNotification(listener: (characteristic: string, value: Buffer) => void): void {
     this.listeners.setNotificationListener(listener);
   }
