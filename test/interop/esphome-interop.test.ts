@@ -9,8 +9,8 @@ import { uuidHalves } from '../../src/gateway/transports/esphome/esphome-message
 /**
  * Our Noise handshake and our fake proxy held against an independent implementation of ESPHome's
  * native API: esphome-client 2.0.0 (a dev dependency only, docs/architecture.md "Libraries and
- * why"). It needs Node 22.20 or later, so this folder runs where the library does (`npm test` on
- * Node 22, and on Node 24 in .ci/run), not in the Node 20 stage. Its Noise responder and initiator complete handshakes with ours, and its client drives the
+ * why"). It needs Node 22.20 or later (`npm test` on
+ * Node 22, and on Node 24 in .ci/run). Its Noise responder and initiator complete handshakes with ours, and its client drives the
  * fake proxy — Hello, DeviceInfo, advertisements, connect, services, notifications with the CCCD,
  * writes — with and without Noise. So a fault shared by our transport and our fake cannot hide.
  */
