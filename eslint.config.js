@@ -16,11 +16,11 @@ export default tseslint.config(
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-extraneous-class': 'off',
-      // The SQLite driver differs by Node (src/store/sqlite-driver.ts): values come from there,
-      // types from 'better-sqlite3'.
+      // The SQLite driver loads through src/store/sqlite-driver.ts, which refuses an unsupported Node
+      // with one sentence before the binary can crash: values come from there, types from 'better-sqlite3'.
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { paths: [{ name: 'better-sqlite3', message: "Import Database from src/store/sqlite-driver.ts: the driver differs by Node (docs/decisions/runtimes.md).", allowTypeImports: true }] },
+        { paths: [{ name: 'better-sqlite3', message: "Import Database from src/store/sqlite-driver.ts: it refuses an unsupported Node before loading the driver (docs/decisions/runtimes.md).", allowTypeImports: true }] },
       ],
     },
   },

@@ -6,7 +6,7 @@
  * thread's entry, dist/worker/service-thread.js (src/worker/service-thread.ts), compiles the bundle
  * with that cache (src/worker/service-thread-code.ts). Why one file: the thread otherwise resolves,
  * stats, reads and compiles several hundred small ES and CommonJS modules at every start; why a
- * script and not an ES module: Node 20 has a code cache only for scripts (`vm.Script`), and
+ * script and not an ES module: `vm.Script` takes the code cache written at build time, and
  * compiling the 2 MB bundle was the start's largest single cost (docs/performance.md "Start-up").
  * The code is the JavaScript tsc emitted without its comments and indentation; names are kept, so
  * stack traces still name every function.
@@ -36,7 +36,7 @@ export const SERVICE_THREAD_FILE = 'service-thread.cjs';
 /** What earlier builds made and this one does not: an ES module bundle and its chunks. */
 const EARLIER_OUTPUTS = ['service-thread-chunks', 'service-thread.js.map'];
 
-export const SERVICE_THREAD_EXTERNALS = ['better-sqlite3', 'better-sqlite3-node20', 'dbus-next', 'node-ble', 'nodemailer'];
+export const SERVICE_THREAD_EXTERNALS = ['better-sqlite3', 'dbus-next', 'node-ble', 'nodemailer'];
 
 /** Bundles `<distDir>/worker/service-worker.js` into `<distDir>/worker/service-thread.cjs` and writes its build cache. */
 export async function bundleServiceThread(distDir) {
@@ -49,7 +49,7 @@ export async function bundleServiceThread(distDir) {
     bundle: true,
     platform: 'node',
     format: 'cjs',
-    target: 'node20',
+    target: 'node22',
     external: SERVICE_THREAD_EXTERNALS,
     // `import()` becomes a require on first use: a script has no dynamic import without a loader of its own.
     supported: { 'dynamic-import': false },

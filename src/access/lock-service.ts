@@ -16,6 +16,7 @@ import type { OpenerModeRepository } from '../store/opener-mode-repository.js';
 import { normalizeId } from '../domain/ids.js';
 import type { EKeyRepository, StoredEKey } from '../store/ekey-repository.js';
 import type { LockRecord, LockRepository } from '../store/lock-repository.js';
+import type { LockGatewayView } from './gateway-service.js';
 
 /** A lock's `bolt_state` is the last position it drove to, not a reading (docs/design.md §4f). */
 export type BoltStateSource = 'assumed';
@@ -69,7 +70,15 @@ export interface LockView {
   opener_mode_until?: string | null;
   /** The owner's cap on Continuous Mode in minutes, for owners and admins; null: none (or not shown). */
   continuous_mode_limit_minutes?: number | null;
+  /**
+   * docs/design.md §4e, for the lock's owners and admins only: the gateway device that reaches it
+   * now (the host's adapter or a Bluetooth proxy) and how well; null while none hears it.
+   */
+  gateway?: LockGatewayView | null;
 }
+
+/** How the lock list learns which gateway reaches a lock (src/access/gateway-service.ts). */
+export type LockGatewayLookup = (lock: LockRecord) => LockGatewayView | null;
 
 /** `PUT /locks/{lock_id}/opener-settings`: the owner's settings of an Opener. */
 export interface OpenerSettings {
@@ -99,6 +108,7 @@ export interface LockServiceDependencies {
 /** Lists and looks up locks with the visibility rule "holds a usable eKey on it now". */
 export class LockService {
   private presence: LockPresence;
+  private gatewayOf: LockGatewayLookup = () => null;
   private openerSettingsChanged: (lockId: string) => void = () => undefined;
 
   constructor(private readonly deps: LockServiceDependencies) {
@@ -111,6 +121,11 @@ export class LockService {
   /** Installs the gateway's notion of "online" (connected, or advertising recently). */
   setPresence(presence: LockPresence): void {
     this.presence = presence;
+  }
+
+  /** Installs the lookup of each lock's gateway device (docs/design.md §4e); until then none hears any lock. */
+  setGatewayLookup(lookup: LockGatewayLookup): void {
+    this.gatewayOf = lookup;
   }
 
   /** Installs who hears of a changed Opener setting (the mode guard: a new cap may be due now). */
@@ -187,6 +202,8 @@ export class LockService {
       keypad: lock.keypad,
       supported_commands: [...commandTypesOf(lock.family)],
       ...this.openerView(lock, role, now),
+      // docs/design.md §4e: how the lock is reached is for its owners and admins only.
+      ...(role === 'owner' || role === 'admin' ? { gateway: this.gatewayOf(lock) } : {}),
     };
   }
 

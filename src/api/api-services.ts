@@ -9,6 +9,7 @@ import type { OAuthService } from '../auth/oauth-service.js';
 import type { EventQueryService } from '../events/event-query-service.js';
 import type { EventStreamService } from '../events/event-stream-service.js';
 import type { CommandEngine } from '../commands/command-engine.js';
+import type { GatewayService } from '../access/gateway-service.js';
 
 /** Everything the HTTP layer may call. Routes translate; these services decide. */
 export interface ApiServices {
@@ -31,4 +32,6 @@ export interface ApiServices {
   passwords: PasswordService;
   /** The Homebridge UI settings page's view and owner sign-up (routes/setup.ts). */
   setup: SetupService;
+  /** Gateway devices: the host's adapter and the Bluetooth proxies (routes/gateways.ts). */
+  gateways: GatewayService;
 }

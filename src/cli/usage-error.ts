@@ -18,7 +18,7 @@ export const USAGE = `Usage: ekey-locks <command> [options]
 Commands:
   serve --config FILE [--data DIR] [--port N] [--host H]
                                  Run the access service (no HomeKit) from a config file
-  demo [--port N] [--data DIR] [--host H]
+  demo [--config FILE] [--port N] [--data DIR] [--host H]
                                  Run the demo household with simulated locks (on 127.0.0.1
                                  unless --host, e.g. 0.0.0.0); prints one JSON line (also
                                  DIR/demo.json), then reads JSON control lines on stdin

@@ -342,16 +342,28 @@ export class ManagedLock {
     try {
       // What the command ends with when no attempt gets further: never reached, or reached and dropped.
       let unfinished: CommandOutcome = failed('lock_offline');
+      let reached = false;
+      let failovers = 0;
       for (;;) {
         const connection = await this.connectWithin(deadline);
+        // Heard, but every gateway that hears it had no free slot: the command was not delivered (docs/design.md §4e).
+        if (connection === null && !reached && this.link.lastConnectFailure === 'no_free_slot') return failed('delivery_failed');
         if (connection === null) return unfinished;
+        reached = true;
         const outcome = await this.driver.executeCommand(connection, action, deadline);
         if (outcome.status === 'completed') this.observations.applyBolt(outcome.bolt, 'remote');
         else if (outcome.reason === 'jammed') this.observations.applyBolt('jammed', 'remote');
-        // A link the lock dropped before it answered is tried again (policies with `retryPauseMs`).
-        const dropped = outcome.status === 'failed' && outcome.reason === 'delivery_failed' && !connection.connected;
-        if (!dropped || !(await this.pauseBeforeRetry(deadline))) return outcome;
+        if (outcome.status !== 'failed' || outcome.reason !== 'delivery_failed' || deadline.remaining() <= 0) return outcome;
         unfinished = outcome;
+        // docs/design.md §4e: a link through a gateway that dropped mid-command fails over to another
+        // gateway that hears the lock, within the command's timeout (never with one gateway alone).
+        if (failovers < 2 && this.link.canFailOver(connection)) {
+          failovers += 1;
+          this.context.logger.info(`Lock ${this.name}: its link dropped during the command; sending it again through another gateway.`);
+          continue;
+        }
+        // A link the lock dropped before it answered is tried again (policies with `retryPauseMs`).
+        if (connection.connected || !(await this.pauseBeforeRetry(deadline))) return outcome;
         this.context.logger.info(`Lock ${this.name}: the link dropped during the ${action}; trying again.`);
       }
     } finally {

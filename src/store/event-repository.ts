@@ -82,7 +82,15 @@ const toStored = (row: EventRow): StoredEvent => ({
   recordedAt: row.recorded_at,
 });
 
-const SELECT_COLUMNS = `e.seq, e.id, e.lock_id, e.type, e.performer_id, COALESCE(u.name, e.performer_name) AS performer_name,
+/**
+ * Every column of an event, the performer's current name first (their stored name when the user is
+ * gone). The name is a scalar subquery, not a join: the SQLite that better-sqlite3 13 ships
+ * (3.54.1) prepares a statement with a join and a bound parameter again at every run — ~50 µs
+ * on our schema, where the subquery costs ~1 µs (docs/performance.md "command-roundtrip-nuki";
+ * test/integration/commands/command-path-statements.test.ts keeps joins off the command path).
+ */
+const SELECT_COLUMNS = `e.seq, e.id, e.lock_id, e.type, e.performer_id,
+  COALESCE((SELECT u.name FROM users u WHERE u.id = e.performer_id), e.performer_name) AS performer_name,
   e.occurred_at, e.value, e.detail, e.source, e.ekey_id, e.command_id, e.lock_sequence, e.flagged, e.recorded_at`;
 
 type Direction = 'older' | 'newer';
@@ -143,14 +151,14 @@ export class EventRepository {
          @command_id, @lock_sequence, @flagged, @recorded_at)`,
     );
     this.byIdStatement = db.prepare<[string], EventRow>(
-      `SELECT ${SELECT_COLUMNS} FROM lock_events e LEFT JOIN users u ON u.id = e.performer_id WHERE e.id = ?`,
+      `SELECT ${SELECT_COLUMNS} FROM lock_events e WHERE e.id = ?`,
     );
     this.existsStatement = db.prepare<[string], number>('SELECT 1 FROM lock_events WHERE id = ?').pluck(true);
     this.bySequenceStatement = db.prepare<[string, number], { seq: number }>(
       'SELECT seq FROM lock_events WHERE lock_id = ? AND lock_sequence = ?',
     );
     this.byCommandStatement = db.prepare<[string], EventRow>(
-      `SELECT ${SELECT_COLUMNS} FROM lock_events e LEFT JOIN users u ON u.id = e.performer_id WHERE e.command_id = ?`,
+      `SELECT ${SELECT_COLUMNS} FROM lock_events e WHERE e.command_id = ?`,
     );
     this.lastBatteryStatement = db.prepare<[string], { value: number | null }>(
       "SELECT value FROM lock_events WHERE lock_id = ? AND type = 'battery' ORDER BY seq DESC LIMIT 1",
@@ -174,7 +182,7 @@ export class EventRepository {
       "SELECT lock_id, SUM(n) AS n FROM lock_event_counts WHERE performer_id = '' GROUP BY lock_id",
     );
     this.historyStatement = db.prepare<[string, number], EventRow>(
-      `SELECT ${SELECT_COLUMNS} FROM lock_events e LEFT JOIN users u ON u.id = e.performer_id WHERE e.lock_id = ? ORDER BY e.seq LIMIT ?`,
+      `SELECT ${SELECT_COLUMNS} FROM lock_events e WHERE e.lock_id = ? ORDER BY e.seq LIMIT ?`,
     );
     this.maxSeqStatement = db.prepare<[], { seq: number | null }>('SELECT MAX(seq) AS seq FROM lock_events');
     this.addCountStatement = db.prepare<[string, string, string, number]>(

@@ -2,36 +2,33 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { createRequire } from 'node:module';
 
 /**
- * The better-sqlite3 build for the Node that runs us (docs/design.md §10;
- * docs/decisions/runtimes.md). No one better-sqlite3 serves Node 20, 22 and 24:
- *
- * - 12.x wraps its objects in Node's raw `node::ObjectWrap`. From Node 24.19 that class removes an
- *   environment cleanup hook in its destructor and aborts the process (`RemoveEnvironmentCleanupHook
- *   … (env) != nullptr`) when V8 collects a statement or database at a moment with no Node
- *   environment in reach — at random, at start or exit.
- * - 13.x is built on Node-API (no `ObjectWrap`), ships prebuilt binaries, and needs Node ≥ 22: on
- *   Node 20 its binary crashes at the first query.
- *
- * package.json lists both as optional dependencies: `better-sqlite3` (13) and `better-sqlite3-node20`
- * (an alias of 12). npm leaves out an optional package whose `engines` the running Node does not
- * meet, silently, so Node 20 gets 12 alone and Node 22/24 get both; this module loads 13 on 22+ and
- * 12 on 20. The API the service uses is the same in both.
+ * better-sqlite3, the one SQLite driver (docs/design.md §10; docs/decisions/runtimes.md): 13.x is
+ * built on Node-API and serves Node 22 and 24 alike. On an older Node its binary crashes at the
+ * first query, so this module refuses such a Node with one sentence first (the install refuses it
+ * too: scripts/node-version-check.mjs). Every run-time import of the driver goes through here (an
+ * ESLint rule keeps it so).
  */
-export const SQLITE_DRIVER: string = Number(process.versions.node.split('.')[0]) >= 22 ? 'better-sqlite3' : 'better-sqlite3-node20';
+export const SQLITE_DRIVER = 'better-sqlite3';
+
+/** The oldest Node major the driver runs on (package.json `engines`). */
+const OLDEST_NODE_MAJOR = 22;
 
 function loadDriver(): typeof BetterSqlite3 {
+  if (Number(process.versions.node.split('.')[0]) < OLDEST_NODE_MAJOR) {
+    throw new Error(`homebridge-ekey-locks needs Node.js 22 or 24; this is Node.js v${process.versions.node}. Update Node.js, then install the plugin again.`);
+  }
   const require = createRequire(import.meta.url);
   try {
     return require(SQLITE_DRIVER) as typeof BetterSqlite3;
   } catch (error) {
     throw new Error(
       `SQLite driver ${SQLITE_DRIVER} for Node ${process.version} is not installed or does not load (${error instanceof Error ? error.message : String(error)}); ` +
-        'run npm install again with this Node (supported: Node 20.18+, 22 and 24)',
+        'run npm install again with this Node (supported: Node 22 and 24)',
       { cause: error },
     );
   }
 }
 
-/** better-sqlite3's `Database` constructor, from the build that serves this Node. */
+/** better-sqlite3's `Database` constructor. */
 const Database: typeof BetterSqlite3 = loadDriver();
 export default Database;

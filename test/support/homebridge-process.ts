@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -75,27 +76,64 @@ export async function awaitHomebridgeReady(start: HomebridgeStart): Promise<Demo
   return demo;
 }
 
+/** Where {@link pluginBuild} keeps its builds: under node_modules, so they resolve the project's dependencies. */
+const PLUGIN_BUILD_CACHE = join(REPO_ROOT, 'node_modules', '.cache', 'ekey-locks-plugin-build');
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? filesUnder(join(dir, entry.name)) : [join(dir, entry.name)]));
+}
+
 /**
- * Builds the plugin (tsc, tsconfig.build.json, then the service thread's bundle) into a throw-away plugin folder: package.json, dist/
- * and a node_modules link to the repository's. The shared working tree's dist/ is not touched.
+ * The plugin's dist/ as `npm run build` makes it — tsc with tsconfig.build.json, then the service
+ * thread's bundle and its code cache (scripts/service-thread-bundle.mjs) — built once for each
+ * content of what goes into it (src/, the tsconfigs, the bundle script, the lockfile) and each
+ * Node (the code cache is V8's), then reused: by every end-to-end suite of a run, and by the CI's
+ * later stages on the same tree. Concurrent builders each build aside and the first rename wins.
  */
-export function buildPluginFolder(): string {
-  const folder = mkdtempSync(join(tmpdir(), 'ekey-plugin-'));
+function pluginBuild(): string {
+  const hash = createHash('sha256');
+  for (const file of filesUnder(join(REPO_ROOT, 'src')).sort()) hash.update(file.slice(REPO_ROOT.length)).update('\0').update(readFileSync(file)).update('\0');
+  for (const file of ['tsconfig.json', 'tsconfig.build.json', 'package-lock.json', join('scripts', 'service-thread-bundle.mjs')]) hash.update(file).update('\0').update(readFileSync(join(REPO_ROOT, file))).update('\0');
+  hash.update(process.version);
+  const done = join(PLUGIN_BUILD_CACHE, hash.digest('hex').slice(0, 16));
+  if (existsSync(join(done, 'dist', 'index.js'))) return join(done, 'dist');
+  mkdirSync(PLUGIN_BUILD_CACHE, { recursive: true });
+  const staging = `${done}.tmp-${process.pid}-${Date.now()}`;
   const tsc = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  const build = spawnSync(process.execPath, [tsc, '-p', join(REPO_ROOT, 'tsconfig.build.json'), '--outDir', join(folder, 'dist'), '--sourceMap', 'false', '--declaration', 'false'], {
+  const build = spawnSync(process.execPath, [tsc, '-p', join(REPO_ROOT, 'tsconfig.build.json'), '--outDir', join(staging, 'dist'), '--sourceMap', 'false', '--declaration', 'false'], {
     encoding: 'utf8',
     timeout: 180_000,
   });
   if (build.status !== 0) throw new Error(`plugin build failed:\n${build.stdout}\n${build.stderr}`);
+  const bundle = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts', 'service-thread-bundle.mjs'), join(staging, 'dist')], { encoding: 'utf8', timeout: 60_000 });
+  if (bundle.status !== 0) throw new Error(`service thread bundle failed:\n${bundle.stdout}\n${bundle.stderr}`);
+  try {
+    renameSync(staging, done);
+  } catch (error) {
+    // Another suite finished the same build first: use theirs.
+    rmSync(staging, { recursive: true, force: true });
+    if (!existsSync(join(done, 'dist', 'index.js'))) throw error;
+  }
+  return join(done, 'dist');
+}
+
+/**
+ * A throw-away plugin folder as Homebridge loads it: package.json, config.schema.json,
+ * homebridge-ui/, scripts/node-version-check.mjs, a copy of the plugin's build ({@link pluginBuild}: a suite may change what it
+ * holds, e.g. the service thread's run-time code cache) and a node_modules link to the
+ * repository's. The shared working tree's dist/ is not touched.
+ */
+export function buildPluginFolder(): string {
+  const folder = mkdtempSync(join(tmpdir(), 'ekey-plugin-'));
+  cpSync(pluginBuild(), join(folder, 'dist'), { recursive: true });
   cpSync(join(REPO_ROOT, 'package.json'), join(folder, 'package.json'));
   cpSync(join(REPO_ROOT, 'config.schema.json'), join(folder, 'config.schema.json'));
   // The settings page (config.schema.json's customUiPath), for the Homebridge UI.
   cpSync(join(REPO_ROOT, 'homebridge-ui'), join(folder, 'homebridge-ui'), { recursive: true });
+  // The install's Node check (package.json `preinstall`), shipped like the rest.
+  mkdirSync(join(folder, 'scripts'));
+  cpSync(join(REPO_ROOT, 'scripts', 'node-version-check.mjs'), join(folder, 'scripts', 'node-version-check.mjs'));
   symlinkSync(join(REPO_ROOT, 'node_modules'), join(folder, 'node_modules'), 'dir');
-  // The service thread's entry, bundled as `npm run build` does (scripts/service-thread-bundle.mjs),
-  // from the dependencies the folder now sees.
-  const bundle = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts', 'service-thread-bundle.mjs'), join(folder, 'dist')], { encoding: 'utf8', timeout: 60_000 });
-  if (bundle.status !== 0) throw new Error(`service thread bundle failed:\n${bundle.stdout}\n${bundle.stderr}`);
   return folder;
 }
 

@@ -1,5 +1,5 @@
 /**
- * The real Homebridge UI's look (homebridge-config-ui-x 5.10, the version that runs on Node 20):
+ * The real Homebridge UI's look (homebridge-config-ui-x 5.10, the version our other UI tests install):
  * its built `public/` folder — the theme stylesheet every plugin settings page inherits, with its
  * fonts — taken from the package as the npm registry serves it (`npm pack`, once per machine,
  * cached under node_modules/.cache). The test host (settings-ui-host.ts) links it into the page the

@@ -35,6 +35,8 @@ export interface TestServiceOptions {
    * (the real `ekey-locks demo`) see the history.
    */
   demoHistory?: boolean;
+  /** Runs between opening the service and listening (e.g. putting the demo's simulated locks behind a fake Bluetooth proxy). */
+  beforeListen?: (service: ServiceRoot) => Promise<void> | void;
 }
 
 /**
@@ -60,6 +62,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     demoHistory: options.demoHistory ?? false,
     ...(openApi === undefined ? {} : { observeResponse: (response: ObservedResponse) => openApi.check(response) }),
   });
+  await options.beforeListen?.(service);
   const baseUrl = await service.listen(0, '127.0.0.1');
   const demo = service.demo?.household;
   if (!demo) throw new Error('demo household missing');

@@ -40,6 +40,13 @@ export class AllowedHosts {
   private readonly suffixes: string[] = [];
   private own = new Set<string>();
   private readAt = Number.NEGATIVE_INFINITY;
+  /**
+   * `Host` headers allowed by what never changes while the service runs (loopback, the configured
+   * names): nearly every request repeats one of a few, and parsing each cost ~2.6 µs of a command's
+   * ~1 ms (docs/performance.md "command-roundtrip-nuki"). This host's own names are read again now and
+   * then, so they are not kept here. Bounded: a client sending ever new Hosts only re-parses.
+   */
+  private readonly staticallyAllowed = new Set<string>();
 
   constructor(private readonly options: AllowedHostsOptions) {
     if (options.publicUrl !== undefined) {
@@ -59,9 +66,14 @@ export class AllowedHosts {
 
   /** Whether a request whose `Host` (or trusted `X-Forwarded-Host`) is `hostHeader` may be answered. */
   allows(hostHeader: string | undefined): boolean {
+    if (hostHeader !== undefined && this.staticallyAllowed.has(hostHeader)) return true;
     const name = hostName(hostHeader);
     if (name === undefined) return false;
-    if (this.isKnown(name)) return true;
+    if (this.isStaticallyKnown(name)) {
+      if (hostHeader !== undefined && this.staticallyAllowed.size < 32) this.staticallyAllowed.add(hostHeader);
+      return true;
+    }
+    if (this.own.has(name)) return true;
     // An address may have changed (DHCP) since the names were read: read them again, now and then.
     const now = (this.options.now ?? Date.now)();
     if (now - this.readAt < (this.options.refreshAfterMs ?? 5_000)) return false;
@@ -69,9 +81,10 @@ export class AllowedHosts {
     return this.own.has(name);
   }
 
-  private isKnown(name: string): boolean {
+  /** Loopback and the configured names: the answer never changes while the service runs. */
+  private isStaticallyKnown(name: string): boolean {
     if (name === 'localhost' || name.endsWith('.localhost') || isLoopbackAddress(name)) return true;
-    if (this.configured.has(name) || this.own.has(name)) return true;
+    if (this.configured.has(name)) return true;
     return this.suffixes.some((suffix) => name.endsWith(suffix));
   }
 

@@ -23,6 +23,8 @@ import { OwnEKeySchema } from '../schemas/own-ekey.js';
 import { registerUserEKeyRoutes } from './user-ekeys.js';
 import { registerPasswordRoutes } from './password.js';
 import { registerPasswordPages } from './password-pages.js';
+import { registerGatewayRoutes } from './gateways.js';
+import { GatewaySchema } from '../schemas/gateway.js';
 
 export interface RouteOptions {
   services: ApiServices;
@@ -49,6 +51,7 @@ export async function registerRoutes(app: TypedFastify, options: RouteOptions): 
   app.addSchema(EKeySchema);
   app.addSchema(LockSchema);
   app.addSchema(OwnEKeySchema);
+  app.addSchema(GatewaySchema);
 
   await app.register(async (scope) => {
     await registerOAuthRoutes({ app: scope, services, logger }, options.oauthRateLimitPerMinute);
@@ -90,6 +93,7 @@ export async function registerRoutes(app: TypedFastify, options: RouteOptions): 
     registerCommandRoutes(context);
     registerUserEKeyRoutes(context);
     registerPasswordRoutes(context);
+    registerGatewayRoutes(context);
     done();
   });
 }

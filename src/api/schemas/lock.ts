@@ -50,6 +50,26 @@ export const LockSchema = Type.Object(
         description: "A Nuki Opener only: the owner's cap on Continuous Mode in minutes (shown to owners and admins); null: none",
       }),
     ),
+    gateway: Type.Optional(
+      Type.Union(
+        [
+          Type.Object(
+            {
+              id: Type.String({ description: "The gateway's id: `host` for the host's own Bluetooth adapter, else the Bluetooth proxy's configured name" }),
+              name: Type.String({ description: "The gateway's name" }),
+              rssi: Type.Union([Type.Integer(), Type.Null()], { description: 'Signal of the latest advertisement heard through it, dBm (good ≥ −70, fair ≥ −85, else poor); null when not heard (a link kept open)' }),
+              seen_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When it last heard the lock, ISO 8601 UTC; null when not heard' }),
+            },
+            { additionalProperties: false },
+          ),
+          Type.Null(),
+        ],
+        {
+          description:
+            "For the lock's owners and admins only (absent for everyone else): the gateway device that reaches the lock now — the host's adapter or an ESPHome Bluetooth proxy (docs/gateways.md) — or null while none hears it",
+        },
+      ),
+    ),
   },
   { $id: 'Lock', additionalProperties: false },
 );

@@ -109,7 +109,7 @@ afterAll(async () => {
 });
 
 describe('demo line', () => {
-  it('is one JSON object with the documented shape: one owner with four locks (our profile, one without gateway, a Nuki Smart Lock, a Nuki Opener)', () => {
+  it('is one JSON object with the documented shape: one owner with five locks (our profile, one without gateway, a Nuki Smart Lock, a Nuki Opener, a TTLock)', () => {
     const line = demo.demo;
     expect(Object.keys(line)).toEqual(['base_url', 'clients', 'users', 'locks']);
     expect(line.base_url).toMatch(/^http:\/\/[^/]+:\d+$/);

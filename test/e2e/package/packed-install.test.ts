@@ -46,8 +46,6 @@ function npm(args: string[], cwd: string, extra: Record<string, string> = {}): P
   });
 }
 
-const nodeMajor = Number(process.versions.node.split('.')[0]);
-
 function readVersion(folder: string): string {
   return (JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { version: string }).version;
 }
@@ -95,11 +93,12 @@ describeE2E('the packed plugin, installed as a user installs it', () => {
   it('ships what users run and nothing else: no sources, tests, benchmarks or source maps', () => {
     const paths = packed.files.map((file) => file.path);
     // The settings page (config.schema.json's customUiPath) ships too: the Homebridge UI loads it from the package.
-    for (const needed of ['package.json', 'README.md', 'config.schema.json', 'dist/index.js', 'dist/cli.js', 'dist/worker/service-worker.js', 'docs/architecture.md', 'homebridge-ui/server.js', 'homebridge-ui/public/index.html']) {
+    // So does the preinstall check that refuses an unsupported Node (docs/decisions/runtimes.md).
+    for (const needed of ['package.json', 'README.md', 'config.schema.json', 'scripts/node-version-check.mjs', 'dist/index.js', 'dist/cli.js', 'dist/worker/service-worker.js', 'docs/architecture.md', 'homebridge-ui/server.js', 'homebridge-ui/public/index.html']) {
       expect(paths).toContain(needed);
     }
     const unexpected = paths.filter(
-      (path) => !(path.startsWith('dist/') || path.startsWith('docs/') || path.startsWith('homebridge-ui/') || ['package.json', 'README.md', 'config.schema.json'].includes(path)),
+      (path) => !(path.startsWith('dist/') || path.startsWith('docs/') || path.startsWith('homebridge-ui/') || ['package.json', 'README.md', 'config.schema.json', 'scripts/node-version-check.mjs'].includes(path)),
     );
     expect(unexpected).toEqual([]);
     expect(paths.filter((path) => path.startsWith('dist/bench/') || path.endsWith('.map'))).toEqual([]);
@@ -112,7 +111,7 @@ describeE2E('the packed plugin, installed as a user installs it', () => {
     const devOnly = Object.keys(packageJson.devDependencies).filter((name) => !(name in packageJson.dependencies));
     const offending: string[] = [];
     const pluginFolder = folders[0] ?? '';
-    for (const { path } of packed.files.filter((file) => file.path.endsWith('.js'))) {
+    for (const { path } of packed.files.filter((file) => /\.m?js$/.test(file.path))) {
       const source = readFileSync(join(pluginFolder, path), 'utf8');
       // Runtime imports only: `import type` is erased by the compiler.
       for (const match of source.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)) {
@@ -132,9 +131,8 @@ describeE2E('the packed plugin, installed as a user installs it', () => {
     // matter, not the plugin's; a user's install gets Homebridge's own pin.
     const hapNodejs = packageJson.overrides['@homebridge/hap-nodejs'] ?? '';
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'homebridge-user', version: '1.0.0', private: true, overrides: { '@homebridge/hap-nodejs': hapNodejs } }));
-    // The supported pairs (docs/design.md §10): Homebridge 2 on Node 22 and 24, Homebridge 1.8+ on Node 20.
-    const modernNode = nodeMajor >= 22;
-    const homebridgeSpec = modernNode ? `homebridge@${packageJson.devDependencies.homebridge ?? ''}` : 'homebridge@~1.8.0';
+    // Homebridge 2 on Node 22 or 24 (docs/design.md §10; Homebridge 1.8 runs in the CI's own stage).
+    const homebridgeSpec = `homebridge@${packageJson.devDependencies.homebridge ?? ''}`;
     const install = await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, homebridgeSpec], app, {
       // No prebuilt binary from the network: the compiler runs, with whatever node-gyp the tree puts on the PATH.
       npm_config_build_from_source: 'better-sqlite3',
@@ -145,20 +143,14 @@ describeE2E('the packed plugin, installed as a user installs it', () => {
     // A supported pair installs without a single engine warning.
     expect(install.output.split('\n').filter((line) => line.includes('EBADENGINE'))).toEqual([]);
     const modules = join(app, 'node_modules');
-    // The SQLite driver of this Node (src/store/sqlite-driver.ts): 13's prebuilt Node-API binary on
-    // 22/24; on Node 20, 12 compiled here — and no 13, which npm leaves out silently.
-    if (modernNode) {
-      expect(readVersion(join(modules, 'better-sqlite3'))).toMatch(/^13\./);
-      expect(existsSync(join(modules, 'better-sqlite3', 'prebuilds', `${process.platform}-${process.arch}.node`))).toBe(true);
-    } else {
-      expect(existsSync(join(modules, 'better-sqlite3'))).toBe(false);
-      expect(readVersion(join(modules, 'better-sqlite3-node20'))).toMatch(/^12\./);
-      expect(existsSync(join(modules, 'better-sqlite3-node20', 'build', 'Release', 'better_sqlite3.node'))).toBe(true);
-    }
-    // The node-gyp on the PATH of install scripts is ours (Node 20 proof), not usocket's 7.x.
+    // The one SQLite driver (src/store/sqlite-driver.ts): 13's prebuilt Node-API binary, and no other.
+    expect(readVersion(join(modules, 'better-sqlite3'))).toMatch(/^13\./);
+    expect(existsSync(join(modules, 'better-sqlite3', 'prebuilds', `${process.platform}-${process.arch}.node`))).toBe(true);
+    expect(existsSync(join(modules, 'better-sqlite3-node20'))).toBe(false);
+    // The node-gyp on the PATH of install scripts is ours, not usocket's 7.x, whose gyp fails on today's Python and Node.
     const gyp = JSON.parse(readFileSync(join(realpathSync(join(modules, '.bin', 'node-gyp')), '..', '..', 'package.json'), 'utf8')) as { version: string };
     expect(Number(gyp.version.split('.')[0])).toBeGreaterThanOrEqual(11);
-    expect(readVersion(join(modules, 'homebridge'))).toMatch(modernNode ? /^2\./ : /^1\.8\./);
+    expect(readVersion(join(modules, 'homebridge'))).toMatch(/^2\./);
     // postinstall made the service thread's code cache with this Node (src/worker/service-thread-code.ts).
     const bundle = join(modules, 'homebridge-ekey-locks', 'dist', 'worker', 'service-thread.cjs');
     expect(readFileSync(`${bundle}.build-cache`).subarray(0, 32).equals(createHash('sha256').update(readFileSync(bundle, 'utf8')).digest())).toBe(true);

@@ -274,7 +274,7 @@ describe('/pairing, /scan and /pair (the Nuki family, through the registry)', ()
     progress.length = 0;
     const scanned = await handlers().scan({ family: 'nuki',  seconds: 1 });
     expect(scanned.locks).toEqual([
-      { address: nuki.address, rssi: expect.any(Number), model: 'Nuki Smart Lock 1.0–4.0', api_level: '2.2', family: 'nuki', pin_required: false },
+      { address: nuki.address, rssi: expect.any(Number), model: 'Nuki Smart Lock 1.0–4.0', api_level: '2.2', gateway: 'host', family: 'nuki', pin_required: false },
     ]);
     expect(progress[0]).toBe('Scanning for Nuki Smart Locks for 1 s…');
 
@@ -297,8 +297,8 @@ describe('/pairing, /scan and /pair (the Nuki family, through the registry)', ()
       // The Ultra at rest: only its GATT database tells its API level (the scan looks).
       const scanned = await handlers().scan({ family: 'nuki',  seconds: 1 });
       expect(scanned.locks).toEqual([
-        { address: ultra.address, rssi: expect.any(Number), model: 'Nuki Smart Lock Ultra / Go / Pro (5th generation)', api_level: '2.3', family: 'nuki', pin_required: true },
-        { address: opener.address, rssi: expect.any(Number), model: 'Nuki Opener', api_level: '2.2', family: 'nuki-opener', pin_required: false },
+        { address: ultra.address, rssi: expect.any(Number), model: 'Nuki Smart Lock Ultra / Go / Pro (5th generation)', api_level: '2.3', gateway: 'host', family: 'nuki', pin_required: true },
+        { address: opener.address, rssi: expect.any(Number), model: 'Nuki Opener', api_level: '2.2', gateway: 'host', family: 'nuki-opener', pin_required: false },
       ]);
       expect(scanned.lines).toContain(`  ${ultra.address}  Nuki Smart Lock Ultra / Go / Pro (5th generation)  API 2.3  ${String(scanned.locks[0]?.rssi)} dBm`);
 

@@ -8,13 +8,12 @@ import { ensureBuild } from '../../support/child-process.js';
 
 /*
  * The SQLite driver on the Node that runs the tests (src/store/sqlite-driver.ts,
- * docs/decisions/runtimes.md). better-sqlite3 12 on Node 24.19+ aborts the process (exit 134,
- * `RemoveEnvironmentCleanupHook … (env) != nullptr`) when the garbage collector deletes statements
+ * docs/decisions/runtimes.md). better-sqlite3 12 on Node 24.19+ aborted the process (exit 134,
+ * `RemoveEnvironmentCleanupHook … (env) != nullptr`) when the garbage collector deleted statements
  * that became garbage around an await of native work — what the demo does while it seeds. A child
- * process does exactly that with the driver the service loads, and must finish cleanly.
+ * process does exactly that with the driver the service loads, and must finish cleanly. On a Node
+ * older than 22, where 13's binary crashes at the first query, the module refuses with one sentence.
  */
-
-const nodeMajor = Number(process.versions.node.split('.')[0]);
 
 const CHURN = `
 import { scrypt } from 'node:crypto';
@@ -42,7 +41,7 @@ console.log(JSON.stringify({ driver: SQLITE_DRIVER, version, rows }));
 `;
 
 describe('the SQLite driver of this Node', () => {
-  it('is better-sqlite3 13 on Node 22+ and 12 on Node 20, and survives statements and databases collected around awaited native work', () => {
+  it('is better-sqlite3 13, and survives statements and databases collected around awaited native work', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ekey-sqlite-driver-'));
     try {
       const driverUrl = pathToFileURL(join(ensureBuild(), 'store', 'sqlite-driver.js')).href;
@@ -53,14 +52,22 @@ describe('the SQLite driver of this Node', () => {
       });
       expect({ status: run.status, signal: run.signal, stderr: run.stderr }).toEqual({ status: 0, signal: null, stderr: '' });
       const report = JSON.parse(run.stdout.trim()) as { driver: string; version: string; rows: number };
-      expect(report.rows).toBe(20);
-      if (nodeMajor >= 22) {
-        expect(report).toMatchObject({ driver: 'better-sqlite3', version: expect.stringMatching(/^13\./) as unknown });
-      } else {
-        expect(report).toMatchObject({ driver: 'better-sqlite3-node20', version: expect.stringMatching(/^12\./) as unknown });
-      }
+      expect(report).toMatchObject({ rows: 20, driver: 'better-sqlite3', version: expect.stringMatching(/^13\./) as unknown });
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 150_000);
+
+  it('refuses a Node older than 22 with one sentence, before the driver can crash', () => {
+    const driverUrl = pathToFileURL(join(ensureBuild(), 'store', 'sqlite-driver.js')).href;
+    const pretend = "data:text/javascript,Object.defineProperty(process.versions,'node',{value:'20.18.1'})";
+    const run = spawnSync(process.execPath, ['--import', pretend, '--input-type=module', '-e', `try { await import(${JSON.stringify(driverUrl)}); } catch (error) { console.log(error.message); }`], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect({ status: run.status, stdout: run.stdout }).toEqual({
+      status: 0,
+      stdout: `homebridge-ekey-locks needs Node.js 22 or 24; this is Node.js v20.18.1. Update Node.js, then install the plugin again.\n`,
+    });
+  });
 });
