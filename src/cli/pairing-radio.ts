@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ProxyConfig } from '../config/plugin-config-schema.js';
+import type { PairingIo } from '../families/lock-family-module.js';
+import { defaultDataDir } from './data-dir.js';
 import { describeError } from '../domain/errors.js';
 import type { GattTransport } from '../gateway/gatt-transport.js';
 import type { GatewayLogger } from '../gateway/gateway-logger.js';
@@ -103,4 +105,10 @@ export function pairingRadio(options: { via?: string | undefined; config?: strin
       [{ name: proxy.name, transport: openProxyRadio({ name: proxy.name, host: proxy.host, port: proxy.port, encryptionKey: proxy.encryption_key }, { logger }) }],
       { logger, listenForRoutes: true },
     );
+}
+
+/** A terminal's pairing io, through the proxy `--via` names (docs/gateways.md) or, without it, as given (the host's adapter). */
+export function pairingIoVia(io: PairingIo, values: { via?: string | undefined; config?: string | undefined; data?: string | undefined }): PairingIo {
+  if (values.via === undefined) return io;
+  return { ...io, transport: pairingRadio({ via: values.via, config: values.config, dataDir: values.data ?? defaultDataDir() }) };
 }

@@ -3,7 +3,7 @@ import { parseOptions } from '../../cli/parse-options.js';
 import { UsageError } from '../../cli/usage-error.js';
 import type { PairingIo } from '../lock-family-module.js';
 import { hostTransport } from '../../gateway/transports/host-transport.js';
-import { pairingRadio } from '../../cli/pairing-radio.js';
+import { pairingIoVia } from '../../cli/pairing-radio.js';
 import { pairNuki, scanNukis, type ScannedNuki } from './nuki-pairing-facet.js';
 
 const ADDRESS_PATTERN = /^([0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}$/;
@@ -15,12 +15,6 @@ const terminalIo: PairingIo = {
   transport: hostTransport,
 };
 
-/** The terminal's io, through the proxy `--via` names (docs/gateways.md) or the host's adapter. */
-function ioVia(io: PairingIo, values: { via?: string | undefined; config?: string | undefined; data?: string | undefined }): PairingIo {
-  if (values.via === undefined) return io;
-  return { ...io, transport: pairingRadio({ via: values.via, config: values.config, dataDir: values.data ?? defaultDataDir() }) };
-}
-
 /**
  * `ekey-locks nuki scan [--seconds N] [--adapter hciX | --via PROXY [--config FILE]]`: lists the
  * Nuki Smart Locks and Openers nearby, one line each (src/families/nuki/nuki-pairing-facet.ts),
@@ -31,7 +25,7 @@ export async function nukiScanCommand(args: string[], io: PairingIo = terminalIo
   const values = parseOptions(args, { seconds: { type: 'string' }, adapter: { type: 'string' }, via: { type: 'string' }, config: { type: 'string' }, data: { type: 'string' } });
   const seconds = values.seconds === undefined ? 10 : Number(values.seconds);
   if (!Number.isInteger(seconds) || seconds < 1 || seconds > 120) throw new UsageError(`--seconds must be a whole number from 1 to 120, not "${values.seconds ?? ''}".`);
-  return scanNukis({ seconds, ...(values.adapter === undefined ? {} : { adapter: values.adapter }) }, ioVia(io, values));
+  return scanNukis({ seconds, ...(values.adapter === undefined ? {} : { adapter: values.adapter }) }, pairingIoVia(io, values));
 }
 
 /**
@@ -71,7 +65,7 @@ export async function nukiPairCommand(args: string[], io: PairingIo = terminalIo
       ...(values.adapter === undefined ? {} : { adapter: values.adapter }),
       asBridge: values['as-bridge'] === true,
     },
-    ioVia(io, values),
+    pairingIoVia(io, values),
   );
   const opener = paired.entry.family !== 'nuki';
   io.progress('');

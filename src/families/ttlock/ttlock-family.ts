@@ -28,9 +28,11 @@ export const ttlockFamily: LockFamilyDescriptor = {
   cli: {
     name: 'ttlock',
     usage: [
-      '  ttlock scan [--seconds N] [--adapter hciX]',
-      '                                 List the TTLocks nearby and which are in setting mode',
-      '  ttlock pair --address AA:BB:CC:DD:EE:FF [--data DIR] [--adapter hciX] [--timeout-s N]',
+      '  ttlock scan [--seconds N] [--adapter hciX | --via PROXY [--config FILE]]',
+      '                                 List the TTLocks nearby and which are in setting mode (--via:',
+      '                                 heard by that ESPHome Bluetooth proxy of the config, docs/gateways.md)',
+      '  ttlock pair --address AA:BB:CC:DD:EE:FF [--data DIR] [--timeout-s N]',
+      '              [--adapter hciX | --via PROXY [--config FILE]]',
       '                                 Become the admin of a TTLock in setting mode (reset, then',
       '                                 woken by a touch of its keypad); stores its credentials in the',
       '                                 data folder and prints the config block',

@@ -1,6 +1,7 @@
 import { defaultDataDir } from '../../cli/data-dir.js';
 import { parseOptions } from '../../cli/parse-options.js';
 import { UsageError } from '../../cli/usage-error.js';
+import { pairingIoVia } from '../../cli/pairing-radio.js';
 import { hostTransport } from '../../gateway/transports/host-transport.js';
 import type { PairedDevice, PairingIo } from '../lock-family-module.js';
 import { importTtlock, pairTtlock, scanTtlocks, type ScannedTtlock } from './ttlock-pairing-facet.js';
@@ -14,22 +15,22 @@ const terminalIo: PairingIo = {
   transport: hostTransport,
 };
 
-/** `ekey-locks ttlock scan [--seconds N] [--adapter hciX]`: the TTLocks nearby, one line each. */
+/** `ekey-locks ttlock scan [--seconds N] [--adapter hciX | --via PROXY [--config FILE]]`: the TTLocks nearby, one line each, heard by the host's adapter or the ESPHome Bluetooth proxy `--via` names. */
 export async function ttlockScanCommand(args: string[], io: PairingIo = terminalIo): Promise<ScannedTtlock[]> {
-  const values = parseOptions(args, { seconds: { type: 'string' }, adapter: { type: 'string' } });
+  const values = parseOptions(args, { seconds: { type: 'string' }, adapter: { type: 'string' }, via: { type: 'string' }, config: { type: 'string' }, data: { type: 'string' } });
   const seconds = values.seconds === undefined ? 10 : Number(values.seconds);
   if (!Number.isInteger(seconds) || seconds < 1 || seconds > 120) throw new UsageError(`--seconds must be a whole number from 1 to 120, not "${values.seconds ?? ''}".`);
-  return scanTtlocks({ seconds, ...(values.adapter === undefined ? {} : { adapter: values.adapter }) }, io);
+  return scanTtlocks({ seconds, ...(values.adapter === undefined ? {} : { adapter: values.adapter }) }, pairingIoVia(io, values));
 }
 
-/** `ekey-locks ttlock pair --address A [--data DIR] [--adapter hciX] [--timeout-s N]`: becomes the lock's admin; prints the config block. */
+/** `ekey-locks ttlock pair --address A [--data DIR] [--adapter hciX | --via PROXY [--config FILE]] [--timeout-s N]`: becomes the lock's admin (through the host's adapter or the proxy `--via` names); prints the config block. */
 export async function ttlockPairCommand(args: string[], io: PairingIo = terminalIo): Promise<void> {
-  const values = parseOptions(args, { address: { type: 'string' }, data: { type: 'string' }, adapter: { type: 'string' }, 'timeout-s': { type: 'string' } });
+  const values = parseOptions(args, { address: { type: 'string' }, data: { type: 'string' }, adapter: { type: 'string' }, via: { type: 'string' }, config: { type: 'string' }, 'timeout-s': { type: 'string' } });
   const address = values.address?.toUpperCase();
   if (address === undefined || !ADDRESS_PATTERN.test(address)) throw new UsageError('ttlock pair needs --address AA:BB:CC:DD:EE:FF (see "ekey-locks ttlock scan").');
   const timeoutS = values['timeout-s'] === undefined ? 30 : Number(values['timeout-s']);
   if (!Number.isInteger(timeoutS) || timeoutS < 5 || timeoutS > 300) throw new UsageError(`--timeout-s must be a whole number from 5 to 300, not "${values['timeout-s'] ?? ''}".`);
-  const paired = await pairTtlock({ address, timeoutS, dataDir: values.data ?? defaultDataDir(), ...(values.adapter === undefined ? {} : { adapter: values.adapter }) }, io);
+  const paired = await pairTtlock({ address, timeoutS, dataDir: values.data ?? defaultDataDir(), ...(values.adapter === undefined ? {} : { adapter: values.adapter }) }, pairingIoVia(io, values));
   printConfigBlock(paired, io);
 }
 

@@ -51,14 +51,15 @@ function errorCollector(): { logger: GatewayLogger; errors: string[]; firstError
 export async function scanTtlocks(options: ScanOptions, io: PairingIo): Promise<ScannedTtlock[]> {
   const { logger, errors, firstError } = errorCollector();
   const transport = io.transport(options.adapter, logger);
-  const found = new Map<string, { rssi: number | null; settingMode: boolean }>();
+  const found = new Map<string, { rssi: number | null; settingMode: boolean; gateway: string | undefined }>();
   io.progress(`Scanning for TTLocks for ${options.seconds} s…`);
   let timer: NodeJS.Timeout | undefined;
   const stop = transport.watchAdvertisements((advertisement) => {
     const parsed = parseTtlockAdvertisement(advertisement.manufacturerData);
     if (parsed === null) return;
     const settingMode = (parsed.params & TtlockAdvertFlag.settingMode) !== 0;
-    found.set(advertisement.address, { rssi: advertisement.rssi, settingMode: settingMode || (found.get(advertisement.address)?.settingMode ?? false) });
+    const known = found.get(advertisement.address);
+    found.set(advertisement.address, { rssi: advertisement.rssi, settingMode: settingMode || (known?.settingMode ?? false), gateway: advertisement.gateway ?? known?.gateway });
   });
   try {
     const scanEnd = new Promise<void>((resolve) => {
@@ -82,8 +83,10 @@ export async function scanTtlocks(options: ScanOptions, io: PairingIo): Promise<
     family: ttlockFamily.id,
     pinRequired: false,
     settingMode: seen.settingMode,
+    // docs/design.md §4e: which gateway device heard it (the host's adapter or a proxy), where the radio says.
+    ...(seen.gateway === undefined ? {} : { gateway: seen.gateway }),
   }));
-  for (const entry of scanned) io.progress(`  ${entry.address}  ${entry.model}${entry.rssi === null ? '' : `  ${entry.rssi} dBm`}`);
+  for (const entry of scanned) io.progress(`  ${entry.address}  ${entry.model}${entry.rssi === null ? '' : `  ${entry.rssi} dBm`}${entry.gateway === undefined || entry.gateway === 'host' ? '' : `  via ${entry.gateway}`}`);
   if (scanned.length === 0) io.progress('No TTLock heard. Is Bluetooth on, the lock in range and its batteries in? Touch its keypad to wake it (docs/ttlock.md).');
   else io.progress(`${scanned.length} found. Pair one in setting mode with: ekey-locks ttlock pair --address <address>`);
   return scanned;

@@ -50,7 +50,7 @@ describe('ekey-locks demo --config with bluetooth.proxies and an extra lock', ()
     const child = bed.spawn(['demo', '--config', file, '--port', '0', '--data', join(bed.dataDir, 'data')]);
     const demo = JSON.parse(await child.nextLine()) as DemoLine;
     expect(Object.keys(demo)).toEqual(['base_url', 'clients', 'users', 'locks']);
-    expect(demo.locks.map((entry) => entry.name)).toEqual(['Front Door', 'Garden Gate', 'Back Door', 'Building Door']);
+    expect(demo.locks.map((entry) => entry.name)).toEqual(['Front Door', 'Garden Gate', 'Back Door', 'Building Door', 'Side Door']);
     const owner = demo.users[0];
     const client = demo.clients[0];
     if (owner === undefined || client === undefined) throw new Error('demo line without owner or client');

@@ -14,7 +14,7 @@ import { startCommandFixture, type CommandFixture } from '../commands/command-fi
 /**
  * The whole service with its locks behind an ESPHome Bluetooth proxy (docs/design.md §4e): the
  * demo household's simulated locks of every family — our profile (Front Door), the Nuki Smart
- * Lock with its keypad (Back Door), the Nuki Opener (Building Door) — reached only through a fake
+ * Lock with its keypad (Back Door), the Nuki Opener (Building Door), TTLock with its keypad (Side Door) — reached only through a fake
  * proxy speaking the native API with Noise over loopback TCP; `GET /gateways` and each lock's
  * `gateway` as owners, admins and guests see them. Then proxies only, without D-Bus.
  */
@@ -54,7 +54,7 @@ describe('every lock family through an ESPHome proxy (proxies only)', () => {
   };
 
   it('reaches every lock with a gateway connection through Hall alone, and says so to the owner', async () => {
-    for (const lockId of [fx.frontDoor, fx.backDoor, fx.buildingDoor]) {
+    for (const lockId of [fx.frontDoor, fx.backDoor, fx.buildingDoor, fx.sideDoor]) {
       const entry = await readUntil(() => fx.ownerLock(lockId), (lock) => lock?.online_status === 'online' && lock.gateway !== null);
       expect(entry?.gateway).toEqual({ id: 'Hall', name: 'Hall', rssi: -64, seen_at: expect.stringMatching(ISO) });
     }
@@ -105,6 +105,40 @@ describe('every lock family through an ESPHome proxy (proxies only)', () => {
     expect((await fx.ownerLock(fx.buildingDoor))?.opener_mode).toBe('none');
   });
 
+  it('TTLock: unlock and lock through the proxy, a connection per command, with real TTLock frames', async () => {
+    expect(await command(fx.sideDoor, 'unlock')).toMatchObject({ status: 'completed' });
+    expect((await fx.ownerLock(fx.sideDoor))?.bolt_state).toBe('unlocked');
+    expect(await command(fx.sideDoor, 'lock')).toMatchObject({ status: 'completed' });
+    expect(await fx.ownerLock(fx.sideDoor)).toMatchObject({ bolt_state: 'locked', bolt_state_source: 'assumed' });
+  });
+
+  it('a TTLock keypad code: put on the lock through the proxy with its window, and the keypad entry read from the lock\'s log is the holder\'s event', async () => {
+    const holder = fx.test.demo.users[2];
+    if (holder === undefined) throw new Error('no third demo user');
+    const sent = await fx.call(fx.owner.token, 'POST', '/ekey', { email: holder.email, lock_id: fx.sideDoor, type: 'anytime', door_code: true });
+    expect(sent.status).toBe(201);
+    const keyId = String(sent.body.id);
+    const key = await readUntil(
+      async () => (await fx.call(fx.owner.token, 'GET', `/ekey/${keyId}`)).body,
+      (body) => (body.door_code as Body | null)?.state === 'set',
+    );
+    const code = String((key.door_code as Body).code);
+    expect(await fx.control({ op: 'keypad_codes', lock_id: fx.sideDoor })).toMatchObject({ ok: true, codes: [expect.objectContaining({ code, enabled: true })] });
+    expect(await fx.control({ op: 'keypad', lock_id: fx.sideDoor, code, action: 'unlock' })).toMatchObject({ ok: true, result: 'unlocked' });
+    const newest = await readUntil(
+      async () => ((await fx.call(fx.owner.token, 'GET', `/locks/${fx.sideDoor}/events?limit=1`)).body.lock_events as Body[])[0],
+      (event) => event?.via === 'keypad',
+    );
+    expect(newest).toMatchObject({ type: 'unlock', via: 'keypad', performer: { id: holder.id } });
+    // Revoked: the code comes off the lock through the proxy and no longer opens.
+    expect((await fx.call(fx.owner.token, 'DELETE', `/ekey/${keyId}`)).status).toBe(200);
+    await readUntil(
+      async () => (await fx.call(fx.owner.token, 'GET', `/ekey/${keyId}`)).body,
+      (body) => (body.door_code as Body | null)?.state === 'removed',
+    );
+    expect(await fx.control({ op: 'keypad', lock_id: fx.sideDoor, code, action: 'unlock' })).toMatchObject({ ok: true, result: 'refused' });
+  });
+
   it('GET /gateways: Hall with its state, address, slots and the owner\'s locks it hears', async () => {
     const answer = await fx.call(fx.owner.token, 'GET', '/gateways');
     expect(answer.status).toBe(200);
@@ -114,7 +148,7 @@ describe('every lock family through an ESPHome proxy (proxies only)', () => {
     expect(hall).toMatchObject({ id: 'Hall', name: 'Hall', kind: 'esphome', state: 'online', address: `127.0.0.1:${proxy.port}`, connections_limit: 3 });
     expect(hall.connections_free).toBe(3 - proxy.usedSlots);
     const locks = hall.locks as Body[];
-    expect(locks.map((lock) => lock.lock_id).sort()).toEqual([fx.frontDoor, fx.backDoor, fx.buildingDoor].sort());
+    expect(locks.map((lock) => lock.lock_id).sort()).toEqual([fx.frontDoor, fx.backDoor, fx.buildingDoor, fx.sideDoor].sort());
     expect(locks.find((lock) => lock.lock_id === fx.frontDoor)).toEqual({ lock_id: fx.frontDoor, rssi: -64, seen_at: expect.stringMatching(ISO), connected: true });
     expect(JSON.stringify(answer.body)).not.toContain(KEY);
   });
