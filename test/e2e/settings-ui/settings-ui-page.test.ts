@@ -121,7 +121,9 @@ describe('the settings page with the demo service', () => {
     expect(await frame.getByRole('rowheader', { name: /^Back Door/ }).innerText()).toBe('Back Door\nNuki Smart Lock · keypad · opens the door · door sensor');
     expect(await frame.getByRole('rowheader', { name: /^Building Door/ }).innerText()).toBe('Building Door\nNuki Opener');
     expect(await frame.getByRole('rowheader', { name: /^Front Door/ }).innerText()).toBe('Front Door\neKey open profile');
-    expect(await frame.getByRole('table').innerText()).not.toMatch(/nuki-opener|\bekey\b/);
+    expect(await frame.getByRole('table', { name: 'Locks and their state' }).innerText()).not.toMatch(/nuki-opener|\bekey\b/);
+    // The demo's gateway: this host's adapter, with its state.
+    expect(await frame.getByRole('table', { name: /^Gateways/ }).getByRole('row', { name: /^This host's Bluetooth/ }).count()).toBe(1);
     await expectNoSpinner(page, frame);
     // The Homebridge UI's own form of config.schema.json, asked for by the page.
     expect(await page.getByLabel('Config form (schema)').isVisible()).toBe(true);
@@ -161,9 +163,11 @@ describe('the settings page with the demo service', () => {
         expect(boltColour).not.toBe('rgb(153, 153, 153)');
         // Nothing runs out of its card or makes the frame scroll sideways, on a phone too.
         expect(await inner.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth')).toBe(true);
-        const card = await boxOf(frame.getByRole('region', { name: 'Locks' }));
-        const table = await boxOf(frame.getByRole('table'));
-        expect(table.right).toBeLessThanOrEqual(card.right);
+        for (const [region, caption] of [['Locks', 'Locks and their state'], ['Gateways', /^Gateways/]] as const) {
+          const card = await boxOf(frame.getByRole('region', { name: region }));
+          const table = await boxOf(frame.getByRole('table', { name: caption }));
+          expect(table.right).toBeLessThanOrEqual(card.right);
+        }
         // The address breaks after its scheme at most, never inside the host or its port.
         expect(await inner.evaluate('document.querySelector("#ekl-service-address .ekl-nowrap").getClientRects().length')).toBe(1);
         // A success has the edge of one, in both themes (the theme draws alert-success like alert-danger).
@@ -199,7 +203,7 @@ describe('the settings page with the demo service', () => {
     await eventually(async () => (await statusText(frame)).startsWith('The eKey Locks service is not running'), true);
     await expectNoSpinner(page, frame);
     expect(await frame.getByRole('link', { name: 'Open the web app' }).isVisible()).toBe(false);
-    expect(await frame.getByRole('table').isVisible()).toBe(false);
+    expect(await frame.getByRole('table', { name: 'Locks and their state' }).isVisible()).toBe(false);
     await page.close();
   }, 30_000);
 });
