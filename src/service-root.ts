@@ -57,6 +57,8 @@ import { Webhooks } from './webhooks/webhooks.js';
 import { MqttLocks } from './mqtt/mqtt-locks.js';
 import { mqttSettingsOf } from './mqtt/mqtt-settings.js';
 import { DEFAULT_LOW_BATTERY_THRESHOLD } from './lock-port/lock-identity.js';
+import { GatewayService, type GatewayDirectory } from './access/gateway-service.js';
+import type { CompositeTransport } from './gateway/transports/composite/composite-transport.js';
 
 export const DATABASE_FILE = 'ekey-locks.sqlite';
 /** (user, lock) pairs whose role inputs are kept in memory. */
@@ -244,6 +246,9 @@ export class ServiceRoot {
       });
       // docs/design.md §3 Locks "online": connected, or heard from within offline_after_s — the gateway knows.
       locks.setPresence((lock) => lockSubsystem.runtime.onlineStatus(lock.id));
+      // docs/design.md §4e: which gateway device reaches each lock, for its owners and admins.
+      const gateways = new GatewayService({ ...repositories, clock, directory: gatewayDirectory(lockSubsystem.gateways) });
+      locks.setGatewayLookup((lock) => gateways.gatewayOf(lock));
       // docs/design.md §4d (issue #32, finding 2): an Opener mode does not outlive the key that set it.
       const openerModes = new OpenerModeGuard({
         modes: repositories.openerModes,
@@ -321,7 +326,9 @@ export class ServiceRoot {
           passwordAttempts,
           sessions: oauth,
         }),
+        gateways,
         setup: new SetupService({
+          gateways: () => gateways.summary(),
           locks: repositories.locks,
           users: repositories.users,
           invitations,
@@ -514,4 +521,20 @@ export class ServiceRoot {
     await this.openerModes.settled();
     if (this.db.open) this.db.close();
   }
+}
+
+/** The composite transport's view of its gateways, in the words of the access layer (src/access/gateway-service.ts). */
+function gatewayDirectory(transport: CompositeTransport): GatewayDirectory {
+  return {
+    gateways: () =>
+      transport.gatewayStatus().map((gateway) => ({
+        name: gateway.name,
+        state: gateway.radio.state,
+        address: gateway.radio.address,
+        connectionsFree: gateway.radio.connectionsFree,
+        connectionsLimit: gateway.radio.connectionsLimit,
+        devices: gateway.devices,
+      })),
+    routeOf: (address) => transport.routeOf(address),
+  };
 }

@@ -149,6 +149,42 @@
     if (locks.length === 0) $('ekl-locks-empty').textContent = 'No lock is configured yet: add one in the configuration below.';
   }
 
+  /** docs/design.md §4e: every gateway device (the host's adapter, each Bluetooth proxy) with its state and free slots. */
+  function renderGateways(gateways) {
+    const table = $('ekl-gateways');
+    const body = table.querySelector('tbody');
+    body.replaceChildren();
+    for (const gateway of gateways) {
+      const row = document.createElement('tr');
+      row.setAttribute('role', 'row');
+      const name = document.createElement('th');
+      name.scope = 'row';
+      name.setAttribute('role', 'rowheader');
+      const title = document.createElement('span');
+      title.className = 'ekl-lock-name';
+      title.textContent = gateway.kind === 'host' ? 'This host\'s Bluetooth' : gateway.name;
+      const kind = document.createElement('span');
+      kind.className = 'ekl-lock-kind';
+      kind.textContent = gateway.kind === 'host' ? 'host' : `ESPHome proxy${gateway.address ? ` · ${gateway.address}` : ''}`;
+      name.append(title, kind);
+      const state = cell(GATEWAY_STATE_WORDS[gateway.state] || gateway.state);
+      const slots = cell(gateway.connections_limit === null || gateway.connections_free === null ? '—' : `${gateway.connections_free} of ${gateway.connections_limit} free`);
+      state.dataset.label = 'State';
+      slots.dataset.label = 'Free slots';
+      row.append(name, state, slots);
+      body.append(row);
+    }
+    table.hidden = gateways.length === 0;
+    $('ekl-gateways-empty').hidden = gateways.length !== 0;
+  }
+
+  const GATEWAY_STATE_WORDS = {
+    online: 'Online',
+    offline: 'Offline (trying again)',
+    unauthorized: 'Refused: check its encryption key',
+    unavailable: 'No Bluetooth on this host',
+  };
+
   function renderOwners(owners) {
     const waiting = owners.filter((owner) => !owner.active);
     const active = owners.filter((owner) => owner.active);
@@ -194,6 +230,8 @@
     $('ekl-service-details').hidden = true;
     $('ekl-open-app').hidden = true;
     $('ekl-locks').hidden = true;
+    $('ekl-gateways').hidden = true;
+    $('ekl-gateways-empty').hidden = false;
     $('ekl-locks-empty').hidden = false;
     $('ekl-locks-empty').textContent = 'The locks appear here once the service runs.';
     $('ekl-owner-form').hidden = true;
@@ -220,6 +258,7 @@
       link.href = webAppUrl(service);
       link.hidden = false;
       renderLocks(service.locks);
+      renderGateways(service.gateways || []);
       renderOwners(service.owners);
     } catch (error) {
       renderStopped({ state: 'error', message: error.message });
@@ -384,7 +423,9 @@
         const label = element('label', { className: 'form-check-label' });
         label.htmlFor = id;
         const level = lock.api_level ? `, Bluetooth API ${lock.api_level}` : '';
-        label.textContent = `${lock.model} ${lock.address}${level}${lock.rssi === null ? '' : ` (${lock.rssi} dBm)`}`;
+        // docs/design.md §4e: the gateway that heard it (this host's adapter or a Bluetooth proxy).
+        const heardBy = !lock.gateway ? '' : lock.gateway === 'host' ? ', heard by this host' : `, heard by ${lock.gateway}`;
+        label.textContent = `${lock.model} ${lock.address}${level}${lock.rssi === null ? '' : ` (${lock.rssi} dBm)`}${heardBy}`;
         wrapper.append(input, label);
         card.choices.append(wrapper);
       });

@@ -16,6 +16,10 @@ import type { OpenerModeRepository } from '../store/opener-mode-repository.js';
 import { normalizeId } from '../domain/ids.js';
 import type { EKeyRepository, StoredEKey } from '../store/ekey-repository.js';
 import type { LockRecord, LockRepository } from '../store/lock-repository.js';
+import type { LockGatewayView } from './gateway-service.js';
+
+/** A lock's `bolt_state` is the last position it drove to, not a reading (docs/design.md §4f). */
+export type BoltStateSource = 'assumed';
 
 /** Connectivity of a lock (docs/design.md §3 Locks). */
 export type OnlineStatus = 'online' | 'offline';
@@ -32,6 +36,12 @@ export interface LockView {
   name: string;
   bolt_state: Bolt;
   online_status: OnlineStatus;
+  /**
+   * docs/design.md §4f, on a lock that cannot sense its bolt only: `assumed` — `bolt_state` is the
+   * last position the lock drove to (a command, its keypad), which a turn by hand does not change.
+   * Absent where the bolt state is a reading.
+   */
+  bolt_state_source?: BoltStateSource;
   /** The lock's IANA zone: eKey DateTimes of this lock are read and written in it. */
   time_zone: string;
   /** 0 to 1, or null before the lock first reported it. */
@@ -60,7 +70,15 @@ export interface LockView {
   opener_mode_until?: string | null;
   /** The owner's cap on Continuous Mode in minutes, for owners and admins; null: none (or not shown). */
   continuous_mode_limit_minutes?: number | null;
+  /**
+   * docs/design.md §4e, for the lock's owners and admins only: the gateway device that reaches it
+   * now (the host's adapter or a Bluetooth proxy) and how well; null while none hears it.
+   */
+  gateway?: LockGatewayView | null;
 }
+
+/** How the lock list learns which gateway reaches a lock (src/access/gateway-service.ts). */
+export type LockGatewayLookup = (lock: LockRecord) => LockGatewayView | null;
 
 /** `PUT /locks/{lock_id}/opener-settings`: the owner's settings of an Opener. */
 export interface OpenerSettings {
@@ -90,6 +108,7 @@ export interface LockServiceDependencies {
 /** Lists and looks up locks with the visibility rule "holds a usable eKey on it now". */
 export class LockService {
   private presence: LockPresence;
+  private gatewayOf: LockGatewayLookup = () => null;
   private openerSettingsChanged: (lockId: string) => void = () => undefined;
 
   constructor(private readonly deps: LockServiceDependencies) {
@@ -102,6 +121,11 @@ export class LockService {
   /** Installs the gateway's notion of "online" (connected, or advertising recently). */
   setPresence(presence: LockPresence): void {
     this.presence = presence;
+  }
+
+  /** Installs the lookup of each lock's gateway device (docs/design.md §4e); until then none hears any lock. */
+  setGatewayLookup(lookup: LockGatewayLookup): void {
+    this.gatewayOf = lookup;
   }
 
   /** Installs who hears of a changed Opener setting (the mode guard: a new cap may be due now). */
@@ -169,6 +193,7 @@ export class LockService {
       name: lock.name,
       bolt_state: lock.boltState,
       online_status: this.presence(lock, now),
+      ...(capabilitiesOf(lock.family).boltAssumed === true ? { bolt_state_source: 'assumed' as const } : {}),
       time_zone: lock.timeZone,
       battery_level: lock.batteryLevel,
       last_seen_at: lock.lastSeenAt === null ? null : new Date(lock.lastSeenAt).toISOString(),
@@ -177,6 +202,8 @@ export class LockService {
       keypad: lock.keypad,
       supported_commands: [...commandTypesOf(lock.family)],
       ...this.openerView(lock, role, now),
+      // docs/design.md §4e: how the lock is reached is for its owners and admins only.
+      ...(role === 'owner' || role === 'admin' ? { gateway: this.gatewayOf(lock) } : {}),
     };
   }
 

@@ -42,9 +42,21 @@ export interface SetupOwner {
   active: boolean;
 }
 
+/** docs/design.md §4e: one gateway device as the settings page lists it (state and free slots). */
+export interface SetupGateway {
+  id: string;
+  name: string;
+  kind: 'host' | 'esphome';
+  state: 'online' | 'offline' | 'unauthorized' | 'unavailable';
+  address: string | null;
+  connections_free: number | null;
+  connections_limit: number | null;
+}
+
 export interface SetupStatus {
   locks: SetupLock[];
   owners: SetupOwner[];
+  gateways: SetupGateway[];
 }
 
 export interface SetupServiceDependencies {
@@ -54,6 +66,8 @@ export interface SetupServiceDependencies {
   onlineStatus: (lockId: string) => OnlineStatus;
   /** What the lock last reported beyond its bolt: an Opener's modes, a door sensor's door. */
   reported?: (lockId: string) => { modes: OpenerModes | null; door: DoorState | null } | undefined;
+  /** Every gateway device now (docs/design.md §4e); none without it. */
+  gateways?: () => SetupGateway[];
 }
 
 const MAX_NAME_LENGTH = 100;
@@ -101,7 +115,7 @@ export class SetupService {
       });
     }
     locks.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
-    return { locks, owners: [...owners.values()].sort((a, b) => a.email.localeCompare(b.email)) };
+    return { locks, owners: [...owners.values()].sort((a, b) => a.email.localeCompare(b.email)), gateways: this.deps.gateways?.() ?? [] };
   }
 
   /**

@@ -75,6 +75,8 @@ export interface Lock {
   name: string;
   bolt_state: 'locked' | 'unlocked' | 'jammed' | 'unknown';
   online_status: 'online' | 'offline';
+  /** On a lock that cannot sense its bolt: `bolt_state` is the last position it drove to; a turn by hand is not seen (docs/design.md §4f). */
+  bolt_state_source?: 'assumed';
   time_zone: string;
   battery_level: number | null;
   last_seen_at: string | null;
@@ -92,6 +94,30 @@ export interface Lock {
   opener_mode_until?: string | null;
   /** The owner's cap on Continuous Mode in minutes (owners and admins); null: none. */
   continuous_mode_limit_minutes?: number | null;
+  /** docs/design.md §4e, owners and admins only: the gateway device that reaches the lock now; null while none hears it. */
+  gateway?: LockGateway | null;
+}
+
+/** The gateway device that reaches a lock (a lock's `gateway`). */
+export interface LockGateway {
+  /** `host` for the host's own adapter, else the Bluetooth proxy's configured name. */
+  id: string;
+  name: string;
+  /** dBm of the latest advertisement heard through it; null when not heard. */
+  rssi: number | null;
+  seen_at: string | null;
+}
+
+/** One gateway device of `GET /gateways` (docs/design.md §4e). */
+export interface Gateway {
+  id: string;
+  name: string;
+  kind: 'host' | 'esphome';
+  state: 'online' | 'offline' | 'unauthorized' | 'unavailable';
+  address: string | null;
+  connections_free: number | null;
+  connections_limit: number | null;
+  locks: { lock_id: string; rssi: number | null; seen_at: string | null; connected: boolean }[];
 }
 
 /** RFC 9457 problem details as the API sends them, with a stable `code` and per-field `errors`. */

@@ -1,6 +1,6 @@
 import axios, { type AxiosInstance, type AxiosResponse, type Method } from 'axios';
 import { ApiError } from './api-error.js';
-import type { EKey, Lock, Problem, SendEKeyRequest, UpdateEKeyRequest, User } from './api-types.js';
+import type { EKey, Gateway, Lock, Problem, SendEKeyRequest, UpdateEKeyRequest, User } from './api-types.js';
 
 /** Where the client gets its bearer token: a fixed string, or a function (for refreshing callers). */
 export type AccessTokenSource = string | (() => string | Promise<string>);
@@ -52,6 +52,11 @@ export class EKeyLocksClient {
   /** `GET /users/{user_id}/locks`: the locks the user holds a usable eKey for (oneself only). */
   async listUserLocks(userId: string): Promise<Lock[]> {
     return (await this.request<{ locks: Lock[] }>('GET', `/users/${encodeURIComponent(userId)}/locks`)).locks;
+  }
+
+  /** `GET /gateways` (docs/design.md §4e): the gateway devices, for owners and admins of a lock. */
+  async listGateways(): Promise<Gateway[]> {
+    return (await this.request<{ gateways: Gateway[] }>('GET', '/gateways')).gateways;
   }
 
   /** `POST /ekey`: sends an eKey (unknown addresses are invited and get a pending key). */

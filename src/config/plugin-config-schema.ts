@@ -97,6 +97,13 @@ export const LockConfigSchema = Type.Object(
         description: 'eKeys can then carry a door code that works at the keypad without a phone (docs/door-codes.md).',
       }),
     ),
+    /** docs/design.md §4e: the gateways that may serve this lock, by name (`host`: the host's adapter); empty: every one. */
+    gateways: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 50, title: 'Gateway name' }), {
+        title: 'Reached only through these gateways',
+        description: 'Names of Bluetooth proxies (as under Bluetooth → Proxies), and "host" for this host\'s own adapter. Empty: whichever gateway hears the lock best.',
+      }),
+    ),
     id: Type.Optional(
       Uuid({
         title: 'Lock ID (UUID, optional)',
@@ -104,6 +111,33 @@ export const LockConfigSchema = Type.Object(
       }),
     ),
     ...familyConfigFields(),
+  },
+  { additionalProperties: false },
+);
+
+/** docs/design.md §4e: one ESPHome Bluetooth proxy (`bluetooth.proxies[]`). */
+export const ProxyConfigSchema = Type.Object(
+  {
+    name: Type.String({
+      minLength: 1,
+      maxLength: 50,
+      pattern: '^(?!host$).+$',
+      'x-hint': 'a name other than "host" (which means this host\'s own adapter)',
+      title: 'Name',
+      placeholder: 'Hall',
+      description: 'How the proxy is shown and named in a lock\'s "Reached only through these gateways".',
+    }),
+    host: Type.String({ minLength: 1, maxLength: 253, pattern: '^[^\\s/]+$', 'x-hint': 'a host name or address like hall-proxy.local or 192.168.1.40', title: 'Host', placeholder: 'hall-proxy.local' }),
+    port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, title: 'Port', placeholder: 6053, description: 'Empty: 6053, ESPHome\'s native API.' })),
+    encryption_key: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9+/]{43}=$',
+        'x-hint': 'the base64 of 32 bytes (44 characters ending in "="), as under api: encryption: key: in the proxy\'s ESPHome YAML',
+        title: 'Encryption key',
+        description: 'The key under api: encryption: key: in the proxy\'s YAML. Empty: the unencrypted API, which anyone on your network can read.',
+        ...Password,
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -244,6 +278,21 @@ export const PluginConfigSchema = Type.Object(
           adapter: Type.Optional(Type.String({ title: 'Adapter', placeholder: 'hci0' })),
           offline_after_s: Type.Optional(Type.Integer({ minimum: 5, title: 'Offline after (s) without contact', placeholder: 120 })),
           command_timeout_s: Type.Optional(Type.Integer({ minimum: 1, maximum: 120, title: 'Command timeout (s)', placeholder: 15 })),
+          /** docs/design.md §4e: also reach locks through the host's own adapter (default true); off: proxies only, no D-Bus needed. */
+          use_host_adapter: Type.Optional(
+            Type.Boolean({
+              default: true,
+              title: 'Use this host\'s Bluetooth adapter',
+              description: 'Off: locks are reached through the Bluetooth proxies below only, and no D-Bus or BlueZ is needed (Homebridge in a container).',
+            }),
+          ),
+          /** docs/design.md §4e: ESPHome Bluetooth proxies that reach locks out of the host's range. */
+          proxies: Type.Optional(
+            Type.Array(ProxyConfigSchema, {
+              title: 'Bluetooth proxies',
+              description: 'ESP32 boards running ESPHome with bluetooth_proxy: active: true, each a gateway to the locks near it (docs/gateways.md).',
+            }),
+          ),
         },
         { additionalProperties: false, title: 'Bluetooth' },
       ),
@@ -338,3 +387,4 @@ export type PluginConfig = Omit<Static<typeof PluginConfigSchema>, 'locks'> & { 
  */
 export type LockConfig = Static<typeof LockConfigSchema> & { readonly [familyField: string]: unknown };
 export type ClientConfig = Static<typeof ClientConfigSchema>;
+export type ProxyConfig = Static<typeof ProxyConfigSchema>;

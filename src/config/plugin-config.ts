@@ -196,6 +196,7 @@ export function checkPluginConfig(raw: unknown): ConfigCheck {
       return false;
     });
   }
+  dropDuplicateProxies(config, otherLines);
   if (actingEmail !== undefined) config.homekit = { ...(isObject(config.homekit) ? config.homekit : {}), user_email: actingEmail };
   entryLines.sort((a, b) => a.list - b.list || a.index - b.index);
   return {
@@ -206,6 +207,25 @@ export function checkPluginConfig(raw: unknown): ConfigCheck {
     skippedLocks: entryLines.filter((entry) => entry.lock).map((entry) => entry.line),
     fieldErrors,
   };
+}
+
+/**
+ * docs/design.md §4e: a proxy's name is its gateway id, so two proxies of one name cannot both
+ * serve; the later one is left out with one line (names compare without regard to case).
+ */
+function dropDuplicateProxies(config: JsonObject, problems: string[]): void {
+  const bluetooth = config.bluetooth;
+  if (!isObject(bluetooth) || !Array.isArray(bluetooth.proxies)) return;
+  const seen = new Set<string>();
+  bluetooth.proxies = (bluetooth.proxies as JsonObject[]).filter((proxy, index) => {
+    const name = String(proxy.name).toLowerCase();
+    if (!seen.has(name)) {
+      seen.add(name);
+      return true;
+    }
+    problems.push(`bluetooth.proxies[${index}]: another proxy is already named "${String(proxy.name)}"; left out of the list.`);
+    return false;
+  });
 }
 
 /** The value at a JSON pointer, if there is one. */

@@ -105,6 +105,32 @@ export function nextDoorCodeEdge(key: DoorCodeWindowFields, afterMs: number, zon
   return candidates.length === 0 ? null : Math.min(...candidates);
 }
 
+/**
+ * When the window a key is in at `atMs` closes: the first instant after it at which the key stops
+ * being usable (its `valid_to`, a schedule end, the clock going forward past the end), found by
+ * walking {@link nextDoorCodeEdge}. Null when the key is not usable at `atMs`, or when no end lies
+ * within `horizonMs` (a key without end). A keypad that cannot switch a code off holds each window
+ * of a service-enforced code with this end as its date range (docs/door-codes.md).
+ *
+ * @throws RangeError for an invalid zone or a corrupt stored schedule.
+ */
+export function currentWindowEnd(
+  key: DoorCodeWindowFields,
+  atMs: number,
+  zone: string,
+  usableAt: (instantMs: number) => boolean,
+  horizonMs: number = 400 * DAY_MS,
+): number | null {
+  if (!usableAt(atMs)) return null;
+  let edge = nextDoorCodeEdge(key, atMs, zone);
+  // Edges that change nothing (a start inside an open window, an offset change) are stepped over.
+  while (edge !== null && edge - atMs <= horizonMs) {
+    if (!usableAt(edge)) return edge;
+    edge = nextDoorCodeEdge(key, edge, zone);
+  }
+  return null;
+}
+
 const HOUR_MS = 60 * 60_000;
 const DAY_MS = 24 * HOUR_MS;
 

@@ -17,6 +17,12 @@ export interface DoorCodeRules {
   capacity: number;
   /** The keypad holds a daily window on a set of weekdays beside the date range (else the date range only). */
   weeklyWindow: boolean;
+  /**
+   * The keypad can hold a code switched off (a Nuki Keypad). Where it cannot, a code the service
+   * enforces is taken off the lock at each window end and put back at each start, each time with
+   * the window's own end as its date range (docs/door-codes.md "Who enforces the window").
+   */
+  canDisableCodes: boolean;
 }
 
 /** How many draws {@link generateDoorCode} makes before it gives up on a lock this full. */

@@ -61,6 +61,8 @@ export interface ScannedDevice {
   family: string;
   /** Pairing needs the device's PIN. */
   pinRequired: boolean;
+  /** docs/design.md §4e: the gateway device that heard it (`host` or a Bluetooth proxy's name), where the radio tags it. */
+  gateway?: string;
 }
 
 export interface ScanOptions {

@@ -20,6 +20,12 @@ export interface LockCapabilities {
    * their actions are taps by those users (docs/design.md §4b).
    */
   readonly ownUsers: boolean;
+  /**
+   * It cannot sense its bolt: the state it reports is the last position its motor drove to (by a
+   * command, its keypad, its app), and a turn by hand goes unseen. Lock lists say
+   * `bolt_state_source: "assumed"` (docs/design.md §4f); absent: the bolt state is a reading.
+   */
+  readonly boltAssumed?: boolean;
 }
 
 /** The fields of a config `locks[]` entry whose rules differ by family (src/config/plugin-config.ts). */

@@ -6,6 +6,7 @@ import type { LockCapabilities, LockFamilyDescriptor } from './lock-family.js';
 import type { LockFamilyModule } from './lock-family-module.js';
 import { nukiFamily } from './nuki/nuki-family.js';
 import { nukiOpenerFamily } from './nuki-opener/nuki-opener-family.js';
+import { ttlockFamily } from './ttlock/ttlock-family.js';
 
 /**
  * Every lock family the gateway drives (docs/design.md §2, §4b, §4d), each in its folder under
@@ -16,7 +17,7 @@ import { nukiOpenerFamily } from './nuki-opener/nuki-opener-family.js';
  * Adding a family = its folder, and here its descriptor's import and its entry in this list
  * (docs/architecture.md "Adding a lock family"; test/integration/families/add-a-family.test.ts does it).
  */
-export const LOCK_FAMILIES: readonly LockFamilyDescriptor[] = [ekeyFamily, nukiFamily, nukiOpenerFamily];
+export const LOCK_FAMILIES: readonly LockFamilyDescriptor[] = [ekeyFamily, nukiFamily, nukiOpenerFamily, ttlockFamily];
 
 /** The id of one of {@link LOCK_FAMILIES}: what a lock stores in `family` (plain text). */
 export type LockFamilyId = string;

@@ -38,7 +38,12 @@ export type TransportFailure =
   /** A read or write was refused or did not answer in time. */
   | 'operation_failed'
   /** The link is gone. */
-  | 'not_connected';
+  | 'not_connected'
+  /**
+   * A Bluetooth proxy that hears the device has no free connection slot (docs/design.md §4e): a
+   * command then fails `delivery_failed`, not `lock_offline`.
+   */
+  | 'no_free_slot';
 
 /** The one error type transports throw; drivers and the gateway map it to command outcomes. */
 export class TransportError extends Error {
@@ -76,6 +81,12 @@ export interface GattConnection {
    * ATT_MTU − 3), so delivery to the device is confirmed. @throws TransportError
    */
   write(characteristic: string, value: Buffer): Promise<void>;
+  /**
+   * Writes without response ("command" write type): resolves once the value left for the device,
+   * with no confirmation that it arrived. Optional: only transports that offer it (ESPHome
+   * proxies); the drivers use {@link write}. @throws TransportError
+   */
+  writeWithoutResponse?(characteristic: string, value: Buffer): Promise<void>;
   /** Sets the one notification/indication listener of this connection (one call per value received). */
   onNotification(listener: (characteristic: string, value: Buffer) => void): void;
   /** Sets the listener called once when the link drops (not after `disconnect()`). */
@@ -103,6 +114,17 @@ export interface Advertisement {
   gateway?: string;
 }
 
+/** How a radio is doing, as `GET /gateways` shows it (docs/design.md §4e). */
+export interface RadioStatus {
+  /** `unavailable`: the host has no usable Bluetooth; `unauthorized`: a proxy refused our key. */
+  state: 'online' | 'offline' | 'unauthorized' | 'unavailable';
+  /** `host:port` of a proxy; null for the host's adapter. */
+  address: string | null;
+  /** Connection slots free now, where the radio counts them (a proxy); null where it does not say. */
+  connectionsFree: number | null;
+  connectionsLimit: number | null;
+}
+
 /** A listener of {@link GattTransport.watchAdvertisements}. */
 export type AdvertisementListener = (advertisement: Advertisement) => void;
 
@@ -128,4 +150,14 @@ export interface GattTransport {
   watchAdvertisements(listener: AdvertisementListener): () => void;
   /** Releases transport-wide resources (bus connection, scanning); connections must be closed first. */
   close(): Promise<void>;
+  /** How the radio is doing now, read from memory; a transport without it counts as online with no slots to tell. */
+  radioStatus?(): RadioStatus;
+  /**
+   * Whether a connection that was lost could be replaced through another radio that hears the
+   * device now (the composite's failover, docs/design.md §4e): the gateway core then sends a
+   * command in flight again through it, within the command's timeout. Absent: never.
+   */
+  hasAlternative?(address: string, lost: GattConnection): boolean;
+  /** Begins reaching its radio now (a proxy's API connection) instead of at the first connect or watch. Never throws. */
+  start?(): void;
 }

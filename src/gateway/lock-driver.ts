@@ -13,9 +13,13 @@ import type { KeypadCapability } from './keypad-access.js';
  *   batteries, notifications carry every change at once);
  * - `on_demand`: connected only to run a command or to read state and log, then released after
  *   `idleDisconnectMs`; presence comes from advertisements (the Nuki: a held link drains its
- *   batteries and locks out its own app).
+ *   batteries and locks out its own app). With `retryPauseMs`, a lock that drops links by itself
+ *   or wakes only briefly is tried again within the command's own deadline: a connect that fails,
+ *   or a link that drops before the lock answered a command, is attempted anew after that pause
+ *   while the deadline lasts (one connect per attempt; the family declares that its commands are
+ *   absolute — lock, unlock — so a repeat cannot act twice). Without it: one attempt.
  */
-export type ConnectionPolicy = { kind: 'keep_connected' } | { kind: 'on_demand'; idleDisconnectMs: number };
+export type ConnectionPolicy = { kind: 'keep_connected' } | { kind: 'on_demand'; idleDisconnectMs: number; retryPauseMs?: number };
 
 /** A bolt position a driver reports; `moving` while the motor runs, `unknown` when the lock does not know. */
 export type ReportedBolt = 'locked' | 'unlocked' | 'jammed' | 'moving' | 'unknown';

@@ -1,5 +1,5 @@
 import type { ConnectionPolicy } from './lock-driver.js';
-import type { GattConnection, GattProfile, GattTransport } from './gatt-transport.js';
+import { TransportError, type GattConnection, type GattProfile, type GattTransport, type TransportFailure } from './gatt-transport.js';
 import type { GatewayLogger } from './gateway-logger.js';
 import { backoffDelay, type BackoffPolicy } from './reconnect-backoff.js';
 import { describeError } from '../domain/errors.js';
@@ -40,6 +40,8 @@ export class LockLink {
   private reconnectTimer: NodeJS.Timeout | null = null;
   private idleTimer: NodeJS.Timeout | null = null;
   private failedAttempts = 0;
+  /** Why the latest connect failed at the transport; null after one that worked. */
+  private lastFailure: TransportFailure | null = null;
   private holders = 0;
   private running = false;
   private stopped = false;
@@ -108,6 +110,19 @@ export class LockLink {
     return connecting;
   }
 
+  /**
+   * Why the latest connect failed at the transport (`no_free_slot`: every Bluetooth proxy that
+   * hears the lock was full, docs/design.md §4e); null when it did not fail there.
+   */
+  get lastConnectFailure(): TransportFailure | null {
+    return this.lastFailure;
+  }
+
+  /** A connection of this lock that dropped could be replaced through another gateway now (docs/design.md §4e). */
+  canFailOver(lost: GattConnection): boolean {
+    return !lost.connected && (this.transport.hasAlternative?.(this.settings.address, lost) ?? false);
+  }
+
   /** Resolves once a connect in progress (with its synchronisation) has finished; at once otherwise. */
   async settle(): Promise<void> {
     if (this.connecting !== null) await this.connecting;
@@ -130,10 +145,12 @@ export class LockLink {
     try {
       connection = await this.transport.connect(this.settings.address, this.settings.profile, { timeoutMs });
     } catch (error) {
+      this.lastFailure = error instanceof TransportError ? error.failure : 'connect_failed';
       this.logger.debug(`Lock ${this.settings.name}: connect failed: ${describeError(error)}`);
       this.afterFailedConnect();
       return null;
     }
+    this.lastFailure = null;
     if (this.stopped) {
       await connection.disconnect();
       return null;

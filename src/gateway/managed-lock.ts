@@ -14,6 +14,7 @@ import type { LockSnapshot } from './lock-snapshot.js';
 import type { BackoffPolicy } from './reconnect-backoff.js';
 import type { KeypadAccess, KeypadSessionResult } from './keypad-access.js';
 import { describeError } from '../domain/errors.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Settings a managed lock needs (already defaulted by the gateway). */
 export interface ManagedLockSettings {
@@ -289,8 +290,8 @@ export class ManagedLock {
       if (this.stopped || this.driver.unusableReason !== null || deadline.expired) return { status: 'lock_offline' };
       this.link.hold();
       try {
-        const connection = await deadline.race(this.link.connect(Math.min(this.context.settings.connectTimeoutMs, deadline.remaining())));
-        if (connection === EXPIRED || connection === null) return { status: 'lock_offline' };
+        const connection = await this.connectWithin(deadline);
+        if (connection === null) return { status: 'lock_offline' };
         return { status: 'done', value: await work(capability.access(connection, deadline)) };
       } finally {
         this.link.release();
@@ -304,17 +305,67 @@ export class ManagedLock {
     await this.credentialWork;
   }
 
+  /**
+   * Connects (or uses the connection) within the deadline; null when the lock could not be reached
+   * in time. A driver whose policy retries (`retryPauseMs`) is connected to again after each failed
+   * attempt while the deadline allows another.
+   */
+  private async connectWithin(deadline: Deadline): Promise<GattConnection | null> {
+    for (;;) {
+      const connection = await deadline.race(this.link.connect(Math.min(this.context.settings.connectTimeoutMs, deadline.remaining())));
+      if (connection !== EXPIRED && connection !== null) return connection;
+      if (connection === EXPIRED || !(await this.pauseBeforeRetry(deadline))) return null;
+    }
+  }
+
+  /**
+   * Waits the policy's pause before another attempt; false (at once) when the driver does not
+   * retry, the lock is stopping, or the deadline leaves no room for the pause and an attempt.
+   */
+  private async pauseBeforeRetry(deadline: Deadline): Promise<boolean> {
+    const policy = this.driver.connectionPolicy;
+    const pauseMs = policy.kind === 'on_demand' ? policy.retryPauseMs : undefined;
+    if (pauseMs === undefined || this.stopped || deadline.remaining() <= pauseMs) return false;
+    const paused = await deadline.race(sleep(pauseMs).then(() => true));
+    return paused === true && !this.isStopped() && !deadline.expired;
+  }
+
+  /** Read through a method: `stop()` may have run during an await (the compiler narrows the field). */
+  private isStopped(): boolean {
+    return this.stopped;
+  }
+
   private async executeCommand(action: LockCommandType, deadline: Deadline): Promise<CommandOutcome> {
     if (this.stopped || this.driver.unusableReason !== null) return failed('lock_offline');
     if (deadline.expired) return failed('timeout');
     this.link.hold();
     try {
-      const connection = await deadline.race(this.link.connect(Math.min(this.context.settings.connectTimeoutMs, deadline.remaining())));
-      if (connection === EXPIRED || connection === null) return failed('lock_offline');
-      const outcome = await this.driver.executeCommand(connection, action, deadline);
-      if (outcome.status === 'completed') this.observations.applyBolt(outcome.bolt, 'remote');
-      else if (outcome.reason === 'jammed') this.observations.applyBolt('jammed', 'remote');
-      return outcome;
+      // What the command ends with when no attempt gets further: never reached, or reached and dropped.
+      let unfinished: CommandOutcome = failed('lock_offline');
+      let reached = false;
+      let failovers = 0;
+      for (;;) {
+        const connection = await this.connectWithin(deadline);
+        // Heard, but every gateway that hears it had no free slot: the command was not delivered (docs/design.md §4e).
+        if (connection === null && !reached && this.link.lastConnectFailure === 'no_free_slot') return failed('delivery_failed');
+        if (connection === null) return unfinished;
+        reached = true;
+        const outcome = await this.driver.executeCommand(connection, action, deadline);
+        if (outcome.status === 'completed') this.observations.applyBolt(outcome.bolt, 'remote');
+        else if (outcome.reason === 'jammed') this.observations.applyBolt('jammed', 'remote');
+        if (outcome.status !== 'failed' || outcome.reason !== 'delivery_failed' || deadline.remaining() <= 0) return outcome;
+        unfinished = outcome;
+        // docs/design.md §4e: a link through a gateway that dropped mid-command fails over to another
+        // gateway that hears the lock, within the command's timeout (never with one gateway alone).
+        if (failovers < 2 && this.link.canFailOver(connection)) {
+          failovers += 1;
+          this.context.logger.info(`Lock ${this.name}: its link dropped during the command; sending it again through another gateway.`);
+          continue;
+        }
+        // A link the lock dropped before it answered is tried again (policies with `retryPauseMs`).
+        if (connection.connected || !(await this.pauseBeforeRetry(deadline))) return outcome;
+        this.context.logger.info(`Lock ${this.name}: the link dropped during the ${action}; trying again.`);
+      }
     } finally {
       this.link.release();
     }

@@ -95,6 +95,11 @@ export interface PortCapabilities {
   doorSensor: boolean;
   /** An intercom's door opener: modes and a strike, no bolt. */
   opener: boolean;
+  /**
+   * The bolt state is assumed, not read: the last position the lock drove to (a turn by hand goes
+   * unseen). Adapters show it as it is and never make up a change (docs/design.md §4f).
+   */
+  boltAssumed: boolean;
 }
 
 /** A person an adapter can act as, or an arrival trigger is for. */

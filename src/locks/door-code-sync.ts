@@ -4,12 +4,14 @@
  * confirmed it; a lock out of reach keeps its codes `setting`/`removing`, retried at every connect
  * and advertisement until done; the rows are persisted, so this survives restarts. Codes the
  * service did not make are never changed or removed. Service-enforced codes are enabled and
- * disabled at each window edge (timers on the injected clock); expiry takes a code off.
+ * disabled at each window edge (timers on the injected clock) — or, on a keypad that cannot hold a
+ * code switched off (its family's `canDisableCodes`), put on the lock at each window start with
+ * the window's end as its date range and taken off at each end; expiry takes a code off.
  */
 import type { Clock } from '../domain/clock.js';
-import { generateDoorCode } from '../domain/door-code.js';
+import { generateDoorCode, type DoorCodeRules } from '../domain/door-code.js';
 import { doorCodeRulesOf } from '../families/registry.js';
-import { doorCodeWindow, nextDoorCodeEdge, type DoorCodeEnforcer, type KeypadWindow } from '../domain/door-code-window.js';
+import { currentWindowEnd, doorCodeWindow, nextDoorCodeEdge, type DoorCodeEnforcer, type KeypadWindow } from '../domain/door-code-window.js';
 import { isUsableAt } from '../domain/ekey-validity.js';
 import type { StoredEKey } from '../store/ekey-repository.js';
 import { describeError } from '../domain/errors.js';
@@ -43,6 +45,8 @@ export interface DoorCodeSyncDependencies {
    * A listener's throw is logged, never the sync's concern.
    */
   outcomes?: (row: DoorCodeRecord, before: DoorCodeRecord) => void;
+  /** The rules of a lock's keypad (default: its family's, src/families/registry.ts). */
+  keypadRulesOf?: (lock: LockRecord) => DoorCodeRules | undefined;
 }
 
 /** What the lock should hold for a row: nothing, or this code. */
@@ -263,6 +267,10 @@ export class DoorCodeSync {
       return;
     }
     if (row.code === null) return;
+    if (!desired.enabled && !this.keypadOf(lock).canDisableCodes) {
+      await this.keepOff(lock, row, desired, keypad, onLock, mine);
+      return;
+    }
     let code = row.code;
     const write = (): KeypadCodeWrite => ({ code, name: doorCodeName(row.ekeyId), enabled: desired.enabled, window: desired.window });
     try {
@@ -315,6 +323,41 @@ export class DoorCodeSync {
     }
   }
 
+  /**
+   * A service-enforced code outside its window on a keypad that cannot switch a code off: it must
+   * not be on the lock. Ours comes off (if there); the row stays `set` — the lock holds what the
+   * service wants for now — and keeps the code's id on the lock, so a keypad entry read from the
+   * log later is still the holder's.
+   */
+  private async keepOff(lock: LockRecord, row: DoorCodeRecord, desired: NonNullable<Desired>, keypad: KeypadAccess, onLock: KeypadCode[], mine: KeypadCode | undefined): Promise<void> {
+    if (mine !== undefined) {
+      try {
+        await keypad.removeCode(mine.codeId);
+      } catch (error) {
+        if (!(error instanceof KeypadError)) throw error;
+        const reason = error.failure === 'code_exists' ? 'refused_by_lock' : error.failure;
+        const failed: DoorCodeRecord = { ...row, state: 'failed', failureReason: reason, updatedAt: this.deps.clock.now() };
+        this.deps.doorCodes.update(failed);
+        if (row.state !== 'failed' || row.failureReason !== reason) this.tell(failed, row);
+        this.deps.logger.warn(`Door codes of lock ${lock.name}: the code of eKey ${row.ekeyId} could not be taken off at its window's end (${error.failure}).`);
+        if (error.failure === 'link_lost' || error.failure === 'timeout') throw error;
+        return;
+      }
+      onLock.splice(onLock.indexOf(mine), 1);
+    }
+    const set: DoorCodeRecord = {
+      ...row,
+      state: 'set',
+      enforcedBy: desired.enforcedBy,
+      failureReason: null,
+      lockCodeId: mine?.codeId ?? row.lockCodeId,
+      written: { enabled: false, window: desired.window },
+      updatedAt: this.deps.clock.now(),
+    };
+    this.deps.doorCodes.update(set);
+    if (row.state !== 'set') this.tell(set, row);
+  }
+
   /** Null: the lock should not hold the row's code. */
   private desiredOf(row: DoorCodeRecord, lock: LockRecord, now: number): Desired {
     if (row.state === 'removing' || row.state === 'removed' || row.state === 'waiting') return null;
@@ -322,21 +365,33 @@ export class DoorCodeSync {
     if (key === undefined || key.status !== 'accepted') return null;
     if (key.valid_to !== null && key.valid_to <= now) return null;
     if (this.deps.doorCodes.currentFor(key.id)?.id !== row.id) return null;
-    const mapped = doorCodeWindow(key, this.keypadOf(lock));
-    return { enabled: mapped.enforcedBy === 'lock' || isUsableAt(key, now, lock.timeZone), window: mapped.window, enforcedBy: mapped.enforcedBy };
+    const keypad = this.keypadOf(lock);
+    const mapped = doorCodeWindow(key, keypad);
+    if (mapped.enforcedBy === 'lock') return { enabled: true, window: mapped.window, enforcedBy: 'lock' };
+    const usable = (instant: number): boolean => isUsableAt(key, instant, lock.timeZone);
+    if (keypad.canDisableCodes || !usable(now)) return { enabled: usable(now), window: mapped.window, enforcedBy: 'service' };
+    // docs/door-codes.md: on a keypad without an off switch, the lock itself ends each window.
+    const end = currentWindowEnd(key, now, lock.timeZone, usable);
+    const until = end === null ? mapped.window.allowedUntil : Math.min(end, mapped.window.allowedUntil ?? end);
+    return { enabled: true, window: { ...mapped.window, allowedUntil: until }, enforcedBy: 'service' };
   }
 
   private freshCode(lock: LockRecord, onLock: readonly KeypadCode[]): string {
     const taken = this.deps.doorCodes.codesOnLock(lock.id);
     for (const entry of onLock) taken.add(entry.code);
-    const rules = doorCodeRulesOf(lock.family);
+    const rules = this.rulesOf(lock);
     if (rules === undefined) throw new Error(`lock ${lock.name}'s family takes no keypad codes`);
     return generateDoorCode(taken, rules);
   }
 
-  /** What the lock's keypad holds: a weekly window beside the date range, or not (its family's rules). */
-  private keypadOf(lock: LockRecord): { weeklyWindow: boolean } {
-    return { weeklyWindow: doorCodeRulesOf(lock.family)?.weeklyWindow ?? true };
+  /** What the lock's keypad holds: a weekly window beside the date range, or not; codes switched off, or not (its family's rules). */
+  private keypadOf(lock: LockRecord): { weeklyWindow: boolean; canDisableCodes: boolean } {
+    const rules = this.rulesOf(lock);
+    return { weeklyWindow: rules?.weeklyWindow ?? true, canDisableCodes: rules?.canDisableCodes ?? true };
+  }
+
+  private rulesOf(lock: LockRecord): DoorCodeRules | undefined {
+    return this.deps.keypadRulesOf === undefined ? doorCodeRulesOf(lock.family) : this.deps.keypadRulesOf(lock);
   }
 
   /** Sets the timer to the next instant a code must change: a service-enforced window edge, or an expiry. */
@@ -373,7 +428,11 @@ export class DoorCodeSync {
   }
 }
 
-/** Our code on the lock: by its id when the lock named it, else by its digits under our name. */
+/**
+ * Our code on the lock: by its id when the lock named it, else by its digits under our name — or,
+ * on a keypad that keeps no names (its codes come back nameless), by its digits alone: ours were
+ * drawn unique on the lock, so those digits are the write the lock never confirmed.
+ */
 function findOurs(row: DoorCodeRecord, onLock: readonly KeypadCode[]): KeypadCode | undefined {
   if (row.code === null) return undefined;
   const sameDigits = onLock.filter((entry) => entry.code === row.code);
@@ -381,11 +440,13 @@ function findOurs(row: DoorCodeRecord, onLock: readonly KeypadCode[]): KeypadCod
     const byId = sameDigits.find((entry) => entry.codeId === row.lockCodeId);
     if (byId !== undefined) return byId;
   }
-  return sameDigits.find((entry) => entry.name === doorCodeName(row.ekeyId));
+  return sameDigits.find((entry) => entry.name === doorCodeName(row.ekeyId) || entry.name === '');
 }
 
+/** The lock holds what we would write (a keypad that keeps no names holds every code nameless). */
 function sameCode(onLock: KeypadCode, wanted: KeypadCodeWrite): boolean {
-  return onLock.code === wanted.code && onLock.name === wanted.name && onLock.enabled === wanted.enabled && sameWindow(onLock.window, wanted.window);
+  const sameName = onLock.name === wanted.name || onLock.name === '';
+  return onLock.code === wanted.code && sameName && onLock.enabled === wanted.enabled && sameWindow(onLock.window, wanted.window);
 }
 
 function sameWritten(written: DoorCodeRecord['written'], desired: NonNullable<Desired>): boolean {

@@ -19,6 +19,7 @@ import { LockCredentialSync, type LockCredentialSyncDependencies } from './lock-
 import { LockRuntime } from './lock-runtime.js';
 import { DoorCodeSync, type DoorCodeSyncDependencies } from './door-code-sync.js';
 import { chooseTransport, chooseTransportKind, type TransportKindId } from './lock-transport-choice.js';
+import type { CompositeTransport } from '../gateway/transports/composite/composite-transport.js';
 import type { BackoffPolicy } from '../gateway/reconnect-backoff.js';
 
 /** What {@link createLockSubsystem} needs. */
@@ -73,6 +74,8 @@ export interface LockSubsystemOverrides {
   awaitReachable?: boolean;
   /** The default transport when config `bluetooth.transport` names none (`simulator` in the demo). */
   defaultTransport?: TransportKindId;
+  /** Radios standing for configured Bluetooth proxies, by proxy name (tests); the others are opened from the config. */
+  proxyRadios?: ReadonlyMap<string, GattTransport>;
 }
 
 /**
@@ -90,6 +93,8 @@ export class LockSubsystem {
     readonly runtime: LockRuntime,
     readonly engine: CommandEngine,
     readonly access: CommandAccess,
+    /** Every gateway device (the host's adapter, the Bluetooth proxies) as one transport: what `GET /gateways` reads. */
+    readonly gateways: CompositeTransport,
     private readonly deps: LockSubsystemDependencies,
     /** Keeps the locks' credential allow-lists in sync with the eKeys (when given credential keys). */
     readonly credentialSync?: LockCredentialSync,
@@ -104,6 +109,8 @@ export class LockSubsystem {
     this.credentialSync?.start();
     this.doorCodeSync?.start();
     this.runtime.start();
+    // Proxies are reached from the start, so their state and what they hear are known before any command.
+    this.gateways.start();
   }
 
   /**
@@ -167,7 +174,17 @@ export function createLockSubsystem(deps: LockSubsystemDependencies): LockSubsys
   const bluetooth = deps.config.bluetooth;
   const overrides = deps.overrides ?? {};
   const kind = chooseTransportKind(bluetooth?.transport, overrides.defaultTransport);
-  const transport = chooseTransport({ host: deps.transport ?? overrides.transport, kind, adapter: bluetooth?.adapter, logger: deps.logger });
+  const transport = chooseTransport({
+    host: deps.transport ?? overrides.transport,
+    kind,
+    adapter: bluetooth?.adapter,
+    useHostAdapter: bluetooth?.use_host_adapter,
+    proxies: bluetooth?.proxies,
+    proxyRadios: overrides.proxyRadios,
+    allowedGateways: allowedGatewaysOf(deps),
+    clock: deps.clock,
+    logger: deps.logger,
+  });
   const timeoutMs = (bluetooth?.command_timeout_s ?? 15) * 1000;
   const runtime = new LockRuntime(
     {
@@ -233,5 +250,25 @@ export function createLockSubsystem(deps: LockSubsystemDependencies): LockSubsys
           ...(deps.ekeyChanges === undefined ? {} : { changes: deps.ekeyChanges }),
           ...(deps.doorCodeOutcomes === undefined ? {} : { outcomes: deps.doorCodeOutcomes }),
         });
-  return new LockSubsystem(runtime, engine, access, deps, credentialSync, doorCodeSync);
+  return new LockSubsystem(runtime, engine, access, transport, deps, credentialSync, doorCodeSync);
+}
+
+/**
+ * Config `locks[].gateways` (docs/design.md §4e) by lock address: the gateways that may serve
+ * each lock. A name no gateway has is said once; a lock whose list names none that exists is
+ * reached by none (the list restricts, it does not suggest).
+ */
+function allowedGatewaysOf(deps: LockSubsystemDependencies): ((address: string) => readonly string[] | undefined) | undefined {
+  const bluetooth = deps.config.bluetooth;
+  const proxies = bluetooth?.proxies ?? [];
+  const known = new Set([...(bluetooth?.use_host_adapter === false && proxies.length > 0 ? [] : ['host']), ...proxies.map((proxy) => proxy.name)]);
+  const byAddress = new Map<string, readonly string[]>();
+  for (const lock of deps.config.locks ?? []) {
+    const gateways = lock.gateways;
+    if (gateways === undefined || gateways.length === 0 || lock.address === undefined) continue;
+    const unknown = gateways.filter((name) => !known.has(name));
+    if (unknown.length > 0) deps.logger.warn(`Lock "${lock.name}": locks[].gateways names ${unknown.map((name) => `"${name}"`).join(', ')}, which no gateway is called (known: ${[...known].join(', ')}).`);
+    byAddress.set(lock.address.toUpperCase(), gateways);
+  }
+  return byAddress.size === 0 ? undefined : (address) => byAddress.get(address.toUpperCase());
 }

@@ -140,7 +140,7 @@ export class ServiceLockPort implements LockPort {
       name: lock.name,
       bleAddress: lock.bleAddress ?? '',
       serialNumber: serialNumberOf(lock, live?.snapshot?.deviceInformation ?? null),
-      capabilities: { keypad: lock.keypad, doorSensor: capabilitiesOf(lock.family).doorSensor, opener: capabilitiesOf(lock.family).opener },
+      capabilities: portCapabilities(lock),
       commands: commandTypesOf(lock.family),
       modes: live?.snapshot?.modes ?? null,
       ownerId: lock.ownerId,
@@ -270,4 +270,10 @@ export function serialNumberOf(lock: Pick<LockRecord, 'family' | 'bleAddress' | 
   if (ownSerial !== undefined) return ownSerial;
   const address = lock.bleAddress ?? '';
   return address.trim() === '' ? lock.id : address;
+}
+
+/** What a lock can do, in the port's words: its keypad from the config, the rest from its family. */
+function portCapabilities(lock: LockRecord): PortLock['capabilities'] {
+  const family = capabilitiesOf(lock.family);
+  return { keypad: lock.keypad, doorSensor: family.doorSensor, opener: family.opener, boltAssumed: family.boltAssumed === true };
 }

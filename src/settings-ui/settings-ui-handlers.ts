@@ -1,4 +1,4 @@
-import type { SetupLock, SetupOwner } from '../access/setup-service.js';
+import type { SetupGateway, SetupLock, SetupOwner } from '../access/setup-service.js';
 import { UsageError } from '../cli/usage-error.js';
 import type { FamilyPairing, PairingIo, ScannedDevice } from '../families/lock-family-module.js';
 import { BluetoothUnavailable, PairingFailed } from '../families/pairing-errors.js';
@@ -7,6 +7,8 @@ import type { PairingDescriptor } from '../families/lock-family.js';
 import type { GattTransport } from '../gateway/gatt-transport.js';
 import type { GatewayLogger } from '../gateway/gateway-logger.js';
 import { hostTransport } from '../gateway/transports/host-transport.js';
+import { everyGatewayRadio } from '../cli/pairing-radio.js';
+import { CompositeTransport } from '../gateway/transports/composite/composite-transport.js';
 import type { SettingsUiStatus } from '../store/settings-ui-file.js';
 import { ServiceUnavailable, configProblems, dataDirOf, readServiceStatus } from './service-status-reader.js';
 import { describeError } from '../domain/errors.js';
@@ -24,6 +26,8 @@ export type ServiceView =
       started_at: string;
       locks: SetupLock[];
       owners: SetupOwner[];
+      /** docs/design.md §4e: every gateway device with its state and free connection slots. */
+      gateways: SetupGateway[];
       /** What the service left out of its config, one line each (the log's words). */
       config_problems: string[];
     }
@@ -59,6 +63,8 @@ export interface ScannedLock {
   model: string;
   /** "2.2", "2.3", or null when the scan could not tell. */
   api_level: string | null;
+  /** docs/design.md §4e: the gateway that heard it — `host` (this host's adapter) or a Bluetooth proxy's name; null when the radio does not say. */
+  gateway: string | null;
   /** The config `family` the device is added with. */
   family: string;
   /** Pairing needs the device's PIN. */
@@ -70,6 +76,7 @@ const scannedLock = (device: ScannedDevice): ScannedLock => ({
   rssi: device.rssi,
   model: device.model,
   api_level: device.apiLevel,
+  gateway: device.gateway ?? null,
   family: device.family,
   pin_required: device.pinRequired,
 });
@@ -89,7 +96,7 @@ export class SettingsUiHandlers {
   async status(): Promise<ServiceView> {
     try {
       const status = this.serviceStatus();
-      const answer = (await this.call(status, 'GET', '/setup/status')) as { locks: SetupLock[]; owners: SetupOwner[] };
+      const answer = (await this.call(status, 'GET', '/setup/status')) as { locks: SetupLock[]; owners: SetupOwner[]; gateways?: SetupGateway[] };
       const count = answer.locks.length;
       return {
         state: 'running',
@@ -100,6 +107,7 @@ export class SettingsUiHandlers {
         started_at: status.started_at,
         locks: answer.locks,
         owners: answer.owners,
+        gateways: answer.gateways ?? [],
         config_problems: configProblems(dataDirOf(this.options.storagePath ?? '')),
       };
     } catch (error) {
@@ -213,7 +221,15 @@ export class SettingsUiHandlers {
         this.options.progress(part, family.id);
       }
     };
-    const io: PairingIo = { progress: collect, warn: collect, transport: this.options.transport ?? hostTransport };
+    // Every gateway of the config (the host's adapter and each Bluetooth proxy), so each lock found says which heard it.
+    const storagePath = this.options.storagePath;
+    const radio = this.options.transport ?? (storagePath === undefined || storagePath === '' ? hostTransport : everyGatewayRadio(storagePath));
+    const transport = (adapter: string | undefined, logger: GatewayLogger): GattTransport => {
+      const opened = radio(adapter, logger);
+      // The host's adapter alone is the gateway `host` too: every lock found says who heard it.
+      return opened instanceof CompositeTransport ? opened : new CompositeTransport([{ name: 'host', transport: opened }], { logger });
+    };
+    const io: PairingIo = { progress: collect, warn: collect, transport };
     try {
       const result = await run(io);
       return { lines, result };

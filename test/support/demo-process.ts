@@ -50,11 +50,11 @@ export interface DemoProcess {
 let controlCounter = 0;
 
 /**
- * Spawns the real CLI (`node <built>/cli.js demo --port 0 [--data DIR]`; `cli` names another build's), reads its first
+ * Spawns the real CLI (`node <built>/cli.js demo --port 0 [args…] [--data DIR]`; `cli` names another build's), reads its first
  * stdout line and returns helpers to drive it. TZ is pinned so eKey DateTimes are predictable.
  */
-export async function startDemo(options: { dataDir?: string; env?: Record<string, string>; timeoutMs?: number; cli?: string; config?: string } = {}): Promise<DemoProcess> {
-  const args = ['demo', '--port', '0'];
+export async function startDemo(options: { dataDir?: string; env?: Record<string, string>; timeoutMs?: number; cli?: string; config?: string; args?: string[] } = {}): Promise<DemoProcess> {
+  const args = ['demo', '--port', '0', ...(options.args ?? [])];
   if (options.dataDir !== undefined) args.push('--data', options.dataDir);
   if (options.config !== undefined) args.push('--config', options.config);
   const child = spawnNode(options.cli ?? builtCli(), args, { env: { TZ: 'UTC', ...options.env } });

@@ -36,7 +36,7 @@ export function testLock({ family = 'ekey', ...overrides }: Partial<PortLock> & 
     name: 'Front Door',
     bleAddress: 'D0:E1:00:00:00:01',
     serialNumber: overrides.bleAddress ?? 'D0:E1:00:00:00:01',
-    capabilities: { keypad: capabilities.keypad, doorSensor: capabilities.doorSensor, opener: capabilities.opener },
+    capabilities: { keypad: capabilities.keypad, doorSensor: capabilities.doorSensor, opener: capabilities.opener, boltAssumed: capabilities.boltAssumed === true },
     commands: commandTypesOf(family),
     modes: null,
     ownerId: 'owner-1',

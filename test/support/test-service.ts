@@ -38,6 +38,8 @@ export interface TestServiceOptions {
   demoHistory?: boolean;
   /** The webhook sender's options (a shorter timeout than 15 s). */
   webhookSender?: ServiceOptions['webhookSender'];
+  /** Runs between opening the service and listening (e.g. putting the demo's simulated locks behind a fake Bluetooth proxy). */
+  beforeListen?: (service: ServiceRoot) => Promise<void> | void;
 }
 
 /**
@@ -64,6 +66,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     ...(options.webhookSender === undefined ? {} : { webhookSender: options.webhookSender }),
     ...(openApi === undefined ? {} : { observeResponse: (response: ObservedResponse) => openApi.check(response) }),
   });
+  await options.beforeListen?.(service);
   const baseUrl = await service.listen(0, '127.0.0.1');
   const demo = service.demo?.household;
   if (!demo) throw new Error('demo household missing');

@@ -25,6 +25,8 @@ import { registerPasswordRoutes } from './password.js';
 import { registerPasswordPages } from './password-pages.js';
 import { registerWebhookRoutes } from './webhooks.js';
 import { CreatedWebhookSchema, WebhookDeliverySchema, WebhookSchema } from '../schemas/webhook.js';
+import { registerGatewayRoutes } from './gateways.js';
+import { GatewaySchema } from '../schemas/gateway.js';
 
 export interface RouteOptions {
   services: ApiServices;
@@ -54,6 +56,7 @@ export async function registerRoutes(app: TypedFastify, options: RouteOptions): 
   app.addSchema(WebhookSchema);
   app.addSchema(CreatedWebhookSchema);
   app.addSchema(WebhookDeliverySchema);
+  app.addSchema(GatewaySchema);
 
   await app.register(async (scope) => {
     await registerOAuthRoutes({ app: scope, services, logger }, options.oauthRateLimitPerMinute);
@@ -96,6 +99,7 @@ export async function registerRoutes(app: TypedFastify, options: RouteOptions): 
     registerUserEKeyRoutes(context);
     registerPasswordRoutes(context);
     registerWebhookRoutes(context);
+    registerGatewayRoutes(context);
     done();
   });
 }

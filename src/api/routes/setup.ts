@@ -16,6 +16,16 @@ const LockFields = Type.Object({
   owner_email: Type.String(),
 });
 
+const GatewayFields = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  kind: Type.String(),
+  state: Type.String(),
+  address: Type.Union([Type.String(), Type.Null()]),
+  connections_free: Type.Union([Type.Integer(), Type.Null()]),
+  connections_limit: Type.Union([Type.Integer(), Type.Null()]),
+});
+
 const OwnerBody = Type.Object(
   {
     email: Type.String({ maxLength: 320 }),
@@ -42,7 +52,7 @@ export function registerSetupRoutes({ app, services }: RouteContext): void {
 
   app.get(
     '/setup/status',
-    { schema: { hide: true, response: { 200: Type.Object({ locks: Type.Array(LockFields), owners: Type.Array(Type.Object({ email: Type.String(), active: Type.Boolean() })) }) } } },
+    { schema: { hide: true, response: { 200: Type.Object({ locks: Type.Array(LockFields), owners: Type.Array(Type.Object({ email: Type.String(), active: Type.Boolean() })), gateways: Type.Array(GatewayFields) }) } } },
     () => services.setup.status(),
   );
 

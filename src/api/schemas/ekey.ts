@@ -31,9 +31,9 @@ const editable = {
 /** docs/design.md §4c: an eKey's door code on a lock with a keypad. */
 export const DoorCodeSchema = Type.Object(
   {
-    code: Type.Union([Type.String({ pattern: '^[1-9]{6}$' }), Type.Null()], {
+    code: Type.Union([Type.String({ pattern: '^[0-9]{4,12}$' }), Type.Null()], {
       description:
-        "Six digits 1–9 (never starting with 12), unique on the lock. Shown to the key's holder; the codes of anytime, scheduled and guest keys also to the lock's owners and admins; an owner or admin key's code to its holder alone. null for everyone else, while removing, and once removed",
+        "The code's digits, by the rules of the lock's keypad (docs/door-codes.md: a Nuki Keypad takes six digits 1–9, never starting with 12; other keypads take 0 as well), unique on the lock. Shown to the key's holder; the codes of anytime, scheduled and guest keys also to the lock's owners and admins; an owner or admin key's code to its holder alone. null for everyone else, while removing, and once removed",
     }),
     state: Type.Union(
       (['waiting', 'setting', 'set', 'failed', 'removing', 'removed'] as const).map((state) => Type.Literal(state)),

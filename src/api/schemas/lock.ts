@@ -11,6 +11,12 @@ export const LockSchema = Type.Object(
       description: 'locked, unlocked, jammed or unknown (not yet reported)',
     }),
     online_status: Type.Union([Type.Literal('online'), Type.Literal('offline')], { description: 'Whether the gateway reaches the lock' }),
+    bolt_state_source: Type.Optional(
+      Type.Literal('assumed', {
+        description:
+          'On a lock that cannot sense its bolt only: bolt_state is assumed — the last position the lock drove to (a command, its keypad), which a turn by hand does not change. Absent where bolt_state is a reading',
+      }),
+    ),
     time_zone: Type.String({ description: 'IANA time zone; eKey DateTimes of this lock are in it' }),
     battery_level: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], { description: '0 to 1; null until reported' }),
     last_seen_at: Type.Union([Type.String(), Type.Null()], { description: 'Last sign of life, ISO 8601 UTC with milliseconds; null if never' }),
@@ -43,6 +49,26 @@ export const LockSchema = Type.Object(
       Type.Union([Type.Integer({ minimum: 1, maximum: MAX_CONTINUOUS_LIMIT_MINUTES }), Type.Null()], {
         description: "A Nuki Opener only: the owner's cap on Continuous Mode in minutes (shown to owners and admins); null: none",
       }),
+    ),
+    gateway: Type.Optional(
+      Type.Union(
+        [
+          Type.Object(
+            {
+              id: Type.String({ description: "The gateway's id: `host` for the host's own Bluetooth adapter, else the Bluetooth proxy's configured name" }),
+              name: Type.String({ description: "The gateway's name" }),
+              rssi: Type.Union([Type.Integer(), Type.Null()], { description: 'Signal of the latest advertisement heard through it, dBm (good ≥ −70, fair ≥ −85, else poor); null when not heard (a link kept open)' }),
+              seen_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When it last heard the lock, ISO 8601 UTC; null when not heard' }),
+            },
+            { additionalProperties: false },
+          ),
+          Type.Null(),
+        ],
+        {
+          description:
+            "For the lock's owners and admins only (absent for everyone else): the gateway device that reaches the lock now — the host's adapter or an ESPHome Bluetooth proxy (docs/gateways.md) — or null while none hears it",
+        },
+      ),
     ),
   },
   { $id: 'Lock', additionalProperties: false },

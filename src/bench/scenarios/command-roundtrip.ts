@@ -1,5 +1,9 @@
 import type { LockFamilyId } from '../../families/registry.js';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { systemClock } from '../../domain/clock.js';
+import { SimulatedLock } from '../../families/ekey/simulator/simulated-lock.js';
+import { FakeEsphomeProxy } from '../fake-esphome-proxy/fake-esphome-proxy.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DemoHousehold } from '../../demo/demo-household.js';
@@ -23,6 +27,12 @@ import { median, percentile, round } from '../stats.js';
  * COMPLETE, every message a secretbox cut into 20-byte indications and reassembled — so the
  * figure includes the crypto.
  *
+ * `command-roundtrip-proxy` (docs/design.md §4e): the same on a lock of our profile reached only
+ * through the ESPHome transport: `ekey-locks demo --config FILE` with one Bluetooth proxy (Noise
+ * on) and one more lock of our profile, the proxy a zero-latency fake in this process speaking the
+ * native API over loopback TCP with a zero-latency simulated lock behind it — so the figure adds
+ * the protobuf framing, Noise in both directions and the proxy's TCP hops.
+ *
  * Baseline: the raw `node:http` server answering the same two requests (one POST, one GET) over
  * the same keep-alive connection. `p50_ms`/`p99_ms` are the time our code adds: the round trip's
  * percentiles minus the baseline's median POST+GET round trip. Target: p99 ≤ 5 ms.
@@ -37,6 +47,7 @@ import { median, percentile, round } from '../stats.js';
 
 const SCENARIO_NAME = 'command-roundtrip';
 const NUKI_SCENARIO_NAME = 'command-roundtrip-nuki';
+const PROXY_SCENARIO_NAME = 'command-roundtrip-proxy';
 const TARGET_P99_MS = 5;
 
 /** Which demo lock a variant drives. */
@@ -44,6 +55,33 @@ interface RoundtripVariant {
   scenario: string;
   /** The demo lock of this family with a gateway connection. */
   family: LockFamilyId;
+  /** Puts a lock of its own beside the demo (the proxy variant): the demo's extra arguments and the lock's name. */
+  extraLock?: (dataDir: string) => Promise<ExtraLock>;
+}
+
+/** A lock a variant adds to the demo through `--config`. */
+interface ExtraLock {
+  args: string[];
+  name: string;
+  stop(): Promise<void>;
+}
+
+/** The proxy variant's lock: our profile behind a zero-latency fake ESPHome proxy (Noise on), joined to the demo by `--config`. */
+async function lockBehindProxy(dataDir: string): Promise<ExtraLock> {
+  const key = randomBytes(32).toString('base64');
+  const lockKey = randomBytes(32);
+  const address = 'D5:BE:AC:00:00:01';
+  const proxy = await FakeEsphomeProxy.start({ name: 'bench-proxy', encryptionKey: key });
+  proxy.addDevice(new SimulatedLock({ address, key: lockKey, name: 'Proxied Door', clock: systemClock }), { rssi: -60 });
+  const file = join(dataDir, 'proxy-config.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      locks: [{ name: 'Proxied Door', address, key: lockKey.toString('hex'), owner_email: 'olivia@example.com' }],
+      bluetooth: { proxies: [{ name: 'Bench', host: '127.0.0.1', port: proxy.port, encryption_key: key }] },
+    }),
+  );
+  return { args: ['--config', file], name: 'Proxied Door', stop: () => proxy.stop() };
 }
 
 interface PhaseResult {
@@ -101,13 +139,15 @@ async function measureRoundtrip(options: SelfMeasuringOptions, variant: Roundtri
 async function measurePhase(options: SelfMeasuringOptions, variant: RoundtripVariant, root: string, label: string): Promise<PhaseResult> {
   const dataDir = mkdtempSync(join(root, 'ekey-bench-commands-'));
   const started: BenchProcess[] = [];
+  const extra = await variant.extraLock?.(dataDir);
   try {
-    const service = await startBenchProcess('../cli.js', ['demo', '--port', '0', '--data', dataDir]);
+    const service = await startBenchProcess('../cli.js', ['demo', '--port', '0', '--data', dataDir, ...(extra?.args ?? [])]);
     started.push(service);
     const demo = service.info as DemoHousehold & { base_url: string };
-    const lockId = demo.locks.find((lock) => lock.gateway && lock.family === variant.family)?.id;
-    if (lockId === undefined) throw new Error(`the demo has no ${variant.family} lock with a gateway connection`);
     const token = await loginDemoUser(demo.base_url, demo, 0);
+    const lockId =
+      extra === undefined ? demo.locks.find((lock) => lock.gateway && lock.family === variant.family)?.id : await onlineLockNamed(demo.base_url, token, demo.users[0]?.id ?? '', extra.name);
+    if (lockId === undefined) throw new Error(`the demo has no ${variant.family} lock with a gateway connection`);
     const baselineBody = JSON.stringify({
       id: '00000000-0000-4000-8000-000000000000',
       lock_id: lockId,
@@ -205,7 +245,25 @@ async function measurePhase(options: SelfMeasuringOptions, variant: RoundtripVar
     };
   } finally {
     for (const child of started.reverse()) await child.stop();
+    await extra?.stop();
     rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The id of the owner's lock of this name once it is online (the proxy heard it and the link is up), within 30 s. */
+async function onlineLockNamed(baseUrl: string, token: string, ownerId: string, name: string): Promise<string> {
+  const api = client(baseUrl, token);
+  try {
+    const until = Date.now() + 30_000;
+    for (;;) {
+      const answer = await api.send('GET', `/users/${ownerId}/locks`);
+      const lock = (JSON.parse(answer.body) as { locks: { id: string; name: string; online_status: string }[] }).locks.find((entry) => entry.name === name);
+      if (lock?.online_status === 'online') return lock.id;
+      if (Date.now() > until) throw new Error(`${name} did not come online through the proxy within 30 s`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    api.close();
   }
 }
 
@@ -221,4 +279,11 @@ export const commandRoundtripNuki: SelfMeasuringScenario = {
   name: NUKI_SCENARIO_NAME,
   description: 'the same round trip on a zero-latency simulated Nuki through the Nuki driver (crypto included); data on disk, ram_* in /dev/shm',
   run: (options) => measureRoundtrip(options, { scenario: NUKI_SCENARIO_NAME, family: 'nuki' }),
+};
+
+/** The ESPHome proxy variant, for the bench registry. */
+export const commandRoundtripProxy: SelfMeasuringScenario = {
+  name: PROXY_SCENARIO_NAME,
+  description: 'the same round trip on a zero-latency simulated lock of our profile reached through the ESPHome transport and a zero-latency fake proxy on loopback (Noise on); data on disk, ram_* in /dev/shm',
+  run: (options) => measureRoundtrip(options, { scenario: PROXY_SCENARIO_NAME, family: 'ekey', extraLock: lockBehindProxy }),
 };

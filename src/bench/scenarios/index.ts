@@ -2,7 +2,7 @@ import type { BenchScenario, SelfMeasuringScenario } from '../scenario.js';
 import { getMe } from './get-me.js';
 import { eventsPage } from './events-page.js';
 import { eventIngest } from './event-ingest.js';
-import { commandRoundtrip, commandRoundtripNuki } from './command-roundtrip.js';
+import { commandRoundtrip, commandRoundtripNuki, commandRoundtripProxy } from './command-roundtrip.js';
 import { homekitSet } from './homekit-set.js';
 import { loopDelay } from './loop-delay.js';
 import { footprint } from './footprint.js';
@@ -17,6 +17,7 @@ export const scenarios: readonly (BenchScenario | SelfMeasuringScenario)[] = [
   eventIngest,
   commandRoundtrip,
   commandRoundtripNuki,
+  commandRoundtripProxy,
   homekitSet,
   loopDelay,
   footprint,

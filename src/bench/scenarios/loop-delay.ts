@@ -190,9 +190,7 @@ export async function burst(hb: RunningHomebridge, home: Household, size: BurstS
     try {
       for (let index = 0; index < count; index += 1) {
         const action = index % 2 === 0 ? 'unlock' : 'lock';
-        const who = capabilitiesOf(lock.family).ownUsers ? { authorization: DEMO_LINKED_AUTHORIZATION } : { ekey_id: lock.ownerKeyId };
-        // An intercom's opener is not tapped: someone rings at it (docs/design.md §4d), one ring event each.
-        const line = capabilitiesOf(lock.family).opener ? { op: 'ring', lock_id: lock.id } : { op: 'tap', lock_id: lock.id, action, ...who };
+        const line = activityLine(lock, action);
         const answer = await control.send(line);
         if (answer.ok && answer.observed !== false) activityRecords += 1;
         else failures.push(`tap: ${JSON.stringify(answer)}`);
@@ -353,3 +351,18 @@ export const loopDelay: SelfMeasuringScenario = {
     `${ACTIVITY_RECORDS} activity records, ${EKEY_WRITES} eKey writes with ${EVENT_STREAMS} event streams open (p99_ms), and idle (baseline_p99_ms); fsyncs on its main thread (strace)`,
   run: runLoopDelay,
 };
+
+/**
+ * One control line that makes the lock record activity, chosen by what the lock can do (never by
+ * its family): an intercom's opener is rung (docs/design.md §4d); a lock with its own users is
+ * tapped by the linked one (§4b); a lock with a keypad and no own users, whose eKeys have no phone
+ * taps (§4f), gets a mistyped code at its keypad (a refused entry, §4c); any other lock
+ * is tapped with the owner's eKey (§6).
+ */
+function activityLine(lock: { id: string; family: LockFamilyId; ownerKeyId: string }, action: 'lock' | 'unlock'): Record<string, unknown> {
+  const capabilities = capabilitiesOf(lock.family);
+  if (capabilities.opener) return { op: 'ring', lock_id: lock.id };
+  if (capabilities.ownUsers) return { op: 'tap', lock_id: lock.id, action, authorization: DEMO_LINKED_AUTHORIZATION };
+  if (capabilities.keypad) return { op: 'keypad', lock_id: lock.id, code: '000000', action };
+  return { op: 'tap', lock_id: lock.id, action, ekey_id: lock.ownerKeyId };
+}

@@ -59,15 +59,16 @@ export const nukiFamily: LockFamilyDescriptor = {
   commandTypes: ['lock', 'unlock', 'unlatch'],
   capabilities: { keypad: true, doorSensor: true, opener: false, ownUsers: true },
   // docs/design.md §4c: the Nuki Keypad takes six digits 1–9, refuses codes that start with 12, holds 100.
-  doorCodes: { length: 6, digits: '123456789', forbiddenPrefixes: ['12'], capacity: 100, weeklyWindow: true },
+  doorCodes: { length: 6, digits: '123456789', forbiddenPrefixes: ['12'], capacity: 100, weeklyWindow: true, canDisableCodes: true },
   cli: {
     name: 'nuki',
     usage: [
-      '  nuki scan [--seconds N] [--adapter hciX]',
+      '  nuki scan [--seconds N] [--adapter hciX | --via PROXY [--config FILE]]',
       "                                 List the Nuki Smart Locks and Openers nearby, with each one's",
-      '                                 model and Bluetooth API level',
+      '                                 model and Bluetooth API level (--via: heard by that ESPHome',
+      '                                 Bluetooth proxy of the config, docs/gateways.md)',
       '  nuki pair --address AA:BB:CC:DD:EE:FF [--name N] [--pin PIN] [--as-bridge] [--data DIR]',
-      '            [--adapter hciX] [--timeout-s N]',
+      '            [--adapter hciX | --via PROXY [--config FILE]] [--timeout-s N]',
       '                                 Pair with a Nuki Smart Lock or Opener in pairing mode (button',
       '                                 held 5 s; an Ultra, Go or Pro 5th generation needs its 6-digit',
       '                                 --pin); stores its credentials in the data folder and prints',

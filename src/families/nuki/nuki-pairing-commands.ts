@@ -3,6 +3,7 @@ import { parseOptions } from '../../cli/parse-options.js';
 import { UsageError } from '../../cli/usage-error.js';
 import type { PairingIo } from '../lock-family-module.js';
 import { hostTransport } from '../../gateway/transports/host-transport.js';
+import { pairingIoVia } from '../../cli/pairing-radio.js';
 import { pairNuki, scanNukis, type ScannedNuki } from './nuki-pairing-facet.js';
 
 const ADDRESS_PATTERN = /^([0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}$/;
@@ -15,21 +16,23 @@ const terminalIo: PairingIo = {
 };
 
 /**
- * `ekey-locks nuki scan [--seconds N] [--adapter hciX]`: lists the Nuki Smart Locks and Openers
- * nearby, one line each (src/families/nuki/nuki-pairing-facet.ts). A scan that cannot start is a
- * failure (exit 1), not "nothing heard".
+ * `ekey-locks nuki scan [--seconds N] [--adapter hciX | --via PROXY [--config FILE]]`: lists the
+ * Nuki Smart Locks and Openers nearby, one line each (src/families/nuki/nuki-pairing-facet.ts),
+ * heard by the host's adapter or by the ESPHome Bluetooth proxy `--via` names. A scan that cannot
+ * start is a failure (exit 1), not "nothing heard".
  */
 export async function nukiScanCommand(args: string[], io: PairingIo = terminalIo): Promise<ScannedNuki[]> {
-  const values = parseOptions(args, { seconds: { type: 'string' }, adapter: { type: 'string' } });
+  const values = parseOptions(args, { seconds: { type: 'string' }, adapter: { type: 'string' }, via: { type: 'string' }, config: { type: 'string' }, data: { type: 'string' } });
   const seconds = values.seconds === undefined ? 10 : Number(values.seconds);
   if (!Number.isInteger(seconds) || seconds < 1 || seconds > 120) throw new UsageError(`--seconds must be a whole number from 1 to 120, not "${values.seconds ?? ''}".`);
-  return scanNukis({ seconds, ...(values.adapter === undefined ? {} : { adapter: values.adapter }) }, io);
+  return scanNukis({ seconds, ...(values.adapter === undefined ? {} : { adapter: values.adapter }) }, pairingIoVia(io, values));
 }
 
 /**
  * `ekey-locks nuki pair --address AA:BB:CC:DD:EE:FF [--name N] [--pin PIN] [--as-bridge]
- * [--data DIR] [--adapter hciX] [--timeout-s N]`: pairs as an app (or, on request, as a bridge),
- * stores the credentials in the data folder and prints the config block to paste.
+ * [--data DIR] [--adapter hciX | --via PROXY [--config FILE]] [--timeout-s N]`: pairs as an app
+ * (or, on request, as a bridge) through the host's adapter or the proxy `--via` names, stores the
+ * credentials in the data folder and prints the config block to paste.
  */
 export async function nukiPairCommand(args: string[], io: PairingIo = terminalIo): Promise<void> {
   const values = parseOptions(args, {
@@ -39,6 +42,8 @@ export async function nukiPairCommand(args: string[], io: PairingIo = terminalIo
     'as-bridge': { type: 'boolean' },
     data: { type: 'string' },
     adapter: { type: 'string' },
+    via: { type: 'string' },
+    config: { type: 'string' },
     'timeout-s': { type: 'string' },
   });
   const address = values.address?.toUpperCase();
@@ -60,7 +65,7 @@ export async function nukiPairCommand(args: string[], io: PairingIo = terminalIo
       ...(values.adapter === undefined ? {} : { adapter: values.adapter }),
       asBridge: values['as-bridge'] === true,
     },
-    io,
+    pairingIoVia(io, values),
   );
   const opener = paired.entry.family !== 'nuki';
   io.progress('');

@@ -83,7 +83,7 @@ export async function scanNukis(options: ScanOptions, io: PairingIo): Promise<Sc
   const { seconds } = options;
   const { logger, errors, firstError } = errorCollector();
   const transport = io.transport(options.adapter, logger);
-  const found = new Map<string, { rssi: number | null; target: NukiPairingTarget | null }>();
+  const found = new Map<string, { rssi: number | null; target: NukiPairingTarget | null; gateway: string | undefined }>();
   io.progress(`Scanning for Nuki Smart Locks for ${seconds} s…`);
   let timer: NodeJS.Timeout | undefined;
   const stop = transport.watchAdvertisements((advertisement) => {
@@ -92,7 +92,7 @@ export async function scanNukis(options: ScanOptions, io: PairingIo): Promise<Sc
     if (beacon === null) return;
     const known = found.get(advertisement.address);
     // A lock seen once in pairing mode stays known by it.
-    found.set(advertisement.address, { rssi: advertisement.rssi, target: targetOfBeacon(beacon.serviceUuid) ?? known?.target ?? null });
+    found.set(advertisement.address, { rssi: advertisement.rssi, target: targetOfBeacon(beacon.serviceUuid) ?? known?.target ?? null, gateway: advertisement.gateway ?? known?.gateway });
   });
   const scanned: ScannedNuki[] = [];
   try {
@@ -103,7 +103,7 @@ export async function scanNukis(options: ScanOptions, io: PairingIo): Promise<Sc
     await Promise.race([scanEnd, firstError.then(() => (found.size > 0 ? scanEnd : undefined))]);
     clearTimeout(timer);
     stop();
-    for (const [address, { rssi, target }] of [...found].sort(([a], [b]) => a.localeCompare(b))) {
+    for (const [address, { rssi, target, gateway }] of [...found].sort(([a], [b]) => a.localeCompare(b))) {
       let entry: ScannedNuki;
       if (target !== null) entry = scannedOf(address, rssi, target);
       else {
@@ -113,9 +113,11 @@ export async function scanNukis(options: ScanOptions, io: PairingIo): Promise<Sc
           entry = scannedOf(address, rssi, null, error instanceof TransportError ? 'it could not be reached to look' : describeError(error));
         }
       }
+      // docs/design.md §4e: which gateway device heard it (the host's adapter or a proxy), where the radio says.
+      if (gateway !== undefined) entry.gateway = gateway;
       scanned.push(entry);
       const level = entry.apiLevel === null ? '' : `  API ${entry.apiLevel}`;
-      io.progress(`  ${address}  ${entry.model}${level}${rssi === null ? '' : `  ${rssi} dBm`}`);
+      io.progress(`  ${address}  ${entry.model}${level}${rssi === null ? '' : `  ${rssi} dBm`}${gateway === undefined || gateway === 'host' ? '' : `  via ${gateway}`}`);
     }
   } finally {
     clearTimeout(timer);

@@ -1,4 +1,4 @@
-import { TransportError, type AdvertisementListener, type ConnectOptions, type GattConnection, type GattProfile, type GattTransport } from '../gatt-transport.js';
+import { TransportError, type AdvertisementListener, type ConnectOptions, type GattConnection, type GattProfile, type GattTransport, type RadioStatus } from '../gatt-transport.js';
 import type { GatewayLogger } from '../gateway-logger.js';
 import { describeError } from '../../domain/errors.js';
 
@@ -11,13 +11,33 @@ import { describeError } from '../../domain/errors.js';
  */
 export class DeferredTransport implements GattTransport {
   private loading: Promise<GattTransport> | undefined;
+  private loaded: GattTransport | undefined;
   private closed = false;
 
   constructor(
     readonly kind: string,
     private readonly load: () => Promise<GattTransport>,
     private readonly logger: GatewayLogger,
+    /** What {@link radioStatus} says until the transport is loaded. */
+    private readonly statusBeforeLoading: RadioStatus = { state: 'online', address: null, connectionsFree: null, connectionsLimit: null },
   ) {}
+
+  /** The loaded transport's status; before it is loaded, the one given at construction. */
+  radioStatus(): RadioStatus {
+    return this.loaded?.radioStatus?.() ?? this.statusBeforeLoading;
+  }
+
+  /** Loads the transport now and lets it start. */
+  start(): void {
+    this.transport().then(
+      (transport) => {
+        transport.start?.();
+      },
+      (error: unknown) => {
+        this.logger.error(`The ${this.kind} transport could not be loaded: ${describeError(error)}`);
+      },
+    );
+  }
 
   async connect(address: string, profile: GattProfile, options: ConnectOptions): Promise<GattConnection> {
     let transport: GattTransport;
@@ -61,7 +81,10 @@ export class DeferredTransport implements GattTransport {
 
   private transport(): Promise<GattTransport> {
     if (this.closed) return Promise.reject(new Error('the transport is closed'));
-    this.loading ??= this.load();
+    this.loading ??= this.load().then((transport) => {
+      this.loaded = transport;
+      return transport;
+    });
     const loading = this.loading;
     loading.catch(() => {
       if (this.loading === loading) this.loading = undefined;

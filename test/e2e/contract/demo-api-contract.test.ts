@@ -48,6 +48,8 @@ let gatewayLock: string;
 let bareLock: string;
 let nukiLock: string;
 let openerLock: string;
+/** Side Door, the demo's simulated TTLock (docs/design.md §4f). */
+let ttlockLock: string;
 let ownerId: string;
 /** Every response body seen, to search for lock keys afterwards. */
 const seenBodies: string[] = [];
@@ -97,6 +99,7 @@ beforeAll(async () => {
   bareLock = demo.demo.locks.find((lock) => !lock.gateway)?.id ?? '';
   nukiLock = demo.demo.locks.find((lock) => lock.family === 'nuki')?.id ?? '';
   openerLock = demo.demo.locks.find((lock) => lock.family === 'nuki-opener')?.id ?? '';
+  ttlockLock = demo.demo.locks.find((lock) => lock.family === 'ttlock')?.id ?? '';
   [owner, alex, stranger] = await Promise.all([demo.login(0), demo.login(1), demo.login(3)]);
 }, 40_000);
 
@@ -106,7 +109,7 @@ afterAll(async () => {
 });
 
 describe('demo line', () => {
-  it('is one JSON object with the documented shape: one owner with four locks (our profile, one without gateway, a Nuki Smart Lock, a Nuki Opener)', () => {
+  it('is one JSON object with the documented shape: one owner with five locks (our profile, one without gateway, a Nuki Smart Lock, a Nuki Opener, a TTLock)', () => {
     const line = demo.demo;
     expect(Object.keys(line)).toEqual(['base_url', 'clients', 'users', 'locks']);
     expect(line.base_url).toMatch(/^http:\/\/[^/]+:\d+$/);
@@ -117,7 +120,7 @@ describe('demo line', () => {
     }
     expect(line.users).toHaveLength(4);
     for (const user of line.users) expect(Object.keys(user).sort()).toEqual(['email', 'id', 'name', 'password']);
-    expect(line.locks).toHaveLength(4);
+    expect(line.locks).toHaveLength(5);
     for (const lock of line.locks) {
       expect(Object.keys(lock).sort()).toEqual(['family', 'gateway', 'id', 'name', 'owner_id']);
       expect(lock.owner_id).toBe(ownerId);
@@ -127,6 +130,7 @@ describe('demo line', () => {
       ['Garden Gate', false, 'ekey'],
       ['Back Door', true, 'nuki'],
       ['Building Door', true, 'nuki-opener'],
+      ['Side Door', true, 'ttlock'],
     ]);
   });
 });
@@ -239,12 +243,12 @@ describe('users and lock lists', () => {
     expect(answer.json).toMatchObject({ id: ownerId, name: demo.demo.users[0]?.name });
   });
 
-  it('GET /users/{id}/locks and the /user/{id}/locks alias list all four locks with the four spec fields first', async () => {
+  it('GET /users/{id}/locks and the /user/{id}/locks alias list all five locks with the four spec fields first', async () => {
     for (const path of [`/users/${ownerId}/locks`, `/user/${ownerId}/locks`, `/users/${ownerId.toUpperCase()}/locks`]) {
       const answer = await asOwner('GET', path);
       expect(answer.status).toBe(200);
       const locks = answer.json.locks as Record<string, unknown>[];
-      expect(locks.map((lock) => String(lock.id).toLowerCase()).sort()).toEqual([gatewayLock, bareLock, nukiLock, openerLock].sort());
+      expect(locks.map((lock) => String(lock.id).toLowerCase()).sort()).toEqual([gatewayLock, bareLock, nukiLock, openerLock, ttlockLock].sort());
       for (const lock of locks) {
         expect(Object.keys(lock).slice(0, 4)).toEqual(['id', 'name', 'bolt_state', 'online_status']);
         expect(['locked', 'unlocked', 'jammed', 'unknown']).toContain(lock.bolt_state);

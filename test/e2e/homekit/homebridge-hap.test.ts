@@ -20,6 +20,8 @@ const GARDEN_GATE_SERIAL = 'D0:E1:00:00:00:02';
  * Nuki ID from the lock's Config (8 hex digits), known once the gateway has read it.
  */
 const BACK_DOOR_SERIAL = 'Back Door';
+/** Side Door, a TTLock: HomeKit shows its Bluetooth address, as the TTLock app names a lock by it. */
+const SIDE_DOOR_SERIAL = 'D0:E1:00:00:00:05';
 const LINKED_AUTHORIZATION = "Olivia's iPhone";
 const USERNAME = '0E:4B:00:00:E2:E1';
 const describeE2E = describeWhen(canUsePrivateNetwork(), 'The HomeKit end-to-end test runs Homebridge in a private network namespace and needs root (unshare -n, ip). Run as root.');
@@ -50,6 +52,10 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
     arrival: (): CharacteristicAddress => address(BACK_DOOR_SERIAL, Service.StatelessProgrammableSwitch.UUID, Characteristic.ProgrammableSwitchEvent.UUID),
     contact: (): CharacteristicAddress => address(BACK_DOOR_SERIAL, Service.ContactSensor.UUID, Characteristic.ContactSensorState.UUID),
     contactFault: (): CharacteristicAddress => address(BACK_DOOR_SERIAL, Service.ContactSensor.UUID, Characteristic.StatusFault.UUID),
+  };
+  const side = {
+    current: (): CharacteristicAddress => address(SIDE_DOOR_SERIAL, Service.LockMechanism.UUID, Characteristic.LockCurrentState.UUID),
+    target: (): CharacteristicAddress => address(SIDE_DOOR_SERIAL, Service.LockMechanism.UUID, Characteristic.LockTargetState.UUID),
   };
   const backDoorId = (): string => bridge.lockId('Back Door');
   const frontDoorId = (): string => bridge.homebridge.demo.locks[0]?.id ?? '';
@@ -88,6 +94,8 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
       back.target(),
       back.lastAction(),
       back.arrival(),
+      side.current(),
+      side.target(),
     ]);
 
   beforeAll(async () => {
@@ -106,7 +114,7 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
     const added = output.indexOf('Added HomeKit accessory Front Door');
     expect(added).toBeGreaterThan(-1);
     expect(added).toBeLessThan(output.indexOf('EKEY_DEMO '));
-    expect(bridge.homebridge.demo.locks.map((lock) => lock.name)).toEqual(['Front Door', 'Garden Gate', 'Back Door', 'Building Door']);
+    expect(bridge.homebridge.demo.locks.map((lock) => lock.name)).toEqual(['Front Door', 'Garden Gate', 'Back Door', 'Building Door', 'Side Door']);
   });
 
   it('pairs with the setup PIN and lists one lock accessory per lock', async () => {
@@ -254,6 +262,25 @@ describeE2E('Homebridge with eKey Locks, driven by a HomeKit controller', () => 
     await bridge.control.send({ op: 'tap', lock_id: backDoorId(), authorization: LINKED_AUTHORIZATION, action: 'unlock' });
     await bridge.controller.waitForEvent(back.current(), Characteristic.LockCurrentState.UNSECURED, unlocked);
     await bridge.controller.waitForEvent(back.arrival(), Characteristic.ProgrammableSwitchEvent.SINGLE_PRESS, unlocked);
+  });
+
+  it('shows Side Door, the simulated TTLock, as a lock; a LockTargetState write moves it; a turn by hand leaves the tile where the lock drove it', async () => {
+    expect(bridge.homebridge.demo.locks.find((lock) => lock.name === 'Side Door')).toMatchObject({ family: 'ttlock', gateway: true });
+    expect(serviceTypes(findAccessory(accessories, SIDE_DOOR_SERIAL))).toEqual(expect.arrayContaining([Service.AccessoryInformation.UUID, Service.LockMechanism.UUID, Service.Battery.UUID]));
+    const currentNow = async (): Promise<unknown> => (await bridge.controller.read([side.current()])).get(side.current());
+    await bridge.controller.write(side.target(), Characteristic.LockTargetState.SECURED);
+    expect(await readUntil(currentNow, (value) => value === Characteristic.LockCurrentState.SECURED)).toBe(Characteristic.LockCurrentState.SECURED);
+    const mark = bridge.controller.mark();
+    await bridge.controller.write(side.target(), Characteristic.LockTargetState.UNSECURED);
+    await bridge.controller.waitForEvent(side.current(), Characteristic.LockCurrentState.UNSECURED, mark);
+    // docs/design.md §4f: the lock does not notice a turn by hand; HomeKit shows no change it did not make.
+    await bridge.control.send({ op: 'manual', lock_id: bridge.lockId('Side Door'), bolt: 'locked' });
+    expect(await bridge.controller.read([side.current(), side.target()])).toEqual(
+      new Map([
+        [side.current(), Characteristic.LockCurrentState.UNSECURED],
+        [side.target(), Characteristic.LockTargetState.UNSECURED],
+      ]),
+    );
   });
 
   it('keeps the last state of a lock that goes offline and shows StatusFault', async () => {

@@ -82,7 +82,7 @@ describeE2E('Homebridge: the Nuki Opener and unlatch, driven by a HomeKit contro
   afterAll(() => bridge.dispose(), 30_000);
 
   it('shows Building Door as a lock with a Doorbell and two switches, Back Door with "Open Back Door", Front Door without (it cannot unlatch)', () => {
-    expect(bridge.homebridge.demo.locks.map((lock) => lock.name)).toEqual(['Front Door', 'Garden Gate', 'Back Door', 'Building Door']);
+    expect(bridge.homebridge.demo.locks.map((lock) => lock.name)).toEqual(['Front Door', 'Garden Gate', 'Back Door', 'Building Door', 'Side Door']);
     const opener = serviceTypes(findAccessory(accessories, 'Building Door'));
     expect(opener).toEqual(expect.arrayContaining([Service.LockMechanism.UUID, Service.Doorbell.UUID, Service.Switch.UUID]));
     expect(opener.filter((type) => type === Service.Switch.UUID)).toHaveLength(2);

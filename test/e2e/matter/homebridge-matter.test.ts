@@ -94,13 +94,13 @@ describeE2E('Homebridge with Matter and eKey Locks, driven by a matter.js contro
 
   it('shows one Matter DoorLock per demo lock, each in the state the API reports', async () => {
     locks = (await controller.expectOk('locks')).locks as MatterLockEndpoint[];
-    expect(locks.map((lock) => lock.name).sort()).toEqual(['Back Door', 'Building Door', 'Front Door', 'Garden Gate']);
-    expect(new Set(locks.map((lock) => lock.endpoint)).size).toBe(4);
+    expect(locks.map((lock) => lock.name).sort()).toEqual(['Back Door', 'Building Door', 'Front Door', 'Garden Gate', 'Side Door']);
+    expect(new Set(locks.map((lock) => lock.endpoint)).size).toBe(5);
     expect(locks.find((lock) => lock.name === 'Front Door')?.serial).toBe('D0:E1:00:00:00:01');
 
     const listed = await api<{ locks: { id: string; bolt_state: string }[] }>(`/users/${owner().id}/locks`);
     const expected: Record<string, number | null> = { locked: DoorLock.LockState.Locked, unlocked: DoorLock.LockState.Unlocked, jammed: DoorLock.LockState.NotFullyLocked, unknown: null };
-    for (const name of ['Front Door', 'Garden Gate', 'Back Door', 'Building Door']) {
+    for (const name of ['Front Door', 'Garden Gate', 'Back Door', 'Building Door', 'Side Door']) {
       const bolt = listed.locks.find((lock) => lock.id === lockId(name))?.bolt_state ?? 'missing';
       expect([name, await readLockState(name)]).toEqual([name, expected[bolt]]);
     }

@@ -168,7 +168,7 @@ describeE2E('the packed plugin, installed as a user installs it', () => {
       90_000,
     );
     try {
-      expect(homebridge.demo.locks.map((lock) => lock.name).sort()).toEqual(['Back Door', 'Building Door', 'Front Door', 'Garden Gate']);
+      expect(homebridge.demo.locks.map((lock) => lock.name).sort()).toEqual(['Back Door', 'Building Door', 'Front Door', 'Garden Gate', 'Side Door']);
       expect(homebridge.output()).toContain(`Loaded plugin: homebridge-ekey-locks@${packageJson.version}`);
       const client = homebridge.demo.clients[0];
       const answer = await fetch(`${homebridge.apiUrl}/oauth/authorize?response_type=code&client_id=${client?.client_id ?? ''}&redirect_uri=${encodeURIComponent(client?.redirect_uri ?? '')}&state=s`, {

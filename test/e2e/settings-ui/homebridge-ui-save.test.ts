@@ -122,7 +122,7 @@ describeE2E('Save in the real Homebridge UI', () => {
     expect(saved).toMatchObject({ demo: true, locks: [expect.any(Object)], clients: [expect.any(Object)], users: [expect.any(Object)] });
     // No default the form would write is a change: the service stays on its demo address, loopback.
     expect(saved.api).toBeUndefined();
-    const output = await startWith(saved, ['Front Door', 'Garden Gate', 'Back Door', 'Building Door'], true);
+    const output = await startWith(saved, ['Front Door', 'Garden Gate', 'Back Door', 'Building Door', 'Side Door'], true);
     expect(refusals(output)).toEqual([]);
     expect(output).toContain('Locks: entry 1 (locks[0]) has nothing filled in');
     expect(output).toMatch(/eKey access service listening on http:\/\/127\.0\.0\.1:/);

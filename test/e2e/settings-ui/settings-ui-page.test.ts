@@ -3,6 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
+import { TTLOCK_CREDENTIALS_FILE } from '../../../src/families/ttlock/ttlock-credential-file.js';
+import { SimulatedTtlock } from '../../../src/families/ttlock/simulator/simulated-ttlock.js';
 import { SimulatedNuki } from '../../../src/families/nuki/simulator/simulated-nuki.js';
 import { SimulatedOpener } from '../../../src/families/nuki-opener/simulator/simulated-opener.js';
 import { NUKI_CREDENTIALS_FILE } from '../../../src/families/nuki/nuki-credential-file.js';
@@ -107,7 +109,7 @@ describe('the settings page with the demo service', () => {
     const target = await host({ storagePath: storage });
     const { page, frame } = await open(target);
     const port = new URL(demo.demo.base_url).port;
-    await eventually(() => statusText(frame), `The service is running at ${demo.demo.base_url} with 4 locks.`);
+    await eventually(() => statusText(frame), `The service is running at ${demo.demo.base_url} with 5 locks.`);
     expect(await frame.getByRole('region', { name: 'Service' }).innerText()).toContain(demo.demo.base_url);
     expect(await rowCells(frame, 'Front Door')).toEqual(['Unlocked', 'Online', '42 %']);
     // Where the demo's week of history left it.
@@ -119,7 +121,9 @@ describe('the settings page with the demo service', () => {
     expect(await frame.getByRole('rowheader', { name: /^Back Door/ }).innerText()).toBe('Back Door\nNuki Smart Lock · keypad · opens the door · door sensor');
     expect(await frame.getByRole('rowheader', { name: /^Building Door/ }).innerText()).toBe('Building Door\nNuki Opener');
     expect(await frame.getByRole('rowheader', { name: /^Front Door/ }).innerText()).toBe('Front Door\neKey open profile');
-    expect(await frame.getByRole('table').innerText()).not.toMatch(/nuki-opener|\bekey\b/);
+    expect(await frame.getByRole('table', { name: 'Locks and their state' }).innerText()).not.toMatch(/nuki-opener|\bekey\b/);
+    // The demo's gateway: this host's adapter, with its state.
+    expect(await frame.getByRole('table', { name: /^Gateways/ }).getByRole('row', { name: /^This host's Bluetooth/ }).count()).toBe(1);
     await expectNoSpinner(page, frame);
     // The Homebridge UI's own form of config.schema.json, asked for by the page.
     expect(await page.getByLabel('Config form (schema)').isVisible()).toBe(true);
@@ -144,7 +148,7 @@ describe('the settings page with the demo service', () => {
       const target = await host({ storagePath: storage, theme, homebridgeTheme: true });
       for (const viewport of [{ width: 390, height: 844 }, { width: 1100, height: 900 }]) {
         const { page, frame } = await open(target, viewport);
-        await eventually(() => statusText(frame), `The service is running at ${demo.demo.base_url} with 4 locks.`);
+        await eventually(() => statusText(frame), `The service is running at ${demo.demo.base_url} with 5 locks.`);
         const inner = page.frames().find((candidate) => candidate.url().endsWith('/plugin/index.html'));
         if (!inner) throw new Error('no settings frame');
         // The real theme is in: its stylesheet loaded, its classes on the body.
@@ -159,9 +163,11 @@ describe('the settings page with the demo service', () => {
         expect(boltColour).not.toBe('rgb(153, 153, 153)');
         // Nothing runs out of its card or makes the frame scroll sideways, on a phone too.
         expect(await inner.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth')).toBe(true);
-        const card = await boxOf(frame.getByRole('region', { name: 'Locks' }));
-        const table = await boxOf(frame.getByRole('table'));
-        expect(table.right).toBeLessThanOrEqual(card.right);
+        for (const [region, caption] of [['Locks', 'Locks and their state'], ['Gateways', /^Gateways/]] as const) {
+          const card = await boxOf(frame.getByRole('region', { name: region }));
+          const table = await boxOf(frame.getByRole('table', { name: caption }));
+          expect(table.right).toBeLessThanOrEqual(card.right);
+        }
         // The address breaks after its scheme at most, never inside the host or its port.
         expect(await inner.evaluate('document.querySelector("#ekl-service-address .ekl-nowrap").getClientRects().length')).toBe(1);
         // A success has the edge of one, in both themes (the theme draws alert-success like alert-danger).
@@ -178,7 +184,7 @@ describe('the settings page with the demo service', () => {
   it('follows the dark theme of the Homebridge UI', async () => {
     const target = await host({ storagePath: storage, theme: 'dark' });
     const { page, frame } = await open(target);
-    await eventually(() => statusText(frame), `The service is running at ${demo.demo.base_url} with 4 locks.`);
+    await eventually(() => statusText(frame), `The service is running at ${demo.demo.base_url} with 5 locks.`);
     const colours = await frame.locator('body').evaluate((body: { classList: { contains: (name: string) => boolean } }) => {
       const style = (globalThis as unknown as { getComputedStyle: (element: unknown) => { backgroundColor: string; color: string } }).getComputedStyle(body);
       return { dark: body.classList.contains('dark-mode'), background: style.backgroundColor, text: style.color };
@@ -191,13 +197,13 @@ describe('the settings page with the demo service', () => {
   it('says the service is not running once it stopped, without a spinner', async () => {
     const target = await host({ storagePath: storage });
     const { page, frame } = await open(target);
-    await eventually(() => statusText(frame), `The service is running at ${demo.demo.base_url} with 4 locks.`);
+    await eventually(() => statusText(frame), `The service is running at ${demo.demo.base_url} with 5 locks.`);
     expect((await demo.stop()).code).toBe(0);
     await frame.getByRole('button', { name: 'Check again' }).click();
     await eventually(async () => (await statusText(frame)).startsWith('The eKey Locks service is not running'), true);
     await expectNoSpinner(page, frame);
     expect(await frame.getByRole('link', { name: 'Open the web app' }).isVisible()).toBe(false);
-    expect(await frame.getByRole('table').isVisible()).toBe(false);
+    expect(await frame.getByRole('table', { name: 'Locks and their state' }).isVisible()).toBe(false);
     await page.close();
   }, 30_000);
 });
@@ -211,7 +217,7 @@ describe('the settings page when the service runs without part of its config', (
       new StartReportFile(join(storage, 'ekey-locks')).write(lines, true);
       const target = await host({ storagePath: storage });
       const { page, frame } = await open(target, { width: 390, height: 844 });
-      await eventually(() => statusText(frame), `The service is running at ${demo.demo.base_url} with 4 locks.`);
+      await eventually(() => statusText(frame), `The service is running at ${demo.demo.base_url} with 5 locks.`);
       expect(await frame.getByRole('list', { name: 'Left out of the configuration' }).getByRole('listitem').allInnerTexts()).toEqual(lines);
       await page.close();
     } finally {
@@ -286,6 +292,43 @@ describe('the owner\'s account', () => {
   }, 30_000);
 });
 
+describe('the TTLock pairing wizard', () => {
+  const clock = new ManualClock();
+
+  it('scans the fake BlueZ, pairs the simulated TTLock in setting mode and adds it to the config', async () => {
+    const storage = storageFolder();
+    const lock = new SimulatedTtlock({ address: 'C0:FF:EE:5E:89:01', name: 'TTLock', clock, timeZone: 'Europe/Berlin' });
+    bluez.bluez.addDevice(lock);
+    const target = await host({
+      storagePath: storage,
+      env: { DBUS_SYSTEM_BUS_ADDRESS: bluez.busAddress },
+      config: [{ platform: 'EKeyLocks', name: 'eKey Locks', locks: [{ name: 'Front Door', owner_email: 'olivia@example.com', address: 'D0:E1:00:00:00:01' }] }],
+    });
+    const { page, frame } = await open(target);
+    await eventually(async () => (await statusText(frame)).startsWith('The eKey Locks service is not running'), true);
+    const wizard = frame.getByRole('region', { name: 'Pair a TTLock' });
+    lock.touchKeypad();
+    await wizard.getByRole('button', { name: 'Scan for TTLocks' }).click();
+    const choice = wizard.getByRole('radio', { name: new RegExp(`^TTLock \\(in setting mode: ready to pair\\) ${lock.address}`) });
+    await choice.waitFor({ timeout: 25_000 });
+    expect(await frame.locator('#ekl-pair-ttlock-result').innerText()).toBe('One TTLock found. Touch the lock’s keypad to wake it, then press “Pair the chosen lock” within 15 s.');
+    await wizard.getByRole('button', { name: 'Pair the chosen lock' }).click();
+    await eventually(() => frame.locator('#ekl-pair-ttlock-result').innerText(), `Paired with ${lock.address}. Add it to the config, set its owner's e-mail, save and restart Homebridge.`, 20_000);
+    expect(await wizard.getByLabel('Pairing progress').innerText()).toContain("3. Paired: the service is the lock's admin");
+    expect(statSync(join(storage, 'ekey-locks', TTLOCK_CREDENTIALS_FILE)).mode & 0o777).toBe(0o600);
+    expect(lock.paired).toBe(true);
+    await wizard.getByRole('button', { name: 'Add the paired lock to the config' }).click();
+    await eventually(async () => (await frame.locator('#ekl-pair-ttlock-result').innerText()).startsWith(`Added ${lock.address} to the locks`), true);
+    const config = await page.evaluate<{ locks: unknown[] }[]>('window.hostState.config');
+    expect(config[0]?.locks).toEqual([
+      { name: 'Front Door', owner_email: 'olivia@example.com', address: 'D0:E1:00:00:00:01' },
+      { name: 'TTLock', family: 'ttlock', address: lock.address, keypad: true, owner_email: 'olivia@example.com' },
+    ]);
+    lock.goOutOfRange();
+    await page.close();
+  }, 45_000);
+});
+
 describe('the Nuki pairing wizard', () => {
   const clock = new ManualClock();
 
@@ -310,8 +353,8 @@ describe('the Nuki pairing wizard', () => {
     await frame.getByLabel('Security PIN (optional; needed to read who opened the door)').fill('4711');
     await frame.getByRole('button', { name: 'Pair the chosen lock' }).click();
     await eventually(() => frame.locator('#ekl-pair-nuki-result').innerText(), `Paired with ${nuki.address}. Add it to the config, set its owner's e-mail, save and restart Homebridge.`, 20_000);
-    expect(await frame.getByLabel('Pairing progress').innerText()).toContain('3. Paired: the lock knows us as "ekey-locks (Homebridge)"');
-    expect(await frame.getByLabel('Pairing progress').innerText()).not.toContain('4711');
+    expect(await frame.getByRole('region', { name: 'Pair a Nuki lock' }).getByLabel('Pairing progress').innerText()).toContain('3. Paired: the lock knows us as "ekey-locks (Homebridge)"');
+    expect(await frame.getByRole('region', { name: 'Pair a Nuki lock' }).getByLabel('Pairing progress').innerText()).not.toContain('4711');
     expect(statSync(join(storage, 'ekey-locks', NUKI_CREDENTIALS_FILE)).mode & 0o777).toBe(0o600);
     expect(nuki.authorizations.map((authorization) => authorization.name)).toEqual(['ekey-locks (Homebridge)']);
 
@@ -359,8 +402,8 @@ describe('the Nuki pairing wizard', () => {
       await pinNeeded.fill('246810');
       await frame.getByRole('button', { name: 'Pair the chosen lock' }).click();
       await eventually(() => frame.locator('#ekl-pair-nuki-result').innerText(), `Paired with ${pro.address}. Add it to the config, set its owner's e-mail, save and restart Homebridge.`, 20_000);
-      expect(await frame.getByLabel('Pairing progress').innerText()).toContain('Found a Nuki Smart Lock Ultra / Go / Pro (5th generation) (Bluetooth API 2.3).');
-      expect(await frame.getByLabel('Pairing progress').innerText()).not.toContain('246810');
+      expect(await frame.getByRole('region', { name: 'Pair a Nuki lock' }).getByLabel('Pairing progress').innerText()).toContain('Found a Nuki Smart Lock Ultra / Go / Pro (5th generation) (Bluetooth API 2.3).');
+      expect(await frame.getByRole('region', { name: 'Pair a Nuki lock' }).getByLabel('Pairing progress').innerText()).not.toContain('246810');
       expect(pro.authorizations.map((authorization) => authorization.name)).toEqual(['ekey-locks (Homebridge)']);
       await frame.getByRole('button', { name: 'Add the paired lock to the config' }).click();
       await eventually(async () => (await frame.locator('#ekl-pair-nuki-result').innerText()).startsWith(`Added ${pro.address} to the locks`), true);
@@ -371,7 +414,7 @@ describe('the Nuki pairing wizard', () => {
       opener.startPairingMode();
       await frame.getByRole('button', { name: 'Pair the chosen lock' }).click();
       await eventually(() => frame.locator('#ekl-pair-nuki-result').innerText(), `Paired with ${opener.address}. Add it to the config, set its owner's e-mail, save and restart Homebridge.`, 20_000);
-      expect(await frame.getByLabel('Pairing progress').innerText()).toContain('3. Paired: the Opener knows us as "ekey-locks (Homebridge)"');
+      expect(await frame.getByRole('region', { name: 'Pair a Nuki lock' }).getByLabel('Pairing progress').innerText()).toContain('3. Paired: the Opener knows us as "ekey-locks (Homebridge)"');
       await frame.getByRole('button', { name: 'Add the paired lock to the config' }).click();
       await eventually(async () => (await frame.locator('#ekl-pair-nuki-result').innerText()).startsWith(`Added ${opener.address} to the locks`), true);
       const config = await page.evaluate<{ locks: unknown[] }[]>('window.hostState.config');

@@ -90,6 +90,14 @@ describe('the web app in Chromium against ekey-locks demo', () => {
     await expect(button(owner, 'Sign out').isVisible()).resolves.toBe(true);
   }, 60_000);
 
+  it('says on Side Door’s card (a TTLock) that its state is the one it was last set to; Front Door’s card says nothing of the kind', async () => {
+    // docs/design.md §4f: bolt_state_source "assumed", shown truthfully.
+    const side = region(owner, 'Side Door');
+    await side.getByText(/^(Locked|Unlocked)$/).waitFor(WAIT);
+    await side.getByText('this lock does not notice a turn by hand', { exact: false }).waitFor(WAIT);
+    await expect(region(owner, 'Front Door').getByText('does not notice a turn by hand', { exact: false }).count()).resolves.toBe(0);
+  });
+
   it('unlocks and locks with progress, and says why a command fails', async () => {
     const door = region(owner, 'Front Door');
     await button(door, 'Unlock Front Door').click();

@@ -17,7 +17,7 @@ describe('bench/run.js', () => {
       .trim()
       .split('\n')
       .map((line) => line.split('\t')[0]);
-    expect(names).toEqual(['get-me', 'events-page', 'event-ingest', 'command-roundtrip', 'command-roundtrip-nuki', 'homekit-set', 'loop-delay', 'footprint', 'pi-budget', 'door-code-sync', 'event-fanout']);
+    expect(names).toEqual(['get-me', 'events-page', 'event-ingest', 'command-roundtrip', 'command-roundtrip-nuki', 'command-roundtrip-proxy', 'homekit-set', 'loop-delay', 'footprint', 'pi-budget', 'door-code-sync', 'event-fanout']);
   });
 
   it('measures get-me beside the baseline in paired rounds and prints one JSON line on stdout', async () => {
@@ -99,6 +99,18 @@ describe('bench/run.js', () => {
     expect(line.target_p99_ms).toBe(5);
     // Each sample is a command the simulated Nuki confirmed (the scenario throws on a failed one).
     expect(result.stderr).toMatch(/command-roundtrip-nuki \(data in disk\): \d+ commands/);
+  }, 120_000);
+
+  it('measures command-roundtrip-proxy through the ESPHome transport and a fake proxy with Noise: the docs/design.md §8 fields, every command completed', async () => {
+    const result = await bench(['--only', 'command-roundtrip-proxy', ...short, '--rounds', '1'], 90_000);
+    expect(result.code).toBe(0);
+    const line = JSON.parse(result.stdout.trim()) as Record<string, unknown>;
+    expect(line.scenario).toBe('command-roundtrip-proxy');
+    expect(line.p99_ms).toEqual(expect.any(Number));
+    expect(line.data_in_ram).toBe(false);
+    expect(line.samples as number).toBeGreaterThan(0);
+    expect(line.target_p99_ms).toBe(5);
+    expect(result.stderr).toMatch(/command-roundtrip-proxy \(data in disk\): \d+ commands/);
   }, 120_000);
 
   it('refuses an unknown scenario', async () => {

@@ -53,7 +53,7 @@ describe('ekey-locks demo', () => {
     }
     expect(new Set(demo.users.map((user) => user.email.toLowerCase())).size).toBe(4);
 
-    expect(demo.locks).toHaveLength(4);
+    expect(demo.locks).toHaveLength(5);
     for (const lock of demo.locks) {
       expect(Object.keys(lock).sort()).toEqual(['family', 'gateway', 'id', 'name', 'owner_id']);
       expect(lock.id).toMatch(UUID);
@@ -64,6 +64,7 @@ describe('ekey-locks demo', () => {
       ['Garden Gate', false, 'ekey'],
       ['Back Door', true, 'nuki'],
       ['Building Door', true, 'nuki-opener'],
+      ['Side Door', true, 'ttlock'],
     ]);
 
     // The printed logins work over the real authorization-code flow.

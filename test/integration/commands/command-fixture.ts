@@ -24,6 +24,8 @@ export interface CommandFixture {
   backDoor: string;
   /** The demo's simulated Nuki Opener (docs/design.md §4d). */
   buildingDoor: string;
+  /** The demo's simulated TTLock (docs/design.md §4f). */
+  sideDoor: string;
   call(token: string, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiAnswer>;
   /** Sends one demo control line and returns the parsed answer. */
   control(line: Record<string, unknown>): Promise<Record<string, unknown>>;
@@ -53,7 +55,8 @@ export async function startCommandFixture(options: TestServiceOptions & { signIn
   const gardenGate = test.demo.locks.find((lock) => !lock.gateway)?.id;
   const backDoor = test.demo.locks.find((lock) => lock.family === 'nuki')?.id;
   const buildingDoor = test.demo.locks.find((lock) => lock.family === 'nuki-opener')?.id;
-  if (frontDoor === undefined || gardenGate === undefined || backDoor === undefined || buildingDoor === undefined) throw new Error('demo locks missing');
+  const sideDoor = test.demo.locks.find((lock) => lock.family === 'ttlock')?.id;
+  if (frontDoor === undefined || gardenGate === undefined || backDoor === undefined || buildingDoor === undefined || sideDoor === undefined) throw new Error('demo locks missing');
 
   const call = async (token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiAnswer> => {
     const response = await fetch(`${test.baseUrl}${path}`, {
@@ -78,6 +81,7 @@ export async function startCommandFixture(options: TestServiceOptions & { signIn
     gardenGate,
     backDoor,
     buildingDoor,
+    sideDoor,
     call,
     async control(line) {
       const control = test.service.demoControl;

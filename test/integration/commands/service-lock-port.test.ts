@@ -22,7 +22,10 @@ describe('ServiceRoot.lockPort() on the real runtime', () => {
 
   it('lists every lock from memory, with its state', () => {
     const locks = port.listLocks();
-    expect(locks.map((lock) => lock.id).sort()).toEqual([fx.frontDoor, fx.gardenGate, fx.backDoor, fx.buildingDoor].sort());
+    expect(locks.map((lock) => lock.id).sort()).toEqual([fx.frontDoor, fx.gardenGate, fx.backDoor, fx.buildingDoor, fx.sideDoor].sort());
+    // The port carries what each lock can do, never its family (docs/design.md §2): a TTLock's bolt state is assumed (§4f).
+    expect(port.getLock(fx.sideDoor)?.capabilities).toEqual({ keypad: true, doorSensor: false, opener: false, boltAssumed: true });
+    expect(port.getLock(fx.frontDoor)?.capabilities).toEqual({ keypad: false, doorSensor: false, opener: false, boltAssumed: false });
     expect(port.getLock(fx.frontDoor)).toMatchObject({ name: 'Front Door', bolt: 'locked', online: true, batteryLevel: 1, ownerId: fx.owner.id, bleAddress: 'D0:E1:00:00:00:01' });
     expect(port.getLock(fx.gardenGate)).toMatchObject({ online: false });
     expect(port.getLock('00000000-0000-4000-8000-000000000000')).toBeUndefined();

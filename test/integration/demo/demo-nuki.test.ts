@@ -33,7 +33,7 @@ describe('ekey-locks demo: Back Door, the simulated Nuki (docs/design.md ยง4b, ย
   });
 
   it('lists Back Door in the demo line as a Nuki with a gateway connection, owned by the owner', () => {
-    expect(session.demo.demo.locks.map((lock) => lock.name)).toEqual(['Front Door', 'Garden Gate', 'Back Door', 'Building Door']);
+    expect(session.demo.demo.locks.map((lock) => lock.name)).toEqual(['Front Door', 'Garden Gate', 'Back Door', 'Building Door', 'Side Door']);
     expect(session.demo.demo.locks.find((lock) => lock.id === backDoor)).toEqual({ id: backDoor, name: 'Back Door', owner_id: ownerId, gateway: true, family: 'nuki' });
     expect(session.demo.demo.locks.filter((lock) => lock.family === 'ekey').map((lock) => lock.name)).toEqual(['Front Door', 'Garden Gate']);
   });

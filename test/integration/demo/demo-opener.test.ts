@@ -30,8 +30,8 @@ describe('ekey-locks demo: Building Door, the simulated Nuki Opener', () => {
     backDoor = session.lockId('Back Door');
   });
 
-  it('lists four locks in the demo line, Building Door last: a nuki-opener with a gateway connection, owned by the owner', () => {
-    expect(session.demo.demo.locks.map((lock) => lock.name)).toEqual(['Front Door', 'Garden Gate', 'Back Door', 'Building Door']);
+  it('lists five locks in the demo line, Building Door fourth: a nuki-opener with a gateway connection, owned by the owner', () => {
+    expect(session.demo.demo.locks.map((lock) => lock.name)).toEqual(['Front Door', 'Garden Gate', 'Back Door', 'Building Door', 'Side Door']);
     expect(session.demo.demo.locks.find((lock) => lock.id === buildingDoor)).toEqual({ id: buildingDoor, name: 'Building Door', owner_id: ownerId, gateway: true, family: 'nuki-opener' });
   });
 

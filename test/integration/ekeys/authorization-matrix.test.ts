@@ -120,7 +120,7 @@ describe('authorization matrix', () => {
     });
 
     it.each([
-      ['owner', ['Back Door', 'Building Door', 'Front Door', 'Garden Gate']],
+      ['owner', ['Back Door', 'Building Door', 'Front Door', 'Garden Gate', 'Side Door']],
       ['admin', ['Front Door']],
       ['anytime', ['Front Door']],
       ['scheduledIn', ['Front Door']],

@@ -11,6 +11,8 @@ import { NUKI_CREDENTIALS_FILE, NukiCredentialFile } from '../../../src/families
 import { SimulatedOpener } from '../../../src/families/nuki-opener/simulator/simulated-opener.js';
 import { BluezTransport } from '../../../src/gateway/transports/bluez/bluez-transport.js';
 import { SimulatedNuki } from '../../../src/families/nuki/simulator/simulated-nuki.js';
+import { TTLOCK_CREDENTIALS_FILE, TtlockCredentialFile } from '../../../src/families/ttlock/ttlock-credential-file.js';
+import { SimulatedTtlock } from '../../../src/families/ttlock/simulator/simulated-ttlock.js';
 import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
 import { ManualClock } from '../../support/manual-clock.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
@@ -119,8 +121,8 @@ describe('/status', () => {
   it('answers the running service with every lock and its state, and whose owner account waits', async () => {
     const view = await handlers().status();
     if (view.state !== 'running') throw new Error(view.message);
-    expect(view.message).toBe(`The service is running at ${service.baseUrl} with 5 locks.`);
-    expect(view.locks.map((lock) => lock.name)).toEqual(['Back Door', 'Building Door', 'Front Door', 'Garage', 'Garden Gate']);
+    expect(view.message).toBe(`The service is running at ${service.baseUrl} with 6 locks.`);
+    expect(view.locks.map((lock) => lock.name)).toEqual(['Back Door', 'Building Door', 'Front Door', 'Garage', 'Garden Gate', 'Side Door']);
     expect(view.locks.find((lock) => lock.name === 'Garage')).toMatchObject({ bolt_state: 'unknown', online_status: 'offline', gateway: false, owner_email: NEW_OWNER });
     expect(view.locks.find((lock) => lock.name === 'Front Door')).toMatchObject({ family: 'ekey', gateway: true });
     expect(view.locks.find((lock) => lock.name === 'Back Door')).toMatchObject({ family: 'nuki' });
@@ -132,6 +134,7 @@ describe('/status', () => {
       ['Front Door', 'eKey open profile', []],
       ['Garage', 'eKey open profile', []],
       ['Garden Gate', 'eKey open profile', []],
+      ['Side Door', 'TTLock', ['keypad']],
     ]);
     expect(view.locks.find((lock) => lock.name === 'Building Door')?.modes).toEqual({ ring_to_open: false, continuous_mode: false });
     expect(view.locks.find((lock) => lock.name === 'Front Door')?.modes).toBeNull();
@@ -252,7 +255,10 @@ describe('/owner', () => {
 describe('/pairing, /scan and /pair (the Nuki family, through the registry)', () => {
   it('offers the families whose locks are paired, in their own words', () => {
     const { families } = handlers().pairingFamilies();
-    expect(families.map((family) => [family.family, family.noun])).toEqual([['nuki', 'Nuki lock']]);
+    expect(families.map((family) => [family.family, family.noun])).toEqual([
+      ['nuki', 'Nuki lock'],
+      ['ttlock', 'TTLock'],
+    ]);
     expect(families[0]?.pin?.digits).toBe(6);
   });
 
@@ -268,7 +274,7 @@ describe('/pairing, /scan and /pair (the Nuki family, through the registry)', ()
     progress.length = 0;
     const scanned = await handlers().scan({ family: 'nuki',  seconds: 1 });
     expect(scanned.locks).toEqual([
-      { address: nuki.address, rssi: expect.any(Number), model: 'Nuki Smart Lock 1.0–4.0', api_level: '2.2', family: 'nuki', pin_required: false },
+      { address: nuki.address, rssi: expect.any(Number), model: 'Nuki Smart Lock 1.0–4.0', api_level: '2.2', gateway: 'host', family: 'nuki', pin_required: false },
     ]);
     expect(progress[0]).toBe('Scanning for Nuki Smart Locks for 1 s…');
 
@@ -291,8 +297,8 @@ describe('/pairing, /scan and /pair (the Nuki family, through the registry)', ()
       // The Ultra at rest: only its GATT database tells its API level (the scan looks).
       const scanned = await handlers().scan({ family: 'nuki',  seconds: 1 });
       expect(scanned.locks).toEqual([
-        { address: ultra.address, rssi: expect.any(Number), model: 'Nuki Smart Lock Ultra / Go / Pro (5th generation)', api_level: '2.3', family: 'nuki', pin_required: true },
-        { address: opener.address, rssi: expect.any(Number), model: 'Nuki Opener', api_level: '2.2', family: 'nuki-opener', pin_required: false },
+        { address: ultra.address, rssi: expect.any(Number), model: 'Nuki Smart Lock Ultra / Go / Pro (5th generation)', api_level: '2.3', gateway: 'host', family: 'nuki', pin_required: true },
+        { address: opener.address, rssi: expect.any(Number), model: 'Nuki Opener', api_level: '2.2', gateway: 'host', family: 'nuki-opener', pin_required: false },
       ]);
       expect(scanned.lines).toContain(`  ${ultra.address}  Nuki Smart Lock Ultra / Go / Pro (5th generation)  API 2.3  ${String(scanned.locks[0]?.rssi)} dBm`);
 
@@ -345,5 +351,40 @@ describe('/pairing, /scan and /pair (the Nuki family, through the registry)', ()
     const first = shared.scan({ family: 'nuki',  seconds: 1 });
     expect(await failure(shared.scan({ family: 'nuki',  seconds: 1 }))).toBe('A scan or pairing is already running; wait until it ends.');
     await first;
+  });
+});
+
+describe('/scan and /pair (the TTLock family, through the same pairing facet)', () => {
+  const clock = new ManualClock();
+
+  it('scans the fake BlueZ for TTLocks, then pairs the one in setting mode into the plugin\'s data folder', async () => {
+    const lock = new SimulatedTtlock({ address: 'C0:FF:EE:5E:78:01', name: 'TTLock', clock, timeZone: 'Europe/Berlin' });
+    bluez.bluez.addDevice(lock);
+    try {
+      lock.touchKeypad();
+      const scanned = await handlers().scan({ family: 'ttlock', seconds: 1 });
+      expect(scanned.locks).toEqual([{ address: lock.address, rssi: expect.any(Number), model: 'TTLock (in setting mode: ready to pair)', api_level: null, family: 'ttlock', pin_required: false }]);
+      const paired = await handlers().pair({ family: 'ttlock', address: lock.address, timeout_s: 5 });
+      expect(paired.lines.join('\n')).toContain("3. Paired: the service is the lock's admin");
+      expect(paired.lock).toMatchObject({ family: 'ttlock', address: lock.address, keypad: true });
+      expect(statSync(join(dataDir, TTLOCK_CREDENTIALS_FILE)).mode & 0o777).toBe(0o600);
+      expect(lock.paired).toBe(true);
+      const stored = new TtlockCredentialFile(dataDir).read(lock.address);
+      expect(stored?.aesKey.equals(lock.adminSecrets?.aesKey ?? Buffer.alloc(0))).toBe(true);
+      expect(progress.join('\n')).not.toContain(stored?.aesKey.toString('hex') ?? 'no key');
+    } finally {
+      lock.goOutOfRange();
+    }
+  });
+
+  it('explains a pairing that fails (the lock is not in setting mode)', async () => {
+    const lock = new SimulatedTtlock({ address: 'C0:FF:EE:5E:78:02', name: 'TTLock', clock, timeZone: 'Europe/Berlin' });
+    bluez.bluez.addDevice(lock);
+    try {
+      expect(await failure(handlers().pair({ family: 'ttlock', address: lock.address, timeout_s: 5 }))).toMatch(/not in setting mode \(waited 5 s\)/);
+      expect(lock.paired).toBe(false);
+    } finally {
+      lock.goOutOfRange();
+    }
   });
 });

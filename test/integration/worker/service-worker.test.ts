@@ -166,7 +166,7 @@ describe('the embedded service on a worker thread', () => {
     expect(demo?.base_url).toBe(url);
     const port = service.lockPort?.();
     if (!port || !demo) throw new Error('no HomeKit port or demo info');
-    expect(port.listLocks().map((lock) => lock.name).sort()).toEqual(['Back Door', 'Building Door', 'Front Door', 'Garden Gate']);
+    expect(port.listLocks().map((lock) => lock.name).sort()).toEqual(['Back Door', 'Building Door', 'Front Door', 'Garden Gate', 'Side Door']);
     const front = demo.locks.find((lock) => lock.name === 'Front Door');
     const owner = demo.users[0];
     if (!front || !owner) throw new Error('demo household incomplete');

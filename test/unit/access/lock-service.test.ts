@@ -15,6 +15,8 @@ describe('LockService', () => {
     const [lock] = fx.lockService.listForUser(fx.owner.id, fx.owner.id.toUpperCase());
     expect(Object.keys(lock ?? {}).slice(0, 4)).toEqual(['id', 'name', 'bolt_state', 'online_status']);
     expect(lock).toMatchObject({ id: fx.lockId, name: 'Front Door', bolt_state: 'unknown', online_status: 'offline', time_zone: 'Europe/Berlin', battery_level: null, last_seen_at: null, your_role: 'owner' });
+    // A lock of a family that senses its bolt says nothing about where its state comes from (docs/design.md §4f).
+    expect(lock).not.toHaveProperty('bolt_state_source');
   });
 
   it("answers 404 for another user's list", () => {

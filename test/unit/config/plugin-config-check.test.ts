@@ -208,3 +208,40 @@ describe('checkPluginConfig: the mqtt section (docs/design.md §11)', () => {
     expect([...check.problems, ...check.notes]).toEqual([]);
   });
 });
+
+describe('checkPluginConfig: Bluetooth proxies (docs/design.md §4e)', () => {
+  const KEY = Buffer.alloc(32, 9).toString('base64');
+  const HALL = { name: 'Hall', host: 'hall-proxy.local', encryption_key: KEY };
+
+  it('keeps proxies, use_host_adapter and a lock\'s gateways as given', () => {
+    const check = checkPluginConfig({ locks: [{ ...FRONT, gateways: ['Hall', 'host'] }], bluetooth: { use_host_adapter: false, proxies: [HALL, { name: 'Porch', host: '192.168.1.41', port: 6054 }] } });
+    expect(check.problems).toEqual([]);
+    expect(check.config?.bluetooth).toEqual({ use_host_adapter: false, proxies: [HALL, { name: 'Porch', host: '192.168.1.41', port: 6054 }] });
+    expect(check.config?.locks?.[0]?.gateways).toEqual(['Hall', 'host']);
+  });
+
+  it('leaves a proxy with a malformed key out whole (never runs it unencrypted) and never repeats the key', () => {
+    const wrong = 'not-a-key-but-a-secret-all-the-same';
+    const check = checkPluginConfig({ bluetooth: { proxies: [{ ...HALL, encryption_key: wrong }, { name: 'Porch', host: 'porch.local', encryption_key: KEY }] } });
+    expect(check.config?.bluetooth?.proxies).toEqual([{ name: 'Porch', host: 'porch.local', encryption_key: KEY }]);
+    expect(check.problems).toHaveLength(1);
+    expect(check.problems[0]).toContain('bluetooth.proxies[0].encryption_key');
+    expect(check.problems[0]).toContain('left out of the list');
+    expect(check.problems.join('\n') + JSON.stringify(check.fieldErrors)).not.toContain(wrong);
+  });
+
+  it('refuses "host" as a proxy name, and a second proxy of the same name', () => {
+    const check = checkPluginConfig({ bluetooth: { proxies: [{ name: 'host', host: 'a.local' }, HALL, { name: 'hall', host: 'b.local' }] } });
+    expect(check.config?.bluetooth?.proxies).toEqual([HALL]);
+    expect(check.problems).toEqual([
+      expect.stringContaining('bluetooth.proxies[0].name'),
+      expect.stringContaining('another proxy is already named "hall"'),
+    ]);
+  });
+
+  it('ignores what the form saves for an untouched Bluetooth section: the checkbox and an empty proxy', () => {
+    const check = checkPluginConfig({ bluetooth: { use_host_adapter: true, proxies: [{}] } });
+    expect(check.config).toEqual({});
+    expect(check.problems).toEqual([]);
+  });
+});

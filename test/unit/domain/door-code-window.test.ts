@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { doorCodeWindow, nextDoorCodeEdge, type DoorCodeWindowFields } from '../../../src/domain/door-code-window.js';
+import { currentWindowEnd, doorCodeWindow, nextDoorCodeEdge, type DoorCodeWindowFields } from '../../../src/domain/door-code-window.js';
 import { isUsableAt } from '../../../src/domain/ekey-validity.js';
 import { keypadLimitsAllow, keypadLimitsOfWindow, windowOfKeypadLimits } from '../../../src/families/nuki/protocol/nuki-keypad-window.js';
 
@@ -138,5 +138,39 @@ describe('nextDoorCodeEdge: when the service enables or disables a code', () => 
     expect(nextDoorCodeEdge(fields, 0, 'UTC')).toBe(1_000_000);
     expect(nextDoorCodeEdge(fields, 1_000_000, 'UTC')).toBe(2_000_000);
     expect(nextDoorCodeEdge(fields, 2_000_000, 'UTC')).toBeNull();
+  });
+});
+
+describe('currentWindowEnd: when the window a key is in closes', () => {
+  const usableIn = (fields: DoorCodeWindowFields, zone: string) => (instant: number): boolean =>
+    isUsableAt({ ...fields, status: 'accepted' }, instant, zone);
+
+  it('is the schedule end after midnight for a window across midnight, in the lock’s zone', () => {
+    const fields = key({ schedule_start: '0 22 * * * *', schedule_end: '0 6 * * * *' });
+    const at = Date.parse('2026-06-13T21:30:00Z');
+    expect(currentWindowEnd(fields, at, 'Europe/Berlin', usableIn(fields, 'Europe/Berlin'))).toBe(Date.parse('2026-06-14T04:00:00Z'));
+  });
+
+  it('steps over a start inside an open window (a second start time)', () => {
+    const fields = key({ schedule_start: '0 8,10 * * * *', schedule_end: '0 12 * * * *' });
+    const at = Date.parse('2026-06-13T06:30:00Z');
+    expect(currentWindowEnd(fields, at, 'Europe/Berlin', usableIn(fields, 'Europe/Berlin'))).toBe(Date.parse('2026-06-13T10:00:00Z'));
+  });
+
+  it('is valid_to when the key ends inside the window', () => {
+    const validTo = Date.parse('2026-06-14T01:00:00Z');
+    const fields = key({ valid_to: validTo, schedule_start: '0 22 * * * *', schedule_end: '0 6 * * * *' });
+    expect(currentWindowEnd(fields, Date.parse('2026-06-13T21:00:00Z'), 'Europe/Berlin', usableIn(fields, 'Europe/Berlin'))).toBe(validTo);
+  });
+
+  it('is the end on summer time for a window across the spring-forward night', () => {
+    const fields = key({ schedule_start: '0 22 * * * *', schedule_end: '0 6 * * * *' });
+    expect(currentWindowEnd(fields, Date.parse('2026-03-28T21:00:00Z'), 'Europe/Berlin', usableIn(fields, 'Europe/Berlin'))).toBe(Date.parse('2026-03-29T04:00:00Z'));
+  });
+
+  it('is null outside a window, and for a key that never ends', () => {
+    const fields = key({ schedule_start: '0 22 * * * *', schedule_end: '0 6 * * * *' });
+    expect(currentWindowEnd(fields, Date.parse('2026-06-13T10:00:00Z'), 'Europe/Berlin', usableIn(fields, 'Europe/Berlin'))).toBeNull();
+    expect(currentWindowEnd(open, Date.parse('2026-06-13T10:00:00Z'), 'Europe/Berlin', usableIn(open, 'Europe/Berlin'))).toBeNull();
   });
 });

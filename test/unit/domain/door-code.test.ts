@@ -5,7 +5,7 @@ import { doorCodeRulesOf } from '../../../src/families/registry.js';
 /** The Nuki Keypad's rules (its family's descriptor). */
 const NUKI = doorCodeRulesOf('nuki') as DoorCodeRules;
 /** A keypad of other rules: four to nine digits 0–9 are common (TTLock's passcodes), here four. */
-const FOUR_DIGITS: DoorCodeRules = { length: 4, digits: '0123456789', forbiddenPrefixes: [], capacity: 150, weeklyWindow: false };
+const FOUR_DIGITS: DoorCodeRules = { length: 4, digits: '0123456789', forbiddenPrefixes: [], capacity: 150, weeklyWindow: false, canDisableCodes: false };
 
 describe('door codes', () => {
   it('on a Nuki Keypad: six digits 1–9 that never start with 12', () => {

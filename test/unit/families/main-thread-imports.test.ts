@@ -69,3 +69,12 @@ describe("Homebridge's main thread (src/index.ts and what it imports at once)", 
     expect(loaded.filter((file) => /^(gateway|store\/migrations|locks|demo)\//.test(file))).toEqual([]);
   });
 });
+
+describe("the service thread's static imports (src/service-root.ts)", () => {
+  const loaded = [...graphFrom(join(SRC, 'service-root.ts'))].map((file) => relative(SRC, file)).sort();
+
+  it('reach the ESPHome proxies only through their light radio: the transport, its protocol and Noise load with import() when proxies are configured (docs/design.md §4e)', () => {
+    expect(loaded).toContain('gateway/transports/esphome/esphome-radio.ts');
+    expect(loaded.filter((file) => file.startsWith('gateway/transports/esphome/') && file !== 'gateway/transports/esphome/esphome-radio.ts')).toEqual([]);
+  });
+});

@@ -225,8 +225,8 @@ describe('CompositeTransport.gatewayStatus', () => {
     hear({ host: -75 });
     const connection = await composite.connect(ADDRESS, CONTRACT_PROFILE, CONNECT);
     expect(composite.gatewayStatus()).toEqual([
-      { name: 'host', kind: 'simulator', devices: [{ address: ADDRESS, rssi: -75, seenAt: heardAt + 5_000, connected: false }] },
-      { name: 'hall', kind: 'simulator', devices: [{ address: ADDRESS, rssi: -50, seenAt: heardAt, connected: true }] },
+      { name: 'host', kind: 'simulator', radio: { state: 'online', address: null, connectionsFree: null, connectionsLimit: null }, devices: [{ address: ADDRESS, rssi: -75, seenAt: heardAt + 5_000, connected: false }] },
+      { name: 'hall', kind: 'simulator', radio: { state: 'online', address: null, connectionsFree: null, connectionsLimit: null }, devices: [{ address: ADDRESS, rssi: -50, seenAt: heardAt, connected: true }] },
     ]);
     await connection.disconnect();
     expect(composite.gatewayStatus()[1]?.devices[0]?.connected).toBe(false);
@@ -235,7 +235,7 @@ describe('CompositeTransport.gatewayStatus', () => {
   it('lists a device a gateway holds a connection to without having heard it', async () => {
     const { composite } = rig(['host'], { listenForRoutes: false });
     await composite.connect(ADDRESS, CONTRACT_PROFILE, CONNECT);
-    expect(composite.gatewayStatus()).toEqual([{ name: 'host', kind: 'simulator', devices: [{ address: ADDRESS, rssi: null, seenAt: null, connected: true }] }]);
+    expect(composite.gatewayStatus()).toEqual([{ name: 'host', kind: 'simulator', radio: { state: 'online', address: null, connectionsFree: null, connectionsLimit: null }, devices: [{ address: ADDRESS, rssi: null, seenAt: null, connected: true }] }]);
   });
 
   it('is a copy: changing what it answered changes nothing', async () => {

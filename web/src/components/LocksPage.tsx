@@ -5,6 +5,7 @@ import { errorText, type Household } from '../hooks.js';
 import { subscribeLockEvents } from '../live.js';
 import { keyWindowText, whenText } from '../time.js';
 import { DoorCodeInfo } from './DoorCodeInfo.js';
+import { gatewayText } from '../signal.js';
 
 const BOLT_TEXT: Readonly<Record<BoltState, string>> = { locked: 'Locked', unlocked: 'Unlocked', jammed: 'Jammed', unknown: 'Unknown' };
 const EVENT_WORDS: Readonly<Record<LockEvent['type'], string>> = { lock: 'lock', unlock: 'unlock', battery: 'battery report', ring: 'a ring', keypad_refused: 'a wrong code at the keypad' };
@@ -134,7 +135,10 @@ function LockCard({ lock, ownKey, reload }: { lock: Lock | undefined; ownKey: Ow
         <span class={`bolt bolt-${bolt}`}>{BOLT_TEXT[bolt]}</span>
         {lock && <span class={`online online-${lock.online_status}`}>{offline ? 'Offline' : 'Online'}</span>}
         {lock?.battery_level != null && <span class="battery">Battery {Math.round(lock.battery_level * 100)} %</span>}
+        {lock?.gateway != null && <span class="gateway">{gatewayText(lock.gateway)}</span>}
       </p>
+      {/* docs/design.md §4f: a lock that cannot sense its bolt shows the last state it was set to, and says so. */}
+      {lock?.bolt_state_source === 'assumed' && <p class="hint bolt-assumed">As last set by this app, a command or the keypad: this lock does not notice a turn by hand.</p>}
       {last && (
         <p class="activity">
           Last activity: {last.unlatched === true ? 'door opened' : EVENT_WORDS[last.type]}

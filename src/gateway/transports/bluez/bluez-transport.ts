@@ -1,6 +1,6 @@
 import { Deadline } from '../../deadline.js';
 import { silentLogger, type GatewayLogger } from '../../gateway-logger.js';
-import { type AdvertisementListener, type ConnectOptions, type GattConnection, type GattProfile, type GattTransport, type TransportError } from '../../gatt-transport.js';
+import { type AdvertisementListener, type ConnectOptions, type GattConnection, type GattProfile, type GattTransport, type RadioStatus, type TransportError } from '../../gatt-transport.js';
 import { BusSession, dropSession, forgetDevice, nodeBleListenerCount, type Characteristic, type DeviceHandle, type Session } from './bluez-bus-session.js';
 import { BluezConnection, disconnectQuietly, linkUp } from './bluez-connection.js';
 import { BluezDiscovery } from './bluez-discovery.js';
@@ -152,6 +152,11 @@ export class BluezTransport implements GattTransport {
     if (session === null) return;
     for (const connection of [...session.connections]) await connection.disconnect();
     dropSession(session);
+  }
+
+  /** `unavailable` while Bluetooth itself is missing here (no bus, no BlueZ, no adapter), as said in the log; else `online`. */
+  radioStatus(): RadioStatus {
+    return { state: this.unavailableReported || this.bus.failureReported ? 'unavailable' : 'online', address: null, connectionsFree: null, connectionsLimit: null };
   }
 
   /** Subscription bookkeeping of the current bus connection (all zero/null without one). */

@@ -2,9 +2,9 @@ import { systemClock, type Clock } from '../../../domain/clock.js';
 import { describeError } from '../../../domain/errors.js';
 import { Deadline } from '../../deadline.js';
 import { silentLogger, type GatewayLogger } from '../../gateway-logger.js';
-import { TransportError, type AdvertisementListener, type ConnectOptions, type GattConnection, type GattProfile, type GattTransport } from '../../gatt-transport.js';
+import { TransportError, type AdvertisementListener, type ConnectOptions, type GattConnection, type GattProfile, type GattTransport, type RadioStatus } from '../../gatt-transport.js';
 import { GatewayHearings } from './gateway-hearings.js';
-import { connectOrder } from './gateway-route.js';
+import { connectOrder, HEARD_WITHIN_MS } from './gateway-route.js';
 
 /** One radio of a composite transport. */
 export interface NamedGateway {
@@ -48,11 +48,24 @@ export interface GatewayDeviceStatus {
 /** What one gateway of the composite knows now. */
 export interface GatewayStatus {
   name: string;
-  /** The kind of its transport (`bluez`, `simulator`, …). */
+  /** The kind of its transport (`bluez`, `simulator`, `esphome`, …). */
   kind: string;
+  /** How its radio is doing (a transport that does not say counts as online). */
+  radio: RadioStatus;
   /** Every device it heard (the latest 512) or holds a connection to, by address. */
   devices: GatewayDeviceStatus[];
 }
+
+/** The gateway that reaches one device now (each lock's `gateway` in the API, docs/design.md §4e). */
+export interface DeviceRoute {
+  gateway: string;
+  /** Its latest advertisement through that gateway, dBm; null when not heard (a link kept open). */
+  rssi: number | null;
+  /** ms since the epoch; null when not heard. */
+  seenAt: number | null;
+}
+
+const ONLINE: RadioStatus = { state: 'online', address: null, connectionsFree: null, connectionsLimit: null };
 
 /**
  * Several radios as one transport (docs/architecture.md "Transports"): the host's adapter
@@ -71,6 +84,8 @@ export class CompositeTransport implements GattTransport {
   private readonly hearings = new GatewayHearings();
   /** Connections handed out, with the gateway that holds each; ended ones are pruned as they are found. */
   private readonly held = new Map<GattConnection, string>();
+  /** The gateway each connection handed out went through, also after it ended (for failover). */
+  private readonly gatewayOfConnection = new WeakMap<GattConnection, string>();
   private readonly listenForRoutes: boolean;
   private stopRouteWatch: (() => void) | null = null;
   private closed = false;
@@ -103,6 +118,7 @@ export class CompositeTransport implements GattTransport {
     if (order.length === 1) return this.hold(first, await this.transportOf(first).connect(upper, profile, options));
     const deadline = new Deadline(options.timeoutMs);
     const failures: string[] = [];
+    const errors: TransportError[] = [];
     let last: TransportError | undefined;
     try {
       for (const [index, gateway] of order.entries()) {
@@ -115,13 +131,55 @@ export class CompositeTransport implements GattTransport {
         } catch (error) {
           last = error instanceof TransportError ? error : new TransportError('connect_failed', describeError(error), { cause: error });
           failures.push(`${gateway}: ${last.message}`);
+          errors.push(last);
           this.logger.debug(`${upper}: connecting through gateway ${gateway} failed (${last.message}).`);
         }
       }
     } finally {
       deadline.cancel();
     }
-    throw new TransportError(last?.failure ?? 'connect_failed', `${upper}: no gateway reached it (${failures.join('; ') || 'no time left'})`, { cause: last });
+    throw new TransportError(aggregateFailure(errors.map((error) => error.failure)), `${upper}: no gateway reached it (${failures.join('; ') || 'no time left'})`, { cause: last });
+  }
+
+  /**
+   * Another gateway than the one `lost` went through may serve `address` and heard it in the last
+   * 60 s: a command in flight can fail over to it (docs/design.md §4e).
+   */
+  hasAlternative(address: string, lost: GattConnection): boolean {
+    const upper = address.toUpperCase();
+    const through = this.gatewayOfConnection.get(lost);
+    const now = this.clock.now();
+    const allowed = this.options.allowedGateways?.(upper);
+    return this.gateways.some(({ name }) => {
+      if (name === through || (allowed !== undefined && !allowed.includes(name))) return false;
+      const hearing = this.hearings.latest(name, upper);
+      return hearing !== undefined && now - hearing.seenAt <= HEARD_WITHIN_MS;
+    });
+  }
+
+  /** Starts every gateway's radio now (a proxy's API connection) and, with `listenForRoutes`, the route watch. */
+  start(): void {
+    this.startRouteWatch();
+    for (const gateway of this.gateways) gateway.transport.start?.();
+  }
+
+  /**
+   * The gateway that reaches `address` now, as a lock's `gateway` shows it: the one the next
+   * connect would try first among those that heard it in the last 60 s (strongest, the host
+   * first among equals) — else the one holding its live connection — else null: no gateway hears it.
+   */
+  routeOf(address: string): DeviceRoute | null {
+    const upper = address.toUpperCase();
+    const now = this.clock.now();
+    const allowed = this.options.allowedGateways?.(upper);
+    const heard = connectOrder({ gateways: this.gateways.map((gateway) => gateway.name), heard: (gateway) => this.hearings.latest(gateway, upper), now, allowed }).find((gateway) => {
+      const hearing = this.hearings.latest(gateway, upper);
+      return hearing !== undefined && now - hearing.seenAt <= HEARD_WITHIN_MS;
+    });
+    const gateway = heard ?? [...this.liveConnections()].find(([, addresses]) => addresses.has(upper))?.[0];
+    if (gateway === undefined) return null;
+    const hearing = this.hearings.latest(gateway, upper);
+    return { gateway, rssi: hearing?.rssi ?? null, seenAt: hearing?.seenAt ?? null };
   }
 
   watchAdvertisements(listener: AdvertisementListener): () => void {
@@ -165,7 +223,7 @@ export class CompositeTransport implements GattTransport {
         if (device === undefined) devices.set(address, { address, rssi: null, seenAt: null, connected: true });
         else device.connected = true;
       }
-      return { name, kind: transport.kind, devices: [...devices.values()].sort((a, b) => a.address.localeCompare(b.address)) };
+      return { name, kind: transport.kind, radio: transport.radioStatus?.() ?? ONLINE, devices: [...devices.values()].sort((a, b) => a.address.localeCompare(b.address)) };
     });
   }
 
@@ -178,6 +236,7 @@ export class CompositeTransport implements GattTransport {
   private hold(gateway: string, connection: GattConnection): GattConnection {
     this.liveConnections();
     this.held.set(connection, gateway);
+    this.gatewayOfConnection.set(connection, gateway);
     return connection;
   }
 
@@ -212,4 +271,14 @@ export class CompositeTransport implements GattTransport {
       for (const unwatch of unwatchers) unwatch();
     };
   }
+}
+
+/**
+ * The failure of a connect that no gateway completed: `no_free_slot` when a gateway that could
+ * have served had no slot and none got further than not finding the device (docs/design.md §4e:
+ * the command then fails `delivery_failed`), else the last gateway's.
+ */
+function aggregateFailure(kinds: readonly TransportError['failure'][]): TransportError['failure'] {
+  if (kinds.includes('no_free_slot') && kinds.every((kind) => kind === 'no_free_slot' || kind === 'not_found')) return 'no_free_slot';
+  return kinds[kinds.length - 1] ?? 'connect_failed';
 }
