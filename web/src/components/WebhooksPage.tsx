@@ -47,7 +47,7 @@ function WebhookRow({ webhook, locks, zoneOf, open, onToggle, onAskDelete, onRet
       )}
       <div class="actions">
         <button type="button" aria-expanded={open} aria-label={`Deliveries of ${webhook.url}`} onClick={onToggle}>
-          {open ? 'Hide deliveries' : 'Deliveries'}
+          Deliveries
         </button>
         <button type="button" class="danger" aria-label={`Delete webhook ${webhook.url}`} onClick={onAskDelete}>
           Delete
