@@ -111,7 +111,7 @@ function fieldSentence(field: string, message: string): string {
   if (/schedule/.test(name)) return 'Choose the days and the hours of the schedule again.';
   if (name === 'url' && /user name or password/.test(message)) return 'Leave the user name and password out of the address: the signature proves who sent a delivery.';
   if (name === 'url') return 'Enter an address that starts with http:// or https://, like https://example.com/hooks/locks.';
-  if (name === 'events') return 'Choose at least one event.';
+  if (name === 'events') return 'Choose at least one of the events in the list.';
   if (name === 'lock_ids') return 'Choose locks you own or administer.';
   const words = FIELDS[name] ?? 'a value';
   return `Check ${words}.`;

@@ -6,9 +6,13 @@
  * in words; a tap on the lock (demo control line) becomes a delivery in the log, which says the
  * receiver answered 500 until `Retry` sends it again with the same webhook-id and it is delivered;
  * a 410 switches the webhook off with its reason until a `Retry`; delete asks first and removes it.
- * Every state passes an axe-core audit on a phone and a desktop, light and dark.
+ * Every state passes an axe-core audit on a phone and a desktop, light and dark; phone screenshots
+ * of each go to a temporary folder (or EKEY_SHOTS).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { describeFindings, seriousViolations } from '../../support/axe-audit.js';
 import { launchChromium, openPage, signInToApp, type PageProblems } from '../../support/browser.js';
@@ -18,6 +22,8 @@ import { startWebhookReceiver, type ReceivedDelivery, type WebhookReceiver } fro
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 860 };
 const WAIT = { timeout: 15_000 };
+/** Phone screenshots of every audited state, for a person to look at (EKEY_SHOTS names the folder). */
+const SHOTS = process.env.EKEY_SHOTS ?? mkdtempSync(join(tmpdir(), 'ekey-webhooks-shots-'));
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 
 /** The `type` of a delivery's body. */
@@ -46,13 +52,14 @@ describe('the Webhooks page of the web app', () => {
   const deliveryRow = (what: string): Locator => region(owner, `Deliveries to ${receiver.url}`).getByRole('listitem').filter({ hasText: what });
   const attemptsOf = (type: string): ReceivedDelivery[] => receiver.received.filter((delivery) => typeOf(delivery) === type);
 
-  /** axe on the page as it is: phone and desktop, light and dark. */
+  /** axe on the page as it is: phone and desktop, light and dark; a phone screenshot of each scheme. */
   async function audit(page: Page, label: string): Promise<void> {
     for (const viewport of [PHONE, DESKTOP]) {
       await page.setViewportSize(viewport);
       for (const scheme of ['light', 'dark'] as const) {
         await page.emulateMedia({ colorScheme: scheme });
         audits.push(...describeFindings(`${label} ${viewport === PHONE ? 'phone' : 'desktop'} ${scheme}`, await seriousViolations(page)));
+        if (viewport === PHONE) await page.screenshot({ path: join(SHOTS, `webhooks-${label}-phone-${scheme}.png`), fullPage: true });
       }
     }
     await page.setViewportSize(PHONE);
@@ -60,6 +67,7 @@ describe('the Webhooks page of the web app', () => {
   }
 
   beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
     receiver = await startWebhookReceiver();
     receiver.answerWith((delivery) => policy(typeOf(delivery), receiver.received.filter((each) => idOf(each) === idOf(delivery)).length));
     demo = await startDemo();

@@ -28,12 +28,12 @@ function WebhookRow({ webhook, locks, zoneOf, open, onToggle, onAskDelete, onRet
       : webhook.lock_ids.map((id) => locks.find((lock) => lock.id === id)?.name ?? 'a lock you no longer manage').join(', ');
   const disabled = webhook.state === 'disabled';
   return (
-    <li class={`webhook webhook-${webhook.state}`}>
+    <li class={`webhook webhook-is-${webhook.state}`}>
       <div class="key-head">
         <strong class="url">{webhook.url}</strong>
         <span class={`badge badge-webhook-${webhook.state}`}>{disabled ? 'Switched off' : 'Active'}</span>
       </div>
-      {disabled && <p class="webhook-disabled">{disabledText(webhook.disabled_reason)}</p>}
+      {disabled && <p class="webhook-off-reason">{disabledText(webhook.disabled_reason)}</p>}
       <dl class="webhook-facts">
         <dt>Events</dt>
         <dd>{eventsText(webhook.events)}</dd>
