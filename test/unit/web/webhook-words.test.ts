@@ -1,10 +1,8 @@
 /**
- * The web app's words for webhooks (web/src/webhooks.ts, web/src/explain.ts): a delivery's state in
- * one sentence with its times in the lock's zone, when Retry is offered, the lock a payload names,
- * and the service's refusals of a new webhook in plain language (docs/design.md §7).
+ * The web app's words for webhooks (web/src/webhooks.ts): a delivery's state in one sentence with
+ * its times in the lock's zone (docs/design.md §7), when Retry is offered, the lock a payload names.
  */
 import { describe, expect, it } from '@jest/globals';
-import { plainProblemText } from '../../../web/src/explain.js';
 import { canRetry, deliveryLock, deliveryStatusText, deliveryStatusWords, eventsText, type WebhookDelivery } from '../../../web/src/webhooks.js';
 
 const delivery = (fields: Partial<WebhookDelivery>): WebhookDelivery => ({
@@ -52,19 +50,5 @@ describe('a delivery in words', () => {
   it('names a webhook’s events', () => {
     expect(eventsText(['*'])).toBe('Every event');
     expect(eventsText(['lock.unlocked', 'door_code.set', 'something.new'])).toBe('Unlocked, Door code set, something.new');
-  });
-});
-
-describe('a refused webhook in words', () => {
-  it('explains the address, the events and the locks without field names', () => {
-    const refused = (field: string, message: string): string => plainProblemText({ status: 400, code: 'validation_failed', errors: [{ field, message }] });
-    expect(refused('/url', 'must start with http:// or https://')).toBe('Enter an address that starts with http:// or https://, like https://example.com/hooks/locks.');
-    expect(refused('/url', 'must not hold a user name or password (the signature proves who sent the delivery)')).toBe(
-      'Leave the user name and password out of the address: the signature proves who sent a delivery.',
-    );
-    expect(refused('/events/3', '"lock.opened" is not an event type')).toBe('Choose at least one of the events in the list.');
-    expect(refused('/lock_ids/0', 'is not a lock you own or administer')).toBe('Choose locks you own or administer.');
-    expect(plainProblemText({ status: 403, code: 'webhooks_need_owner' })).toBe('Only the owner of a lock can add webhooks.');
-    expect(plainProblemText({ status: 409, code: 'too_many_webhooks' })).toBe('You have 20 webhooks already: delete one first.');
   });
 });
