@@ -179,6 +179,8 @@ describe('the Webhooks page of the web app', () => {
     expect(idOf(attempts[0] as ReceivedDelivery)).toMatch(/^msg_/);
     await row.getByText(`Delivery id ${idOf(attempts[0] as ReceivedDelivery)}`).waitFor(WAIT);
     await expect(row.getByRole('button', { name: /^Retry/ }).count()).resolves.toBe(0);
+    // The pressed button is gone with the failure: focus is on its delivery, not back at the page's start.
+    expect(await row.evaluate((element) => element === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement)).toBe(true);
   }, 60_000);
 
   it('a 410 switches the webhook off with its reason; Retry switches it on and delivers', async () => {

@@ -26,11 +26,22 @@ export function WebhookDeliveries({ webhook, zoneOf, onRetried }: {
   const [busy, setBusy] = useState<string>();
   const headingId = `deliveries-${webhook.id}`;
   const alive = useRef(true);
+  const list = useRef<HTMLUListElement>(null);
+  // The delivery last retried: once delivered, its Retry button goes; focus then moves to its row, not to the page's start.
+  const retried = useRef<string>();
+  useEffect(() => {
+    const id = retried.current;
+    if (id === undefined || deliveries?.some((delivery) => delivery.id === id && canRetry(delivery)) !== false) return;
+    retried.current = undefined;
+    if (document.activeElement === document.body || document.activeElement === null) {
+      list.current?.querySelector<HTMLElement>(`[data-delivery="${CSS.escape(id)}"]`)?.focus();
+    }
+  }, [deliveries]);
 
   const load = useCallback(async (): Promise<void> => {
     try {
-      const list = await get<WebhookDelivery[]>(`/webhooks/${webhook.id}/deliveries?limit=${SHOWN}`);
-      if (alive.current) setDeliveries(list);
+      const read = await get<WebhookDelivery[]>(`/webhooks/${webhook.id}/deliveries?limit=${SHOWN}`);
+      if (alive.current) setDeliveries(read);
     } catch (error) {
       if (alive.current) setOutcome({ ok: false, text: errorText(error) });
     }
@@ -52,6 +63,7 @@ export function WebhookDeliveries({ webhook, zoneOf, onRetried }: {
     if (busy !== undefined) return;
     setBusy(delivery.id);
     setOutcome(undefined);
+    retried.current = delivery.id;
     try {
       await api<WebhookDelivery>('POST', `/webhooks/${webhook.id}/deliveries/${encodeURIComponent(delivery.id)}/retry`);
       await Promise.all([load(), onRetried()]);
@@ -77,14 +89,14 @@ export function WebhookDeliveries({ webhook, zoneOf, onRetried }: {
       ) : deliveries.length === 0 ? (
         <p class="muted">Nothing sent yet: a delivery appears here when one of its events happens at your locks.</p>
       ) : (
-        <ul class="delivery-list">
+        <ul class="delivery-list" ref={list}>
           {deliveries.map((delivery) => {
             const lock = deliveryLock(delivery);
             const zone = zoneOf(lock?.id);
             const when = whenText(delivery.created_at, zone);
             const what = `${eventWords(delivery.event_type)}${lock === undefined ? '' : ` at ${lock.name}`}`;
             return (
-              <li key={delivery.id} class={`delivery delivery-${delivery.status}`}>
+              <li key={delivery.id} class={`delivery delivery-${delivery.status}`} data-delivery={delivery.id} tabIndex={-1}>
                 <div class="key-head">
                   <strong>{what}</strong>
                   <span class={`badge badge-delivery-${delivery.status}`}>{deliveryStatusWords(delivery)}</span>
