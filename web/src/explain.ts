@@ -80,6 +80,8 @@ const PROBLEMS: Readonly<Record<string, string>> = {
   not_found: 'It no longer exists; the page has been refreshed.',
   rate_limited: 'Too many attempts: wait a minute and try again.',
   shutting_down: 'The service is restarting: try again in a moment.',
+  webhooks_need_owner: 'Only the owner of a lock can add webhooks.',
+  too_many_webhooks: 'You have 20 webhooks already: delete one first.',
 };
 
 /** Words for a field the service refused, by the field's name. */
@@ -93,16 +95,24 @@ const FIELDS: Readonly<Record<string, string>> = {
   valid_to: 'the end',
   schedule_start: 'the schedule',
   schedule_end: 'the schedule',
+  url: 'the address',
+  events: 'the events',
+  lock_ids: 'the locks',
 };
 
 /** A problem's field errors in words: "The end must be after the start." */
 function fieldSentence(field: string, message: string): string {
-  const name = field.replace(/^\//, '');
+  // `/events/2` is about the events: an item's place in a list says nothing to the user.
+  const name = field.replace(/^\//, '').replace(/\/\d+$/, '');
   if (/valid_to/.test(name) && /after/.test(message)) return 'The end must be after the start.';
   if (/valid_from/.test(name) && /expired/.test(message)) return 'A guest key starting then would already have ended: choose a later start.';
   if (/valid_to/.test(name) && /guest/.test(message)) return 'A guest key always lasts 24 hours.';
   if (/email/.test(name)) return 'Enter a valid e-mail address.';
   if (/schedule/.test(name)) return 'Choose the days and the hours of the schedule again.';
+  if (name === 'url' && /user name or password/.test(message)) return 'Leave the user name and password out of the address: the signature proves who sent a delivery.';
+  if (name === 'url') return 'Enter an address that starts with http:// or https://, like https://example.com/hooks/locks.';
+  if (name === 'events') return 'Choose at least one of the events in the list.';
+  if (name === 'lock_ids') return 'Choose locks you own or administer.';
   const words = FIELDS[name] ?? 'a value';
   return `Check ${words}.`;
 }

@@ -5,6 +5,8 @@ import { LocksPage } from './LocksPage.js';
 import { KeysPage } from './KeysPage.js';
 import { HistoryPage } from './HistoryPage.js';
 import { ChangePassword } from './ChangePassword.js';
+import { WebhooksPage } from './WebhooksPage.js';
+import { ownsALock, managedLocks, zoneFinder } from '../owner.js';
 
 function SignIn({ message }: { message: string | undefined }) {
   const [busy, setBusy] = useState(false);
@@ -40,9 +42,12 @@ function SignedIn() {
   const lockRoute = /^\/locks\/([0-9a-fA-F-]{36})\/(keys|history)$/.exec(route);
   const lockId = lockRoute?.[1];
   const known = household.data?.keys.find((key) => key.lock_id === lockId && key.status !== 'revoked') ?? household.data?.keys.find((key) => key.lock_id === lockId);
+  // docs/design.md §11: webhooks are for users who own a lock; nobody else sees the page or its link.
+  const owner = household.data !== undefined && ownsALock(household.data.keys);
+  const onWebhooks = route === '/webhooks' && owner;
   useEffect(() => {
     document.querySelector<HTMLElement>('main h1, main h2')?.focus();
-  }, [route]);
+  }, [route, onWebhooks]);
   return (
     <>
       <header class="bar">
@@ -50,6 +55,11 @@ function SignedIn() {
           eKey Locks
         </a>
         <span class="who">{household.data?.me.name}</span>
+        {owner && (
+          <a href="#/webhooks" aria-current={onWebhooks ? 'page' : undefined}>
+            Webhooks
+          </a>
+        )}
         <a href="#/password">Change password</a>
         <button
           type="button"
@@ -70,6 +80,8 @@ function SignedIn() {
           <ChangePassword />
         ) : household.data === undefined ? (
           <p role="status">Loading…</p>
+        ) : onWebhooks ? (
+          <WebhooksPage locks={managedLocks(household.data.keys)} zoneOf={zoneFinder(household.data.keys)} />
         ) : lockId !== undefined && known !== undefined && lockRoute?.[2] === 'keys' ? (
           <KeysPage
             lockId={known.lock_id}
