@@ -5,6 +5,7 @@ import type { LockEventSink } from './events/lock-event-sink.js';
 import type { Logger } from './logger.js';
 import type { HostNetwork } from './api/host/host-addresses.js';
 import type { ObservedResponse } from './api/server.js';
+import type { FeedFetchResult, FeedValidators } from './calendars/feed-fetch.js';
 
 /**
  * How the service is opened (src/service-root.ts): by the CLI, by the worker thread inside Homebridge,
@@ -37,4 +38,6 @@ export interface ServiceOptions {
   observeResponse?: (response: ObservedResponse) => void;
   /** The HTTP server's slow-client timeout and connection cap (internal: tests shorten them). */
   connectionLimits?: Partial<ConnectionLimits>;
+  /** Fetches rental calendar feeds (internal: tests bound it tighter); default the 10 s / 3 redirects / 2 MB fetch. */
+  calendarFetch?: (url: string, validators: FeedValidators) => Promise<FeedFetchResult>;
 }

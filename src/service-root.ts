@@ -55,6 +55,10 @@ import { OpenerModeRepository } from './store/opener-mode-repository.js';
 import { OpenerModeGuard } from './commands/opener-mode-guard.js';
 import { GatewayService, type GatewayDirectory } from './access/gateway-service.js';
 import type { CompositeTransport } from './gateway/transports/composite/composite-transport.js';
+import { CalendarRepository } from './store/calendar-repository.js';
+import { StayCodeHolders } from './calendars/stay-code-holders.js';
+import { CalendarService } from './calendars/calendar-service.js';
+import { isStayHolder } from './domain/door-code-holder.js';
 
 export const DATABASE_FILE = 'ekey-locks.sqlite';
 /** (user, lock) pairs whose role inputs are kept in memory. */
@@ -75,6 +79,8 @@ export interface Repositories {
   doorCodes: DoorCodeRepository;
   /** The Nuki Openers' modes and who set them (docs/design.md §4d). */
   openerModes: OpenerModeRepository;
+  /** Rental calendars and their stays (docs/design.md §12). */
+  calendars: CalendarRepository;
 }
 
 /**
@@ -141,6 +147,7 @@ export class ServiceRoot {
         invitations: new InvitationRepository(db),
         doorCodes: new DoorCodeRepository(db),
         openerModes: new OpenerModeRepository(db),
+        calendars: new CalendarRepository(db),
       };
       const demoOn = options.demo ?? options.config.demo ?? false;
       const demo = demoOn
@@ -213,6 +220,9 @@ export class ServiceRoot {
       const commands = new CommandRepository(db);
       const demoLocks =
         demo === undefined ? undefined : demoLockParts(demo, { config, clock, locks: repositories.locks, commands, lockState });
+      // docs/design.md §12: a rental stay's code on a lock is a door-code holder beside the eKeys.
+      const stayCodes = new StayCodeHolders({ calendars: repositories.calendars, doorCodes: repositories.doorCodes, locks: repositories.locks, clock, logger: options.logger });
+      const codeHolders = { findById: (id: string) => (isStayHolder(id) ? stayCodes.findById(id) : repositories.ekeys.findById(id)) };
       const lockSubsystem = createLockSubsystem({
         config,
         clock,
@@ -226,7 +236,7 @@ export class ServiceRoot {
         transaction,
         credentialKeys: repositories.ekeys,
         ekeyChanges: ekeys,
-        doorCodes: { doorCodes: repositories.doorCodes, ekeys: repositories.ekeys },
+        doorCodes: { doorCodes: repositories.doorCodes, ekeys: codeHolders, stayOfCode: (id) => stayCodes.bookingOf(id) },
         dataDir: options.dataDir,
         ...(demoLocks === undefined ? {} : { overrides: demoLocks.overrides }),
       });
@@ -250,6 +260,21 @@ export class ServiceRoot {
       });
       locks.onOpenerSettingsChanged((lockId) => {
         openerModes.reconsider(lockId);
+      });
+      const calendars = new CalendarService({
+        calendars: repositories.calendars,
+        doorCodes: repositories.doorCodes,
+        locks: repositories.locks,
+        holders: stayCodes,
+        roleOn: (userId, lockId, atMs) => ekeys.roleOn(userId, lockId, atMs),
+        keypadRulesOf: (lock) => doorCodeRulesOf(lock.family),
+        clock,
+        logger: options.logger,
+        transaction,
+        ...(options.calendarFetch === undefined ? {} : { fetch: options.calendarFetch }),
+      });
+      calendars.onCodesChanged((lockId) => {
+        void lockSubsystem.doorCodeSync?.request(lockId, 'change');
       });
       // The demo's users are hashed at their first sign-in, from the passwords the demo prints.
       const passwordCheck = new PasswordCheck({
@@ -293,6 +318,7 @@ export class ServiceRoot {
           sessions: oauth,
         }),
         gateways,
+        calendars,
         setup: new SetupService({
           gateways: () => gateways.summary(),
           locks: repositories.locks,
@@ -341,6 +367,7 @@ export class ServiceRoot {
     this.housekeeping.start();
     this.lockSubsystem.start();
     this.openerModes.start();
+    this.services.calendars.start();
     await this.lockSubsystem.ready();
     this.publishForSettingsUi(urls.local, boundPort);
     this.publishDemoFile();
@@ -453,6 +480,7 @@ export class ServiceRoot {
     if (this.publishedForSettingsUi) new SettingsUiFile(this.options.dataDir).remove(this.services.setup.token);
     this.publishedForSettingsUi = false;
     if (server) await server.close();
+    await this.services.calendars.stop();
     this.openerModes.stop();
     await this.lockSubsystem.stop();
     // Stopping the gateway ended any switch-off on its way; its outcome is no longer stored.

@@ -25,6 +25,8 @@ import { registerPasswordRoutes } from './password.js';
 import { registerPasswordPages } from './password-pages.js';
 import { registerGatewayRoutes } from './gateways.js';
 import { GatewaySchema } from '../schemas/gateway.js';
+import { registerCalendarRoutes } from './calendars.js';
+import { CalendarSchema } from '../schemas/calendar.js';
 
 export interface RouteOptions {
   services: ApiServices;
@@ -52,6 +54,7 @@ export async function registerRoutes(app: TypedFastify, options: RouteOptions): 
   app.addSchema(LockSchema);
   app.addSchema(OwnEKeySchema);
   app.addSchema(GatewaySchema);
+  app.addSchema(CalendarSchema);
 
   await app.register(async (scope) => {
     await registerOAuthRoutes({ app: scope, services, logger }, options.oauthRateLimitPerMinute);
@@ -94,6 +97,7 @@ export async function registerRoutes(app: TypedFastify, options: RouteOptions): 
     registerUserEKeyRoutes(context);
     registerPasswordRoutes(context);
     registerGatewayRoutes(context);
+    registerCalendarRoutes(context);
     done();
   });
 }
