@@ -75,7 +75,7 @@ export async function fetchFeed(url: string, validators: FeedValidators, limits:
       return { kind: 'body', text, validators: { etag: response.headers.get('etag'), lastModified: response.headers.get('last-modified') } };
     }
   } catch (error) {
-    if (controller.signal.aborted) return { kind: 'failed', error: `The calendar's site did not answer within ${Math.round(limits.timeoutMs / 1000)} seconds.` };
+    if (controller.signal.aborted) return { kind: 'failed', error: `The calendar's site did not answer within ${Number((limits.timeoutMs / 1000).toFixed(1))} seconds.` };
     return { kind: 'failed', error: `The calendar's site could not be reached (${reasonOf(error)}).` };
   } finally {
     clearTimeout(timer);
