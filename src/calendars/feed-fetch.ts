@@ -93,8 +93,8 @@ async function readAtMost(response: Response, maxBytes: number): Promise<string 
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
+    const { done, value } = (await reader.read()) as { done: boolean; value: Uint8Array | undefined };
+    if (done || value === undefined) break;
     total += value.byteLength;
     if (total > maxBytes) {
       await reader.cancel();

@@ -24,6 +24,14 @@ export interface FeedReadingOptions {
   untilMs: number;
 }
 
+/** What ical.js says of one occurrence (its published types leave this one out). */
+interface OccurrenceDetails {
+  recurrenceId: ICAL.Time;
+  item: ICAL.Event;
+  startDate: ICAL.Time;
+  endDate: ICAL.Time;
+}
+
 /** At most this many occurrences of one recurring event are read. */
 const MAX_OCCURRENCES = 1_000;
 
@@ -77,7 +85,7 @@ export function readFeed(text: string, options: FeedReadingOptions): FeedReading
   for (const exception of exceptions) {
     const master = masters.get(uidOf(exception));
     if (master !== undefined) master.relateException(exception);
-    else masters.set(`${uidOf(exception)}`, new ICAL.Event(exception));
+    else masters.set(uidOf(exception), new ICAL.Event(exception));
   }
   const stays: FeedStay[] = [];
   try {
@@ -89,9 +97,10 @@ export function readFeed(text: string, options: FeedReadingOptions): FeedReading
       }
       const iterator = event.iterator();
       for (let count = 0; count < MAX_OCCURRENCES; count += 1) {
-        const next = iterator.next();
-        if (next === undefined || next === null) break;
-        const details = event.getOccurrenceDetails(next);
+        // ical.js returns nothing once the rule has no more occurrences (its types say otherwise).
+        const next = iterator.next() as ICAL.Time | undefined;
+        if (next === undefined) break;
+        const details: OccurrenceDetails = event.getOccurrenceDetails(next);
         const start = details.startDate;
         const startMs = instantOf(start, details.item, floatingZone);
         if (startMs > options.untilMs) break;
@@ -151,14 +160,14 @@ function dayOf(time: ICAL.Time): ICAL.Time {
  */
 function instantOf(time: ICAL.Time, item: ICAL.Event, floatingZone: string): number {
   const fields = { year: time.year, month: time.month, day: time.day, hour: time.isDate ? 0 : time.hour, minute: time.isDate ? 0 : time.minute, second: time.isDate ? 0 : time.second };
-  if (time.zone?.tzid === 'UTC') return DateTime.fromObject(fields, { zone: 'UTC' }).toMillis();
+  if (time.zone.tzid === 'UTC') return DateTime.fromObject(fields, { zone: 'UTC' }).toMillis();
   const own = (time as unknown as { timezone?: string }).timezone;
   const declaredTzid = item.component.getFirstProperty('dtstart')?.getParameter('tzid');
-  const tzid = own ?? (typeof declaredTzid === 'string' ? declaredTzid : undefined) ?? (time.zone !== undefined && time.zone.tzid !== 'floating' ? time.zone.tzid : undefined);
+  const tzid = own ?? (typeof declaredTzid === 'string' ? declaredTzid : undefined) ?? (time.zone.tzid !== 'floating' ? time.zone.tzid : undefined);
   if (tzid !== undefined && IANAZone.isValidZone(tzid)) return DateTime.fromObject(fields, { zone: tzid }).toMillis();
   if (tzid !== undefined && ICAL.TimezoneService.has(tzid)) {
     const zoned = time.clone();
-    zoned.zone = ICAL.TimezoneService.get(tzid) ?? zoned.zone;
+    zoned.zone = ICAL.TimezoneService.get(tzid);
     return zoned.toUnixTime() * 1000;
   }
   return DateTime.fromObject(fields, { zone: floatingZone }).toMillis();

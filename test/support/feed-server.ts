@@ -53,7 +53,13 @@ export class FeedServer {
   async close(): Promise<void> {
     for (const response of this.silent) response.destroy();
     this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
+    await new Promise<void>((resolve) => {
+      if (this.server === undefined) resolve();
+      else
+        this.server.close(() => {
+          resolve();
+        });
+    });
   }
 
   private answer(request: IncomingMessage, response: ServerResponse): void {

@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { ProtectedRouteContext } from './route-context.js';
 import { protectedErrors } from '../schemas/common.js';
@@ -86,7 +87,8 @@ export function registerCalendarRoutes(context: ProtectedRouteContext): void {
     },
     async (request, reply) => {
       services.calendars.remove(context.callerOf(request).userId, request.params.calendar_id);
-      return reply.status(204).send(null);
+      // No body at all (a 204 carries none; the typed reply would serialise `null`).
+      return (reply as FastifyReply).status(204).send();
     },
   );
 
