@@ -63,7 +63,7 @@ export async function fetchFeed(url: string, validators: FeedValidators, limits:
       }
       if (!response.ok) {
         await response.body?.cancel();
-        return { kind: 'failed', error: `The calendar's site answered with an error (code ${response.status}); the stays are kept as they were.` };
+        return { kind: 'failed', error: statusWords(response.status) };
       }
       const declared = Number(response.headers.get('content-length') ?? NaN);
       if (Number.isFinite(declared) && declared > limits.maxBytes) {
@@ -80,6 +80,14 @@ export async function fetchFeed(url: string, validators: FeedValidators, limits:
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** An error answer in plain words: what it likely means and what to do. */
+function statusWords(status: number): string {
+  if (status === 401 || status === 403) return 'The calendar\'s site refused the link: it may have been replaced. Copy the current export link from your listing.';
+  if (status === 404 || status === 410) return 'The calendar\'s site does not know this link (any more): copy the current export link from your listing.';
+  if (status >= 500) return 'The calendar\'s site had a problem; it is tried again in 10 minutes.';
+  return 'The calendar\'s site answered with an error.';
 }
 
 function tooBig(limits: FeedLimits): string {

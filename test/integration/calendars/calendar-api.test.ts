@@ -247,7 +247,7 @@ describe('bookings: a calendar\'s stays become door codes', () => {
     const before = await current();
     server.serve('/airbnb.ics', { kind: 'status', status: 500 });
     const failing = await refresh();
-    expect(failing).toMatchObject({ state: 'failing', last_error: "The calendar's site answered with an error (code 500); the stays are kept as they were." });
+    expect(failing).toMatchObject({ state: 'failing', last_error: "The calendar's site had a problem; it is tried again in 10 minutes." });
     expect(failing.bookings).toEqual(before.bookings);
     server.serve('/airbnb.ics', { kind: 'feed', body: '<!doctype html><html><head><title>Log in</title></head><body>Log in to continue</body></html>', contentType: 'text/html' });
     const html = await refresh();

@@ -53,12 +53,15 @@ describe('fetching a calendar feed', () => {
     expect(await fetchFeed(server.url('/to-file'), NO_VALIDATORS)).toEqual({ kind: 'failed', error: 'The link forwards to an address that is not http or https.' });
   });
 
-  it('an error status is a failure in words', async () => {
-    server.serve('/broken.ics', { kind: 'status', status: 500 });
-    expect(await fetchFeed(server.url('/broken.ics'), NO_VALIDATORS)).toEqual({
-      kind: 'failed',
-      error: "The calendar's site answered with an error (code 500); the stays are kept as they were.",
-    });
+  it('an error status is a failure in plain words that says what to do', async () => {
+    const words = async (status: number): Promise<unknown> => {
+      server.serve('/broken.ics', { kind: 'status', status });
+      return fetchFeed(server.url('/broken.ics'), NO_VALIDATORS);
+    };
+    expect(await words(500)).toEqual({ kind: 'failed', error: "The calendar's site had a problem; it is tried again in 10 minutes." });
+    expect(await words(404)).toEqual({ kind: 'failed', error: "The calendar's site does not know this link (any more): copy the current export link from your listing." });
+    expect(await words(403)).toEqual({ kind: 'failed', error: "The calendar's site refused the link: it may have been replaced. Copy the current export link from your listing." });
+    expect(await words(418)).toEqual({ kind: 'failed', error: "The calendar's site answered with an error." });
   });
 
   it('refuses more than 2 MB, whether the length is declared or the body just keeps coming', async () => {
