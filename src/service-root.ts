@@ -321,6 +321,7 @@ export class ServiceRoot {
         calendars,
         setup: new SetupService({
           gateways: () => gateways.summary(),
+          calendars: () => calendars.summaries(),
           locks: repositories.locks,
           users: repositories.users,
           invitations,
