@@ -67,8 +67,11 @@ describe('the Bookings page', () => {
   }
 
   /** The calendar as the API has it. */
-  const calendarOverApi = async (): Promise<Record<string, unknown> & { bookings: { uid: string; starts_at: string; ends_at: string; door_codes: { code: string | null; state: string }[] }[] }> =>
-    ((await call(base, 'GET', '/calendars', { token })).json.calendars as never[])[0] ?? { bookings: [] };
+  type StayOverApi = { uid: string; starts_at: string; ends_at: string; door_codes: { code: string | null; state: string }[] };
+  const calendarOverApi = async (): Promise<{ bookings: StayOverApi[] }> => {
+    const calendars = (await call(base, 'GET', '/calendars', { token })).json.calendars as { bookings: StayOverApi[] }[];
+    return calendars[0] ?? { bookings: [] };
+  };
 
   beforeAll(async () => {
     await server.start();

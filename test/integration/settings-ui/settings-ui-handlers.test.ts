@@ -363,7 +363,7 @@ describe('/scan and /pair (the TTLock family, through the same pairing facet)', 
     try {
       lock.touchKeypad();
       const scanned = await handlers().scan({ family: 'ttlock', seconds: 1 });
-      expect(scanned.locks).toEqual([{ address: lock.address, rssi: expect.any(Number), model: 'TTLock (in setting mode: ready to pair)', api_level: null, family: 'ttlock', pin_required: false }]);
+      expect(scanned.locks).toEqual([{ address: lock.address, rssi: expect.any(Number), model: 'TTLock (in setting mode: ready to pair)', api_level: null, family: 'ttlock', pin_required: false, gateway: null }]);
       const paired = await handlers().pair({ family: 'ttlock', address: lock.address, timeout_s: 5 });
       expect(paired.lines.join('\n')).toContain("3. Paired: the service is the lock's admin");
       expect(paired.lock).toMatchObject({ family: 'ttlock', address: lock.address, keypad: true });

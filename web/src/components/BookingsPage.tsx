@@ -5,31 +5,18 @@ import { errorText } from '../hooks.js';
 import { guestMessage, stayDatesText, whenText } from '../time.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
 
-/** Copies text where the browser allows it (a plain-HTTP address of the home network has no clipboard API): false when it could not. */
+/**
+ * Copies text where the browser allows it: false where it does not (a plain-HTTP address of the
+ * home network has no clipboard), and the page then says to copy the message shown above the button.
+ */
 async function copyText(text: string): Promise<boolean> {
+  if (!window.isSecureContext || !('clipboard' in navigator)) return false;
   try {
-    if (window.isSecureContext && 'clipboard' in navigator) {
-      await navigator.clipboard.writeText(text);
-      return true;
-    }
+    await navigator.clipboard.writeText(text);
+    return true;
   } catch {
-    // fall through to the old way
+    return false;
   }
-  const area = document.createElement('textarea');
-  area.value = text;
-  area.setAttribute('readonly', '');
-  area.style.position = 'fixed';
-  area.style.opacity = '0';
-  document.body.append(area);
-  area.select();
-  let copied = false;
-  try {
-    copied = document.execCommand('copy');
-  } catch {
-    copied = false;
-  }
-  area.remove();
-  return copied;
 }
 
 /** One stay: its dates, its state, this lock's code and where it stands, and the guest's message. */
