@@ -71,7 +71,13 @@ function Stay({ booking, lockId, lockName, zone }: { booking: Booking; lockId: s
 }
 
 /** Paste the link and set the times: a new calendar, or the times of one. */
-function CalendarForm({ lockId, keypad, calendar, onSaved }: { lockId: string; keypad: boolean; calendar: Calendar | undefined; onSaved: () => Promise<void> }) {
+function CalendarForm({ lockId, keypad, calendar, onSaved }: {
+  lockId: string;
+  keypad: boolean;
+  calendar: Calendar | undefined;
+  /** After a save; a new calendar's outcome is said by the page (this form gives way to the calendar). */
+  onSaved: (created?: string) => Promise<void>;
+}) {
   const [url, setUrl] = useState('');
   const [checkIn, setCheckIn] = useState(calendar?.check_in ?? '16:00');
   const [checkOut, setCheckOut] = useState(calendar?.check_out ?? '11:00');
@@ -87,11 +93,11 @@ function CalendarForm({ lockId, keypad, calendar, onSaved }: { lockId: string; k
       if (calendar === undefined) {
         const created = await api<Calendar>('POST', '/calendars', { url, lock_ids: [lockId], check_in: checkIn, check_out: checkOut, door_code: keypad });
         setUrl('');
-        setOutcome({ ok: true, text: created.state === 'ok' ? `Calendar connected: ${String(created.bookings.length)} stays found.` : 'Calendar connected, but it could not be read yet: see below.' });
-      } else {
-        await api<Calendar>('PUT', `/calendars/${calendar.id}`, { check_in: checkIn, check_out: checkOut });
-        setOutcome({ ok: true, text: 'Times saved: the stays\u2019 codes follow them.' });
+        await onSaved(created.state === 'ok' ? `Calendar connected: ${String(created.bookings.length)} stays found.` : 'Calendar connected, but it could not be read yet: see below.');
+        return;
       }
+      await api<Calendar>('PUT', `/calendars/${calendar.id}`, { check_in: checkIn, check_out: checkOut });
+      setOutcome({ ok: true, text: 'Times saved: the stays\u2019 codes follow them.' });
       await onSaved();
     } catch (error) {
       setOutcome({ ok: false, text: errorText(error) });
@@ -192,7 +198,18 @@ export function BookingsPage({ lockId, lockName, zone, keypad }: { lockId: strin
       ) : calendars.length === 0 ? (
         <>
           <h2>Connect a calendar</h2>
-          <CalendarForm lockId={lockId} keypad={keypad} calendar={undefined} onSaved={load} />
+          <CalendarForm
+            lockId={lockId}
+            keypad={keypad}
+            calendar={undefined}
+            onSaved={async (created) => {
+              await load();
+              if (created !== undefined) {
+                setSaid(created);
+                saidRef.current?.focus();
+              }
+            }}
+          />
         </>
       ) : (
         calendars.map((calendar) => (
