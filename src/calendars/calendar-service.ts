@@ -86,6 +86,8 @@ const REFRESH_INTERVAL_MS = 10 * 60_000;
 /** Recurring events are read this far ahead. */
 const RECURRENCE_HORIZON_MS = 400 * 24 * 60 * 60_000;
 const MAX_URL_LENGTH = 2048;
+/** Stays over this long ago (and off every lock) are dropped from the list. */
+const FORGET_AFTER_MS = 60 * 24 * 60 * 60_000;
 
 export class CalendarService {
   private readonly running = new Map<string, Promise<void>>();
@@ -347,12 +349,26 @@ export class CalendarService {
       if (moved) this.rewriteWindows(updated, now);
     }
     for (const booking of bookings) {
+      if (this.forgettable(booking, calendar, now)) {
+        this.deps.calendars.deleteBooking(booking.id);
+        continue;
+      }
       if (seen.has(booking.uid) || booking.cancelledAt !== null) continue;
       // Platforms drop stays from the feed a day or so after they end: an ended stay stays ended.
       if (this.windowOf(booking, calendar).endsAt <= now) continue;
       this.deps.calendars.updateBookingRecord({ ...booking, cancelledAt: now, updatedAt: now });
       for (const link of this.deps.calendars.linksOf(booking.id)) this.takeOff(link.holderId, now);
     }
+  }
+
+  /** A stay over (or cancelled) for more than 60 days whose codes are all off the locks: no longer listed. */
+  private forgettable(booking: BookingRecord, calendar: CalendarRecord, now: number): boolean {
+    const over = booking.cancelledAt ?? this.windowOf(booking, calendar).endsAt;
+    if (now - over < FORGET_AFTER_MS) return false;
+    return this.deps.calendars.linksOf(booking.id).every((link) => {
+      const state = this.deps.doorCodes.currentFor(link.holderId)?.state;
+      return state === undefined || state === 'removed';
+    });
   }
 
   /** Every stay that should hold a code on a lock gets one (a fresh code; `waiting` while the stay is more than 30 days away). */
@@ -439,6 +455,8 @@ export class CalendarService {
     const window = this.windowOf(booking, calendar);
     const codes: BookingDoorCodeView[] = [];
     for (const link of this.deps.calendars.linksOf(booking.id)) {
+      // A lock taken out of the calendar is no longer its (its code comes off all the same).
+      if (!calendar.lockIds.includes(link.lockId)) continue;
       const row = this.deps.doorCodes.currentFor(link.holderId);
       if (row === undefined) continue;
       const holder = this.deps.holders.findById(link.holderId);

@@ -107,6 +107,7 @@ export class CalendarRepository {
   private readonly linkOf;
   private readonly linksOfBooking;
   private readonly insertLink;
+  private readonly deleteBookingStatement;
 
   constructor(db: SqliteDatabase) {
     this.byId = db.prepare<[string], CalendarRow>('SELECT * FROM calendars WHERE id = ?');
@@ -142,6 +143,7 @@ export class CalendarRepository {
       'SELECT * FROM booking_door_codes WHERE booking_id = ? AND lock_id = ?',
     );
     this.linksOfBooking = db.prepare<[string], { holder_id: string; booking_id: string; lock_id: string }>('SELECT * FROM booking_door_codes WHERE booking_id = ?');
+    this.deleteBookingStatement = db.prepare<[string]>('DELETE FROM bookings WHERE id = ?');
     this.insertLink = db.prepare<[string, string, string]>('INSERT INTO booking_door_codes (holder_id, booking_id, lock_id) VALUES (?, ?, ?)');
   }
 
@@ -189,6 +191,11 @@ export class CalendarRepository {
 
   updateBookingRecord(booking: BookingRecord): void {
     this.updateBooking.run(toBookingRow(booking));
+  }
+
+  /** Forgets a stay (and its code holders; their door_codes rows stay, as every removed code's does). */
+  deleteBooking(id: string): void {
+    this.deleteBookingStatement.run(id);
   }
 
   /** The stay and lock of a door-code holder id, or undefined when it is not a stay's. */

@@ -33,7 +33,7 @@ const BookingSchema = Type.Object(
     state: Type.Union([Type.Literal('upcoming'), Type.Literal('active'), Type.Literal('ended'), Type.Literal('cancelled')], {
       description: 'upcoming (before check-in), active (between check-in and check-out), ended (after check-out), cancelled (gone from the feed before it ended)',
     }),
-    door_codes: Type.Array(BookingDoorCodeSchema, { description: 'One per lock of the calendar that takes keypad codes (none when the calendar\'s door_code is false)' }),
+    door_codes: Type.Array(BookingDoorCodeSchema, { description: 'One per lock of the calendar that takes keypad codes (none while the calendar never had door codes; after `door_code: false` they show their way off the lock)' }),
   },
   { additionalProperties: false },
 );

@@ -200,7 +200,8 @@ describe('bookings: a calendar\'s stays become door codes', () => {
 
   it('before check-in the lock refuses the code; inside the stay it opens, and the history shows the booking without a performer, to owners only', async () => {
     expect(await control({ op: 'keypad', lock_id: backDoor, code: codeA, action: 'unlock' })).toMatchObject({ ok: true, result: 'refused' });
-    h.test().clock.set(Date.UTC(2026, 7, 12, 15, 0, 0));
+    // 13 Aug 12:00 UTC: inside the stay on Back Door's clock (Berlin) and on Side Door's (the host's zone, whichever it is).
+    h.test().clock.set(Date.UTC(2026, 7, 13, 12, 0, 0));
     h.state.tokens.clear();
     expect(await control({ op: 'keypad', lock_id: backDoor, code: codeA, action: 'unlock' })).toMatchObject({ ok: true, result: 'unlocked' });
     const newest = await readUntil(
@@ -208,6 +209,13 @@ describe('bookings: a calendar\'s stays become door codes', () => {
       (event) => event?.via === 'keypad',
     );
     expect(newest).toEqual({ id: expect.any(String), type: 'unlock', lock_id: backDoor, timestamp: expect.any(String), via: 'keypad', booking: { uid: STAY_A, summary: 'Reserved' } });
+    // The TTLock reads the entry back from its operation log: the same booking, no performer.
+    expect(await control({ op: 'keypad', lock_id: sideDoor, code: sideCodeA, action: 'unlock' })).toMatchObject({ ok: true, result: 'unlocked' });
+    const side = await readUntil(
+      async () => ((await api('GET', `/locks/${sideDoor}/events?limit=1&type=unlock`)).body.lock_events as Record<string, unknown>[])[0],
+      (event) => event?.via === 'keypad',
+    );
+    expect(side).toEqual({ id: expect.any(String), type: 'unlock', lock_id: sideDoor, timestamp: expect.any(String), via: 'keypad', booking: { uid: STAY_A, summary: 'Reserved' } });
     // A guest of the lock does not see who comes and goes.
     const guest = h.test().demo.users[1];
     if (guest === undefined) throw new Error('no guest');
@@ -361,6 +369,59 @@ describe('bookings: a calendar\'s stays become door codes', () => {
     expect(await keypadCodes(sideDoor)).toEqual([]);
     const rows = h.test().service.repositories.doorCodes.listOpenByLock(backDoor);
     expect(rows).toEqual([]);
+  });
+});
+
+describe('bookings over time', () => {
+  it('an ended stay\'s code comes off the lock; a stay that drops out of the feed after it ended stays ended; stays long over are forgotten', async () => {
+    const h = harness(Date.UTC(2026, 8, 1, 12, 0, 0));
+    await h.server.start();
+    await h.start();
+    try {
+      const backDoor = h.lockId('Back Door');
+      h.server.serve('/stays.ics', { kind: 'feed', body: feed([['x@example.test', 'Reserved - X', '2026-09-03', '2026-09-05'], ['y@example.test', 'Reserved - Y', '2026-09-10', '2026-09-12']]) });
+      const created = await h.api('POST', '/calendars', { url: h.server.url('/stays.ics'), lock_ids: [backDoor] });
+      expect(created.status).toBe(201);
+      const id = h.calendar(created).id;
+      await h.settled();
+      const read = async (): Promise<Calendar> => h.calendar(await h.api('GET', `/calendars/${id}`));
+      expect((await read()).bookings.map((booking) => [booking.uid, booking.state, booking.door_codes[0]?.state])).toEqual([
+        ['x@example.test', 'upcoming', 'set'],
+        ['y@example.test', 'upcoming', 'set'],
+      ]);
+      expect((await h.keypadCodes(backDoor)).length).toBe(2);
+
+      // Check-out of X has passed: the sync engine takes its code off at its end.
+      h.test().clock.set(Date.UTC(2026, 8, 6, 12, 0, 0));
+      h.state.tokens.clear();
+      await h.test().service.lockSubsystem.doorCodeSync?.reevaluate();
+      await h.settled();
+      expect((await read()).bookings.map((booking) => [booking.uid, booking.state, booking.door_codes[0]?.state])).toEqual([
+        ['x@example.test', 'ended', 'removed'],
+        ['y@example.test', 'upcoming', 'set'],
+      ]);
+      expect((await h.keypadCodes(backDoor)).length).toBe(1);
+
+      // The platform drops the past stay from its feed: it is not a cancellation.
+      h.server.serve('/stays.ics', { kind: 'feed', body: feed([['y@example.test', 'Reserved - Y', '2026-09-10', '2026-09-12']]) });
+      await h.api('POST', `/calendars/${id}/refresh`);
+      expect((await read()).bookings.map((booking) => [booking.uid, booking.state])).toEqual([
+        ['x@example.test', 'ended'],
+        ['y@example.test', 'upcoming'],
+      ]);
+
+      // Two months on, with every code off the lock, both are no longer listed.
+      h.test().clock.set(Date.UTC(2026, 10, 20, 12, 0, 0));
+      h.state.tokens.clear();
+      await h.test().service.lockSubsystem.doorCodeSync?.reevaluate();
+      await h.settled();
+      await h.api('POST', `/calendars/${id}/refresh`);
+      expect((await read()).bookings).toEqual([]);
+      expect(await h.keypadCodes(backDoor)).toEqual([]);
+    } finally {
+      await h.state.test?.close();
+      await h.server.close();
+    }
   });
 });
 
