@@ -170,7 +170,9 @@ export class CalendarService {
       updatedAt: now,
     };
     this.checkKeypads(calendar);
-    this.deps.calendars.insert(calendar);
+    this.deps.transaction(() => {
+      this.deps.calendars.insert(calendar);
+    });
     this.deps.logger.info(`Bookings: a calendar was added for ${this.lockNames(calendar)}.`);
     await this.refreshNow(calendar.id);
     return this.get(callerId, calendar.id);

@@ -32,6 +32,8 @@ interface OccurrenceDetails {
   endDate: ICAL.Time;
 }
 
+const BROKEN = 'The calendar could not be read: it is not valid iCal. If it stays so, ask the platform, or connect its link again.';
+
 /** At most this many occurrences of one recurring event are read. */
 const MAX_OCCURRENCES = 1_000;
 
@@ -64,8 +66,9 @@ export function readFeed(text: string, options: FeedReadingOptions): FeedReading
   let calendar: ICAL.Component;
   try {
     calendar = new ICAL.Component(ICAL.parse(body) as unknown[]);
-  } catch (error) {
-    return { ok: false, error: `The calendar could not be read: ${error instanceof Error ? error.message : String(error)}.` };
+  } catch {
+    // ical.js quotes the offending line, which may hold a guest's details: not repeated here.
+    return { ok: false, error: BROKEN };
   }
   if (calendar.name !== 'vcalendar') return { ok: false, error: 'The link did not return a calendar in iCal format.' };
   for (const zone of calendar.getAllSubcomponents('vtimezone')) {
@@ -110,8 +113,8 @@ export function readFeed(text: string, options: FeedReadingOptions): FeedReading
         if (stay !== null) stays.push(stay);
       }
     }
-  } catch (error) {
-    return { ok: false, error: `The calendar could not be read: ${error instanceof Error ? error.message : String(error)}.` };
+  } catch {
+    return { ok: false, error: BROKEN };
   }
   return { ok: true, stays, events: vevents.length };
 }

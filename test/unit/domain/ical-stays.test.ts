@@ -71,9 +71,11 @@ describe('reading rental calendars', () => {
       error: 'The link opened a web page, not a calendar: copy the calendar (iCal) export link instead.',
     });
     expect(readFeed('{"events":[]}', { fallbackZone: 'UTC', ...window })).toEqual({ ok: false, error: 'The link did not return a calendar in iCal format.' });
-    const broken = readFeed('BEGIN:VCALENDAR\nthis line is no property\nEND:VCALENDAR\n', { fallbackZone: 'UTC', ...window });
-    expect(broken.ok).toBe(false);
-    expect(broken.ok ? '' : broken.error).toMatch(/^The calendar could not be read: /);
+    // ical.js quotes the broken line (it may hold a guest's details): the error does not.
+    expect(readFeed('BEGIN:VCALENDAR\nPhone 0049 170 1234567\nEND:VCALENDAR\n', { fallbackZone: 'UTC', ...window })).toEqual({
+      ok: false,
+      error: 'The calendar could not be read: it is not valid iCal. If it stays so, ask the platform, or connect its link again.',
+    });
   });
 
   it('tells blocks from stays by their summary', () => {
