@@ -8,8 +8,8 @@ export type CommandType = 'lock' | 'unlock' | 'unlatch';
  * The API's bodies as the typed client declares them (src/client/api-types.ts, held equal to the
  * server's by test/unit/client/api-types.test.ts); type-only, so nothing of it is in the bundle.
  */
-export type { DoorCode, EKey, EKeyType, Lock } from '../../src/client/api-types.js';
-import type { DoorCode, EKey, Lock } from '../../src/client/api-types.js';
+export type { Booking, BookingDoorCode, Calendar, DoorCode, EKey, EKeyType, Lock } from '../../src/client/api-types.js';
+import type { EKey, Lock } from '../../src/client/api-types.js';
 export type BoltState = Lock['bolt_state'];
 export type DoorCodeState = NonNullable<EKey['door_code']>['state'];
 export type NotUsableReason = 'pending' | 'revoked' | 'not_yet_valid' | 'expired' | 'outside_schedule';
@@ -104,30 +104,3 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
 }
 
 export const get = <T>(path: string): Promise<T> => api<T>('GET', path);
-
-/** A rental stay's door code on one lock (docs/design.md §12). */
-export type BookingDoorCode = DoorCode & { lock_id: string };
-
-/** A stay of a rental calendar (docs/design.md §12). */
-export interface Booking {
-  uid: string;
-  summary: string;
-  starts_at: string;
-  ends_at: string;
-  state: 'upcoming' | 'active' | 'ended' | 'cancelled';
-  door_codes: BookingDoorCode[];
-}
-
-/** A rental calendar whose stays become door codes (docs/design.md §12). */
-export interface Calendar {
-  id: string;
-  url: string;
-  lock_ids: string[];
-  check_in: string;
-  check_out: string;
-  door_code: boolean;
-  state: 'ok' | 'failing';
-  last_refresh_at: string | null;
-  last_error: string | null;
-  bookings: Booking[];
-}

@@ -98,9 +98,9 @@ export function registerCalendarRoutes(context: ProtectedRouteContext): void {
       schema: {
         tags: ['calendars'],
         summary: 'Read a rental calendar\'s feed now',
-        description: 'Answers once the refresh is done (at most 10 s for the feed).',
+        description: 'Answers once the refresh is done (at most 10 s for the feed). No body, or a JSON one (ignored).',
         params: CalendarParamsSchema,
-        response: { 200: Type.Ref('Calendar'), ...protectedErrors },
+        response: { 200: Type.Ref('Calendar'), ...protectedErrors, 415: Type.Ref('Problem') },
       },
     },
     (request) => services.calendars.refresh(context.callerOf(request).userId, request.params.calendar_id),

@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { DateTime } from 'luxon';
+import { EKeyLocksClient } from '../../../src/client/ekey-locks-client.js';
 import { loginOverHttp } from '../../support/oauth-login.js';
 import { ManualClock } from '../../support/manual-clock.js';
 import { FeedServer } from '../../support/feed-server.js';
@@ -359,10 +360,12 @@ describe('bookings: a calendar\'s stays become door codes', () => {
     expect(list.map((entry) => entry.id)).toEqual([calendarId, calendar(plain).id]);
   });
 
-  it('DELETE /calendars/{id} removes the calendar and takes every code it made off the locks', async () => {
+  it('DELETE /calendars/{id} removes the calendar and takes every code it made off the locks (through the typed client)', async () => {
     expect((await keypadCodes(backDoor)).length).toBe(1);
-    const removed = await api('DELETE', `/calendars/${calendarId}`);
-    expect(removed.status).toBe(204);
+    const client = new EKeyLocksClient({ baseUrl: h.test().baseUrl, accessToken: await h.tokenOf(0) });
+    expect((await client.listCalendars()).map((entry) => entry.id)).toContain(calendarId);
+    expect((await client.refreshCalendar(calendarId)).state).toBe('ok');
+    await client.deleteCalendar(calendarId);
     expect((await api('GET', `/calendars/${calendarId}`)).status).toBe(404);
     await settled();
     expect(await keypadCodes(backDoor)).toEqual([]);
