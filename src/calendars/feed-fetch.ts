@@ -41,11 +41,15 @@ export async function fetchFeed(url: string, validators: FeedValidators, limits:
     controller.abort();
   }, limits.timeoutMs);
   try {
-    let current = url;
+    // A private feed may carry its user and password in the link (https://user:pass@host/…): sent as
+    // Basic authentication, to that host only (a redirect elsewhere goes without them).
+    const first = withoutCredentials(url);
+    let current = first.url;
     for (let redirects = 0; ; redirects += 1) {
       const headers: Record<string, string> = { accept: 'text/calendar, text/plain;q=0.5, */*;q=0.1', 'user-agent': 'homebridge-ekey-locks calendar' };
       if (validators.etag !== null) headers['if-none-match'] = validators.etag;
       if (validators.lastModified !== null) headers['if-modified-since'] = validators.lastModified;
+      if (first.authorization !== null && new URL(current).origin === new URL(first.url).origin) headers.authorization = first.authorization;
       const response = await fetch(current, { headers, redirect: 'manual', signal: controller.signal });
       if (response.status >= 300 && response.status < 400 && response.status !== 304) {
         await response.body?.cancel();
@@ -88,6 +92,16 @@ function statusWords(status: number): string {
   if (status === 404 || status === 410) return 'The calendar\'s site does not know this link (any more): copy the current export link from your listing.';
   if (status >= 500) return 'The calendar\'s site had a problem; it is tried again in 10 minutes.';
   return 'The calendar\'s site answered with an error.';
+}
+
+/** The link without its user and password, and those as a Basic authorization (or null). */
+function withoutCredentials(link: string): { url: string; authorization: string | null } {
+  const parsed = new URL(link);
+  if (parsed.username === '' && parsed.password === '') return { url: link, authorization: null };
+  const credentials = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
+  parsed.username = '';
+  parsed.password = '';
+  return { url: parsed.href, authorization: `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}` };
 }
 
 function tooBig(limits: FeedLimits): string {

@@ -16,6 +16,7 @@ export type FeedRoute =
 
 export interface FeedRequest {
   path: string;
+  authorization: string | undefined;
   ifNoneMatch: string | undefined;
   ifModifiedSince: string | undefined;
   status: number;
@@ -68,6 +69,7 @@ export class FeedServer {
     const record = (status: number): void => {
       this.requests.push({
         path,
+        authorization: header(request, 'authorization'),
         ifNoneMatch: header(request, 'if-none-match'),
         ifModifiedSince: header(request, 'if-modified-since'),
         status,

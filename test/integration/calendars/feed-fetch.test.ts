@@ -53,6 +53,24 @@ describe('fetching a calendar feed', () => {
     expect(await fetchFeed(server.url('/to-file'), NO_VALIDATORS)).toEqual({ kind: 'failed', error: 'The link forwards to an address that is not http or https.' });
   });
 
+  it('sends the user and password of a link as Basic authentication, to its own host only', async () => {
+    server.serve('/private.ics', { kind: 'feed', body: BODY });
+    const link = server.url('/private.ics').replace('http://', 'http://host%40home:s%3Acret@');
+    expect(await fetchFeed(link, NO_VALIDATORS)).toMatchObject({ kind: 'body', text: BODY });
+    expect(server.requestsFor('/private.ics').at(-1)?.authorization).toBe(`Basic ${Buffer.from('host@home:s:cret').toString('base64')}`);
+    const elsewhere = new FeedServer();
+    await elsewhere.start();
+    try {
+      elsewhere.serve('/moved.ics', { kind: 'feed', body: BODY });
+      server.serve('/moves-away', { kind: 'redirect', location: elsewhere.url('/moved.ics') });
+      expect(await fetchFeed(server.url('/moves-away').replace('http://', 'http://u:p@'), NO_VALIDATORS)).toMatchObject({ kind: 'body' });
+      expect(server.requestsFor('/moves-away').at(-1)?.authorization).toBe(`Basic ${Buffer.from('u:p').toString('base64')}`);
+      expect(elsewhere.requestsFor('/moved.ics').at(-1)?.authorization).toBeUndefined();
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
   it('an error status is a failure in plain words that says what to do', async () => {
     const words = async (status: number): Promise<unknown> => {
       server.serve('/broken.ics', { kind: 'status', status });
