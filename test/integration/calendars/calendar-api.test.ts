@@ -382,6 +382,9 @@ describe('bookings over time', () => {
     await h.start();
     try {
       const backDoor = h.lockId('Back Door');
+      const stored = h.test().service.repositories.locks.findById(backDoor);
+      if (stored === undefined) throw new Error('no Back Door record');
+      h.test().service.repositories.locks.upsert({ ...stored, timeZone: 'UTC' });
       h.server.serve('/stays.ics', { kind: 'feed', body: feed([['x@example.test', 'Reserved - X', '2026-09-03', '2026-09-05'], ['y@example.test', 'Reserved - Y', '2026-09-10', '2026-09-12']]) });
       const created = await h.api('POST', '/calendars', { url: h.server.url('/stays.ics'), lock_ids: [backDoor] });
       expect(created.status).toBe(201);
@@ -393,6 +396,30 @@ describe('bookings over time', () => {
         ['y@example.test', 'upcoming', 'set'],
       ]);
       expect((await h.keypadCodes(backDoor)).length).toBe(2);
+      const firstCodes = (await read()).bookings.map((booking) => booking.door_codes[0]?.code);
+
+      // door_code false takes every code off; true again gives new ones.
+      const off = h.calendar(await h.api('PUT', `/calendars/${id}`, { door_code: false }));
+      expect(off.bookings.map((booking) => [booking.door_codes[0]?.code, booking.door_codes[0]?.state])).toEqual([
+        [null, 'removing'],
+        [null, 'removing'],
+      ]);
+      await h.settled();
+      expect(await h.keypadCodes(backDoor)).toEqual([]);
+      expect(h.calendar(await h.api('PUT', `/calendars/${id}`, { door_code: null })).door_code).toBe(true);
+      await h.settled();
+      const again = await read();
+      expect(again.bookings.map((booking) => booking.door_codes[0]?.state)).toEqual(['set', 'set']);
+      for (const [index, booking] of again.bookings.entries()) expect(booking.door_codes[0]?.code).not.toBe(firstCodes[index]);
+
+      // New times move every stay's window on the lock; the codes stay.
+      const moved = h.calendar(await h.api('PUT', `/calendars/${id}`, { check_in: '14:30' }));
+      expect(moved.bookings.map((booking) => [booking.starts_at, booking.door_codes[0]?.code, booking.door_codes[0]?.state])).toEqual([
+        ['2026-09-03T14:30:00.000Z', again.bookings[0]?.door_codes[0]?.code, 'setting'],
+        ['2026-09-10T14:30:00.000Z', again.bookings[1]?.door_codes[0]?.code, 'setting'],
+      ]);
+      await h.settled();
+      expect((await h.keypadCodes(backDoor)).map((entry) => entry.allowed_from).sort()).toEqual(['2026-09-03T14:30:00.000Z', '2026-09-10T14:30:00.000Z']);
 
       // Check-out of X has passed: the sync engine takes its code off at its end.
       h.test().clock.set(Date.UTC(2026, 8, 6, 12, 0, 0));
