@@ -455,6 +455,36 @@ describe('bookings over time', () => {
   });
 });
 
+describe('bookings on a full keypad', () => {
+  it('a stay whose code the full keypad refuses shows failed with the reason; the vendor\'s codes stay', async () => {
+    const h = harness(Date.UTC(2026, 8, 1, 12, 0, 0));
+    await h.server.start();
+    await h.start();
+    try {
+      const backDoor = h.lockId('Back Door');
+      let added = 0;
+      // Codes made in the vendor's app (digits 1–9, from 311111 up) until the keypad holds no more (a Nuki Keypad holds 100).
+      const vendorCode = (index: number): string => `3${[4, 3, 2, 1, 0].map((power) => String((Math.floor(index / 9 ** power) % 9) + 1)).join('')}`;
+      for (let attempt = 0; attempt < 120; attempt += 1) {
+        const answer = await h.control({ op: 'keypad_vendor_code', lock_id: backDoor, code: vendorCode(attempt) });
+        if (answer.ok !== true) break;
+        added += 1;
+      }
+      expect(added).toBe(100);
+      h.server.serve('/full.ics', { kind: 'feed', body: feed([['z@example.test', 'Reserved', '2026-09-03', '2026-09-05']]) });
+      const created = await h.api('POST', '/calendars', { url: h.server.url('/full.ics'), lock_ids: [backDoor] });
+      expect(created.status).toBe(201);
+      await h.settled();
+      const stay = h.calendar(await h.api('GET', `/calendars/${h.calendar(created).id}`)).bookings[0];
+      expect(stay?.door_codes).toEqual([expect.objectContaining({ state: 'failed', failure_reason: 'keypad_full', code: expect.stringMatching(/^[1-9]{6}$/) })]);
+      expect((await h.keypadCodes(backDoor)).length).toBe(100);
+    } finally {
+      await h.state.test?.close();
+      await h.server.close();
+    }
+  });
+});
+
 describe('bookings across restarts and clock changes', () => {
   it('codes survive a restart (the lock still holds them, the API says so); Berlin and New York stays across the autumn clock change', async () => {
     const h = harness(Date.UTC(2026, 9, 20, 12, 0, 0));
