@@ -107,6 +107,8 @@ describe('the Bookings page', () => {
     await owner.getByLabel('Check-out').fill('10:00');
     await button(owner, 'Connect calendar').click();
     await owner.getByText('Calendar connected: 2 stays found.').waitFor(WAIT);
+    // Named by its site only: the rest of the link is a secret.
+    await owner.getByRole('heading', { name: 'Calendar from 127.0.0.1', exact: true }).waitFor(WAIT);
     const api = await calendarOverApi();
     expect(api.bookings.map((booking) => booking.uid)).toEqual(['now@airbnb.com', 'later@airbnb.com']);
     for (const booking of api.bookings) await owner.getByRole('article', { name: stayDatesText(booking.starts_at, booking.ends_at, ZONE), exact: true }).waitFor(WAIT);

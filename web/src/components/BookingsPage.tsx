@@ -19,6 +19,15 @@ async function copyText(text: string): Promise<boolean> {
   }
 }
 
+/** The site a calendar comes from (its link's host: the rest of the link is a secret). */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return 'its link';
+  }
+}
+
 /** One stay: its dates, its state, this lock's code and where it stands, and the guest's message. */
 function Stay({ booking, lockId, lockName, zone }: { booking: Booking; lockId: string; lockName: string; zone: string }) {
   const [copied, setCopied] = useState<string>();
@@ -45,7 +54,7 @@ function Stay({ booking, lockId, lockName, zone }: { booking: Booking; lockId: s
             <p class={code.state === 'failed' ? 'hint door-code-failed' : 'hint'}>{stayCodeText(code, zone)}</p>
           </div>
         )}
-        {message !== undefined && (booking.state === 'upcoming' || booking.state === 'active') && (
+        {message !== undefined && code?.state !== 'failed' && (booking.state === 'upcoming' || booking.state === 'active') && (
           <>
             <p class="guest-message">{message}</p>
             <div class="actions">
@@ -214,7 +223,7 @@ export function BookingsPage({ lockId, lockName, zone, keypad }: { lockId: strin
       ) : (
         calendars.map((calendar) => (
           <section key={calendar.id} class="calendar" aria-labelledby={`calendar-${calendar.id}`}>
-            <h2 id={`calendar-${calendar.id}`}>Calendar</h2>
+            <h2 id={`calendar-${calendar.id}`}>Calendar from {hostOf(calendar.url)}</h2>
             {calendar.state === 'failing' ? (
               <p class="error" role="alert">
                 The calendar could not be read{calendar.last_refresh_at === null ? '' : ` on ${whenText(calendar.last_refresh_at, zone)}`}: {calendar.last_error ?? 'no reason was given'} Nothing was changed.
