@@ -7,52 +7,22 @@
  * `removed` before the lock did.
  */
 import type { Clock } from '../domain/clock.js';
-import { bookingState, CLOCK_TIME, CODE_HORIZON_MS, stayWindow, type BookingState } from '../domain/booking-window.js';
-import { generateDoorCode, type DoorCodeRules } from '../domain/door-code.js';
-import { newStayHolderId } from '../domain/door-code-holder.js';
-import { doorCodeWindow } from '../domain/door-code-window.js';
+import { CLOCK_TIME } from '../domain/booking-window.js';
+import type { DoorCodeRules } from '../domain/door-code.js';
 import type { EKeyRole } from '../domain/ekey-permissions.js';
 import { badRequest, describeError, forbidden, notFound, ServiceError } from '../domain/errors.js';
 import { newId, normalizeId } from '../domain/ids.js';
-import { readFeed, type FeedStay } from '../domain/ical-stays.js';
+import { readFeed } from '../domain/ical-stays.js';
 import type { Logger } from '../logger.js';
-import type { BookingRecord, CalendarRecord, CalendarRepository } from '../store/calendar-repository.js';
-import type { DoorCodeRepository, DoorCodeState } from '../store/door-code-repository.js';
+import type { CalendarRecord, CalendarRepository } from '../store/calendar-repository.js';
+import type { DoorCodeRepository } from '../store/door-code-repository.js';
 import type { LockRecord } from '../store/lock-repository.js';
+import { calendarView, type CalendarView } from './calendar-view.js';
 import { fetchFeed, isFeedUrl, type FeedFetchResult, type FeedValidators } from './feed-fetch.js';
 import type { StayCodeHolders } from './stay-code-holders.js';
+import { StayCodes, stayWindowOf } from './stay-codes.js';
 
-/** A stay's door code on one lock (a door code object of docs/design.md §4c, with its lock). */
-export interface BookingDoorCodeView {
-  lock_id: string;
-  code: string | null;
-  state: DoorCodeState;
-  enforced_by: 'lock' | 'service';
-  failure_reason: string | null;
-  updated_at: string;
-}
-
-export interface BookingView {
-  uid: string;
-  summary: string;
-  starts_at: string;
-  ends_at: string;
-  state: BookingState;
-  door_codes: BookingDoorCodeView[];
-}
-
-export interface CalendarView {
-  id: string;
-  url: string;
-  lock_ids: string[];
-  check_in: string;
-  check_out: string;
-  door_code: boolean;
-  state: 'ok' | 'failing';
-  last_refresh_at: string | null;
-  last_error: string | null;
-  bookings: BookingView[];
-}
+export type { BookingDoorCodeView, BookingView, CalendarView } from './calendar-view.js';
 
 export interface CalendarInput {
   url?: string | null;
@@ -86,15 +56,17 @@ const REFRESH_INTERVAL_MS = 10 * 60_000;
 /** Recurring events are read this far ahead. */
 const RECURRENCE_HORIZON_MS = 400 * 24 * 60 * 60_000;
 const MAX_URL_LENGTH = 2048;
-/** Stays over this long ago (and off every lock) are dropped from the list. */
-const FORGET_AFTER_MS = 60 * 24 * 60 * 60_000;
 
 export class CalendarService {
   private readonly running = new Map<string, Promise<void>>();
   private readonly listeners = new Set<(lockId: string) => void>();
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly deps: CalendarServiceDependencies) {}
+  private readonly codes: StayCodes;
+
+  constructor(private readonly deps: CalendarServiceDependencies) {
+    this.codes = new StayCodes(deps);
+  }
 
   /** Called with each lock whose codes should be looked at again (the door-code sync engine listens). */
   onCodesChanged(listener: (lockId: string) => void): () => void {
@@ -139,12 +111,12 @@ export class CalendarService {
     return this.deps.calendars
       .list()
       .filter((calendar) => this.visibleTo(callerId, calendar, now))
-      .map((calendar) => this.view(calendar, now));
+      .map((calendar) => calendarView(calendar, now, this.deps));
   }
 
   /** `GET /calendars/{id}`; 404 for a calendar of no lock the caller owns. */
   get(callerId: string, id: string): CalendarView {
-    return this.view(this.visible(callerId, id), this.deps.clock.now());
+    return calendarView(this.visible(callerId, id), this.deps.clock.now(), this.deps);
   }
 
   /** `POST /calendars`: stores the calendar, reads its feed once, answers with what it found. */
@@ -200,8 +172,8 @@ export class CalendarService {
     this.deps.transaction(() => {
       this.deps.calendars.update(after);
       // New times move every stay's window: the lock must confirm the rewritten ones.
-      if (timesChanged) for (const booking of this.deps.calendars.bookings(after.id)) this.rewriteWindows(booking, now);
-      this.applyCodes(after, now);
+      if (timesChanged) for (const booking of this.deps.calendars.bookings(after.id)) this.codes.rewriteWindows(booking, now);
+      this.codes.applyCodes(after, now);
     });
     this.codesChanged(new Set([...before.lockIds, ...after.lockIds]));
     if (newLink) await this.refreshNow(after.id);
@@ -214,7 +186,7 @@ export class CalendarService {
     const now = this.deps.clock.now();
     this.deps.transaction(() => {
       for (const booking of this.deps.calendars.bookings(calendar.id)) {
-        for (const link of this.deps.calendars.linksOf(booking.id)) this.takeOff(link.holderId, now);
+        for (const link of this.deps.calendars.linksOf(booking.id)) this.codes.takeOff(link.holderId, now);
       }
       this.deps.calendars.delete(calendar.id);
     });
@@ -233,7 +205,7 @@ export class CalendarService {
   summaries(): { id: string; locks: string[]; state: 'ok' | 'failing'; last_refresh_at: string | null; last_error: string | null; bookings: number }[] {
     const now = this.deps.clock.now();
     return this.deps.calendars.list().map((calendar) => {
-      const view = this.view(calendar, now);
+      const view = calendarView(calendar, now, this.deps);
       return {
         id: calendar.id,
         locks: calendar.lockIds.map((lockId) => this.deps.locks.findById(lockId)?.name ?? lockId),
@@ -288,7 +260,7 @@ export class CalendarService {
     }
     if (result.kind === 'not_modified') {
       this.deps.calendars.update({ ...calendar, state: 'ok', lastError: null, lastRefreshAt: now, updatedAt: now });
-      this.applyCodes(calendar, now);
+      this.codes.applyCodes(calendar, now);
       return locks;
     }
     const zone = this.deps.locks.findById(calendar.lockIds[0] ?? '')?.timeZone ?? 'UTC';
@@ -298,14 +270,14 @@ export class CalendarService {
       return locks;
     }
     const bookings = this.deps.calendars.bookings(calendar.id);
-    const live = bookings.some((booking) => booking.cancelledAt === null && this.windowOf(booking, calendar).endsAt > now);
+    const live = bookings.some((booking) => booking.cancelledAt === null && stayWindowOf(booking, calendar, this.deps.locks).endsAt > now);
     if (reading.events === 0 && live && calendar.emptyFetches === 0) {
       // Feeds sometimes come back empty: believed only on the second refresh in a row (validators not kept, so the next read is whole).
       this.deps.calendars.update({ ...calendar, state: 'ok', lastError: null, lastRefreshAt: now, emptyFetches: 1, updatedAt: now });
       this.deps.logger.warn(`Bookings: the calendar of ${this.lockNames(calendar)} came back empty; its stays are kept until the next refresh says the same.`);
       return new Set();
     }
-    this.reconcile(calendar, bookings, reading.stays, now);
+    this.codes.reconcile(calendar, bookings, reading.stays, now);
     const next: CalendarRecord = {
       ...calendar,
       state: 'ok',
@@ -317,111 +289,13 @@ export class CalendarService {
       updatedAt: now,
     };
     this.deps.calendars.update(next);
-    this.applyCodes(next, now);
+    this.codes.applyCodes(next, now);
     return locks;
   }
 
   private fail(calendar: CalendarRecord, error: string, now: number): void {
     this.deps.calendars.update({ ...calendar, state: 'failing', lastError: error, lastRefreshAt: now, updatedAt: now });
     this.deps.logger.warn(`Bookings: the calendar of ${this.lockNames(calendar)} could not be refreshed: ${error}`);
-  }
-
-  /** Stays of a good feed: new ones stored, moved ones rewritten (same code), missing ones cancelled unless already over. */
-  private reconcile(calendar: CalendarRecord, bookings: BookingRecord[], stays: FeedStay[], now: number): void {
-    const known = new Map(bookings.map((booking) => [booking.uid, booking]));
-    const seen = new Set<string>();
-    for (const stay of stays) {
-      if (seen.has(stay.uid)) continue;
-      seen.add(stay.uid);
-      const dates = stay.kind === 'days'
-        ? { startDate: stay.startDate, endDate: stay.endDate, startsAt: null, endsAt: null }
-        : { startDate: null, endDate: null, startsAt: stay.startsAt, endsAt: stay.endsAt };
-      const existing = known.get(stay.uid);
-      if (existing === undefined) {
-        const booking: BookingRecord = { id: newId(), calendarId: calendar.id, uid: stay.uid, summary: stay.summary, ...dates, cancelledAt: null, createdAt: now, updatedAt: now };
-        // A stay that was over before the calendar first saw it never holds a code: not kept.
-        if (this.windowOf(booking, calendar).endsAt <= now) continue;
-        this.deps.calendars.insertBookingRecord(booking);
-        continue;
-      }
-      const moved = existing.startDate !== dates.startDate || existing.endDate !== dates.endDate || existing.startsAt !== dates.startsAt || existing.endsAt !== dates.endsAt;
-      if (!moved && existing.summary === stay.summary && existing.cancelledAt === null) continue;
-      const updated: BookingRecord = { ...existing, ...dates, summary: stay.summary, cancelledAt: null, updatedAt: now };
-      this.deps.calendars.updateBookingRecord(updated);
-      if (moved) this.rewriteWindows(updated, now);
-    }
-    for (const booking of bookings) {
-      if (this.forgettable(booking, calendar, now)) {
-        this.deps.calendars.deleteBooking(booking.id);
-        continue;
-      }
-      if (seen.has(booking.uid) || booking.cancelledAt !== null) continue;
-      // Platforms drop stays from the feed a day or so after they end: an ended stay stays ended.
-      if (this.windowOf(booking, calendar).endsAt <= now) continue;
-      this.deps.calendars.updateBookingRecord({ ...booking, cancelledAt: now, updatedAt: now });
-      for (const link of this.deps.calendars.linksOf(booking.id)) this.takeOff(link.holderId, now);
-    }
-  }
-
-  /** A stay over (or cancelled) for more than 60 days whose codes are all off the locks: no longer listed. */
-  private forgettable(booking: BookingRecord, calendar: CalendarRecord, now: number): boolean {
-    const over = booking.cancelledAt ?? this.windowOf(booking, calendar).endsAt;
-    if (now - over < FORGET_AFTER_MS) return false;
-    return this.deps.calendars.linksOf(booking.id).every((link) => {
-      const state = this.deps.doorCodes.currentFor(link.holderId)?.state;
-      return state === undefined || state === 'removed';
-    });
-  }
-
-  /** Every stay that should hold a code on a lock gets one (a fresh code; `waiting` while the stay is more than 30 days away). */
-  private applyCodes(calendar: CalendarRecord, now: number): void {
-    if (!calendar.doorCode) return;
-    for (const booking of this.deps.calendars.bookings(calendar.id)) {
-      if (booking.cancelledAt !== null) continue;
-      for (const lockId of calendar.lockIds) {
-        const lock = this.deps.locks.findById(lockId);
-        const rules = lock === undefined || !lock.keypad ? undefined : this.deps.keypadRulesOf(lock);
-        if (lock === undefined || rules === undefined) continue;
-        const window = stayWindow(booking, calendar.checkIn, calendar.checkOut, lock.timeZone);
-        if (window.endsAt <= now) continue;
-        const holderId = this.deps.calendars.holderFor(booking.id, lock.id, newStayHolderId);
-        const current = this.deps.doorCodes.currentFor(holderId);
-        if (current !== undefined && current.state !== 'removing' && current.state !== 'removed') continue;
-        const code = generateDoorCode(this.deps.doorCodes.codesOnLock(lock.id), rules);
-        this.deps.doorCodes.insert({
-          ekeyId: holderId,
-          lockId: lock.id,
-          code,
-          state: window.startsAt - now > CODE_HORIZON_MS ? 'waiting' : 'setting',
-          enforcedBy: doorCodeWindow({ valid_from: window.startsAt, valid_to: window.endsAt, schedule_start: null, schedule_end: null }, rules).enforcedBy,
-          failureReason: null,
-          lockCodeId: null,
-          written: null,
-          createdAt: now,
-          updatedAt: now,
-        });
-      }
-    }
-  }
-
-  /** A stay's window moved: its codes keep their digits, and each lock must confirm the new window. */
-  private rewriteWindows(booking: BookingRecord, now: number): void {
-    for (const link of this.deps.calendars.linksOf(booking.id)) {
-      const current = this.deps.doorCodes.currentFor(link.holderId);
-      if (current !== undefined && (current.state === 'set' || current.state === 'failed')) {
-        this.deps.doorCodes.update({ ...current, state: 'setting', failureReason: null, updatedAt: now });
-      }
-    }
-  }
-
-  /** The stay's code on a lock comes off (or, never written, is done with). */
-  private takeOff(holderId: string, now: number): void {
-    const current = this.deps.doorCodes.currentFor(holderId);
-    if (current === undefined) return;
-    if (current.state === 'waiting') this.deps.doorCodes.update({ ...current, state: 'removed', code: null, failureReason: null, updatedAt: now });
-    else if (current.state === 'setting' || current.state === 'set' || current.state === 'failed') {
-      this.deps.doorCodes.update({ ...current, state: 'removing', failureReason: null, updatedAt: now });
-    }
   }
 
   private codesChanged(lockIds: Iterable<string>): void {
@@ -437,62 +311,6 @@ export class CalendarService {
   }
 
   // ---- views and checks ----
-
-  private view(calendar: CalendarRecord, now: number): CalendarView {
-    return {
-      id: calendar.id,
-      url: calendar.url,
-      lock_ids: calendar.lockIds,
-      check_in: calendar.checkIn,
-      check_out: calendar.checkOut,
-      door_code: calendar.doorCode,
-      state: calendar.state,
-      last_refresh_at: calendar.lastRefreshAt === null ? null : new Date(calendar.lastRefreshAt).toISOString(),
-      last_error: calendar.lastError,
-      bookings: this.deps.calendars.bookings(calendar.id).map((booking) => this.bookingView(calendar, booking, now)),
-    };
-  }
-
-  private bookingView(calendar: CalendarRecord, booking: BookingRecord, now: number): BookingView {
-    const window = this.windowOf(booking, calendar);
-    const codes: BookingDoorCodeView[] = [];
-    for (const link of this.deps.calendars.linksOf(booking.id)) {
-      // A lock taken out of the calendar is no longer its (its code comes off all the same).
-      if (!calendar.lockIds.includes(link.lockId)) continue;
-      const row = this.deps.doorCodes.currentFor(link.holderId);
-      if (row === undefined) continue;
-      const holder = this.deps.holders.findById(link.holderId);
-      const ended = holder === undefined || holder.status === 'revoked' || (holder.valid_to !== null && holder.valid_to <= now);
-      let state = row.state;
-      if (state === 'waiting' && holder?.status === 'accepted' && !ended) state = 'setting';
-      else if (ended && state === 'waiting') state = 'removed';
-      else if (ended && (state === 'setting' || state === 'set' || state === 'failed')) state = 'removing';
-      codes.push({
-        lock_id: link.lockId,
-        code: state === 'removing' || state === 'removed' ? null : row.code,
-        state,
-        enforced_by: row.enforcedBy,
-        failure_reason: state === 'failed' ? row.failureReason : null,
-        updated_at: new Date(row.updatedAt).toISOString(),
-      });
-    }
-    // In the calendar's lock order.
-    codes.sort((a, b) => calendar.lockIds.indexOf(a.lock_id) - calendar.lockIds.indexOf(b.lock_id));
-    return {
-      uid: booking.uid,
-      summary: booking.summary,
-      starts_at: new Date(window.startsAt).toISOString(),
-      ends_at: new Date(window.endsAt).toISOString(),
-      state: bookingState(window, booking.cancelledAt !== null, now),
-      door_codes: codes,
-    };
-  }
-
-  /** A stay's window on the clock of the calendar's first lock (each lock's code uses its own lock's zone). */
-  private windowOf(booking: BookingRecord, calendar: CalendarRecord): { startsAt: number; endsAt: number } {
-    const zone = this.deps.locks.findById(calendar.lockIds[0] ?? '')?.timeZone ?? 'UTC';
-    return stayWindow(booking, calendar.checkIn, calendar.checkOut, zone);
-  }
 
   private visibleTo(callerId: string, calendar: CalendarRecord, now: number): boolean {
     return calendar.lockIds.some((lockId) => this.deps.roleOn(callerId, lockId, now) === 'owner');
