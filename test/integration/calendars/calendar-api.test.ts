@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { DateTime } from 'luxon';
 import { EKeyLocksClient } from '../../../src/client/ekey-locks-client.js';
+import { SimulatedNuki } from '../../../src/families/nuki/simulator/simulated-nuki.js';
 import { loginOverHttp } from '../../support/oauth-login.js';
 import { ManualClock } from '../../support/manual-clock.js';
 import { FeedServer } from '../../support/feed-server.js';
@@ -195,6 +196,10 @@ describe('bookings: a calendar\'s stays become door codes', () => {
     const local = (date: string, time: string): string => DateTime.fromISO(`${date}T${time}`, { zone: sideZone }).toFormat("yyyy-MM-dd'T'HH:mm:ss");
     expect((await keypadCodes(sideDoor)).map((code) => [code.code, code.allowed_from?.slice(0, 19), code.allowed_until?.slice(0, 19)])).toEqual([[sideCodeA, local('2026-08-12', '16:00'), local('2026-08-15', '11:00')]]);
     expect((await keypadCodes(backDoor)).map((code) => code.code)).not.toContain(codeB);
+    // On the Nuki, the code carries the name the service knows its stays' codes by (docs/door-codes.md).
+    const nuki = h.test().service.demoSimulation?.locks.get(backDoor.toLowerCase());
+    if (!(nuki instanceof SimulatedNuki)) throw new Error('Back Door is not a simulated Nuki');
+    expect(nuki.keypadCodes().map((entry) => [String(entry.code), entry.name])).toEqual([[codeA, expect.stringMatching(/^Stay [0-9a-f]{8}$/)]]);
     const log = h.test().logger.text();
     for (const secret of [codeA, sideCodeA, codeB, server.url('/airbnb.ics')]) expect(log).not.toContain(secret);
   });
