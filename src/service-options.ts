@@ -6,6 +6,7 @@ import type { Logger } from './logger.js';
 import type { HostNetwork } from './api/host/host-addresses.js';
 import type { ObservedResponse } from './api/server.js';
 import type { WebhookSenderOptions } from './webhooks/webhook-sender.js';
+import type { FeedFetchResult, FeedValidators } from './calendars/feed-fetch.js';
 
 /**
  * How the service is opened (src/service-root.ts): by the CLI, by the worker thread inside Homebridge,
@@ -40,4 +41,6 @@ export interface ServiceOptions {
   connectionLimits?: Partial<ConnectionLimits>;
   /** The webhook sender's timeout (internal: tests shorten the 15 s). */
   webhookSender?: WebhookSenderOptions;
+  /** Fetches rental calendar feeds (internal: tests bound it tighter); default the 10 s / 3 redirects / 2 MB fetch. */
+  calendarFetch?: (url: string, validators: FeedValidators) => Promise<FeedFetchResult>;
 }

@@ -59,6 +59,10 @@ import { mqttSettingsOf } from './mqtt/mqtt-settings.js';
 import { DEFAULT_LOW_BATTERY_THRESHOLD } from './lock-port/lock-identity.js';
 import { GatewayService, type GatewayDirectory } from './access/gateway-service.js';
 import type { CompositeTransport } from './gateway/transports/composite/composite-transport.js';
+import { CalendarRepository } from './store/calendar-repository.js';
+import { StayCodeHolders } from './calendars/stay-code-holders.js';
+import { CalendarService } from './calendars/calendar-service.js';
+import { isStayHolder } from './domain/door-code-holder.js';
 
 export const DATABASE_FILE = 'ekey-locks.sqlite';
 /** (user, lock) pairs whose role inputs are kept in memory. */
@@ -81,6 +85,8 @@ export interface Repositories {
   doorCodes: DoorCodeRepository;
   /** The Nuki Openers' modes and who set them (docs/design.md §4d). */
   openerModes: OpenerModeRepository;
+  /** Rental calendars and their stays (docs/design.md §12). */
+  calendars: CalendarRepository;
 }
 
 /**
@@ -149,6 +155,7 @@ export class ServiceRoot {
         invitations: new InvitationRepository(db),
         doorCodes: new DoorCodeRepository(db),
         openerModes: new OpenerModeRepository(db),
+        calendars: new CalendarRepository(db),
       };
       const demoOn = options.demo ?? options.config.demo ?? false;
       const demo = demoOn
@@ -223,6 +230,9 @@ export class ServiceRoot {
         demo === undefined ? undefined : demoLockParts(demo, { config, clock, locks: repositories.locks, commands, lockState });
       // The webhooks stand on the lock port, so they are built after it; the door-code sync tells them through this.
       const built: { webhooks?: Webhooks } = {};
+      // docs/design.md §12: a rental stay's code on a lock is a door-code holder beside the eKeys.
+      const stayCodes = new StayCodeHolders({ calendars: repositories.calendars, doorCodes: repositories.doorCodes, locks: repositories.locks, clock, logger: options.logger });
+      const codeHolders = { findById: (id: string) => (isStayHolder(id) ? stayCodes.findById(id) : repositories.ekeys.findById(id)) };
       const lockSubsystem = createLockSubsystem({
         config,
         clock,
@@ -236,7 +246,7 @@ export class ServiceRoot {
         transaction,
         credentialKeys: repositories.ekeys,
         ekeyChanges: ekeys,
-        doorCodes: { doorCodes: repositories.doorCodes, ekeys: repositories.ekeys },
+        doorCodes: { doorCodes: repositories.doorCodes, ekeys: codeHolders, stayOfCode: (id) => stayCodes.bookingOf(id) },
         dataDir: options.dataDir,
         recordedEvents: events.hub,
         doorCodeOutcomes: (row) => {
@@ -284,6 +294,21 @@ export class ServiceRoot {
         ...(options.webhookSender === undefined ? {} : { sender: options.webhookSender }),
       });
       built.webhooks = webhooks;
+      const calendars = new CalendarService({
+        calendars: repositories.calendars,
+        doorCodes: repositories.doorCodes,
+        locks: repositories.locks,
+        holders: stayCodes,
+        roleOn: (userId, lockId, atMs) => ekeys.roleOn(userId, lockId, atMs),
+        keypadRulesOf: (lock) => doorCodeRulesOf(lock.family),
+        clock,
+        logger: options.logger,
+        transaction,
+        ...(options.calendarFetch === undefined ? {} : { fetch: options.calendarFetch }),
+      });
+      calendars.onCodesChanged((lockId) => {
+        void lockSubsystem.doorCodeSync?.request(lockId, 'change');
+      });
       // The demo's users are hashed at their first sign-in, from the passwords the demo prints.
       const passwordCheck = new PasswordCheck({
         users: repositories.users,
@@ -327,8 +352,10 @@ export class ServiceRoot {
           sessions: oauth,
         }),
         gateways,
+        calendars,
         setup: new SetupService({
           gateways: () => gateways.summary(),
+          calendars: () => calendars.summaries(),
           locks: repositories.locks,
           users: repositories.users,
           invitations,
@@ -375,6 +402,7 @@ export class ServiceRoot {
     this.housekeeping.start();
     this.lockSubsystem.start();
     this.openerModes.start();
+    this.services.calendars.start();
     await this.lockSubsystem.ready();
     this.webhooks.start();
     await this.startMqtt();
@@ -515,6 +543,7 @@ export class ServiceRoot {
     this.mqttLocks = undefined;
     await mqtt?.stop();
     await this.webhooks.stop();
+    await this.services.calendars.stop();
     this.openerModes.stop();
     await this.lockSubsystem.stop();
     // Stopping the gateway ended any switch-off on its way; its outcome is no longer stored.

@@ -224,6 +224,31 @@
     element.append(match[1], document.createElement('wbr'), rest);
   }
 
+  /** docs/design.md §12: each rental calendar, whether its last refresh read it (and why not), and its stays to come. */
+  function renderCalendars(calendars) {
+    const table = $('ekl-calendars');
+    const body = table.querySelector('tbody');
+    body.replaceChildren();
+    for (const calendar of calendars) {
+      const row = document.createElement('tr');
+      row.setAttribute('role', 'row');
+      const name = document.createElement('th');
+      name.scope = 'row';
+      name.setAttribute('role', 'rowheader');
+      name.textContent = calendar.locks.join(', ');
+      const read = calendar.last_refresh_at ? ` (read ${sinceText(calendar.last_refresh_at)})` : '';
+      const state = cell(calendar.state === 'ok' ? `Up to date${read}` : `Could not be read${read}: ${calendar.last_error || 'no reason was given'}`);
+      if (calendar.state !== 'ok') state.classList.add('ekl-problem');
+      const stays = cell(calendar.bookings === 1 ? '1 to come' : `${calendar.bookings} to come`);
+      state.dataset.label = 'State';
+      stays.dataset.label = 'Stays';
+      row.append(name, state, stays);
+      body.append(row);
+    }
+    table.hidden = calendars.length === 0;
+    $('ekl-calendars-empty').hidden = calendars.length !== 0;
+  }
+
   function renderStopped(service) {
     setText($('ekl-service-status'), service.message, service.state);
     renderConfigProblems([]);
@@ -232,6 +257,8 @@
     $('ekl-locks').hidden = true;
     $('ekl-gateways').hidden = true;
     $('ekl-gateways-empty').hidden = false;
+    $('ekl-calendars').hidden = true;
+    $('ekl-calendars-empty').hidden = false;
     $('ekl-locks-empty').hidden = false;
     $('ekl-locks-empty').textContent = 'The locks appear here once the service runs.';
     $('ekl-owner-form').hidden = true;
@@ -259,6 +286,7 @@
       link.hidden = false;
       renderLocks(service.locks);
       renderGateways(service.gateways || []);
+      renderCalendars(service.calendars || []);
       renderOwners(service.owners);
     } catch (error) {
       renderStopped({ state: 'error', message: error.message });

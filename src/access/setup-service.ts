@@ -53,10 +53,23 @@ export interface SetupGateway {
   connections_limit: number | null;
 }
 
+/** docs/design.md §12: one rental calendar as the settings page lists it (never its link: a secret). */
+export interface SetupCalendar {
+  id: string;
+  /** The names of the locks its stays open. */
+  locks: string[];
+  state: 'ok' | 'failing';
+  last_refresh_at: string | null;
+  last_error: string | null;
+  /** Stays upcoming or under way. */
+  bookings: number;
+}
+
 export interface SetupStatus {
   locks: SetupLock[];
   owners: SetupOwner[];
   gateways: SetupGateway[];
+  calendars: SetupCalendar[];
 }
 
 export interface SetupServiceDependencies {
@@ -68,6 +81,8 @@ export interface SetupServiceDependencies {
   reported?: (lockId: string) => { modes: OpenerModes | null; door: DoorState | null } | undefined;
   /** Every gateway device now (docs/design.md §4e); none without it. */
   gateways?: () => SetupGateway[];
+  /** Every rental calendar and its state (docs/design.md §12); none without it. */
+  calendars?: () => SetupCalendar[];
 }
 
 const MAX_NAME_LENGTH = 100;
@@ -115,7 +130,7 @@ export class SetupService {
       });
     }
     locks.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
-    return { locks, owners: [...owners.values()].sort((a, b) => a.email.localeCompare(b.email)), gateways: this.deps.gateways?.() ?? [] };
+    return { locks, owners: [...owners.values()].sort((a, b) => a.email.localeCompare(b.email)), gateways: this.deps.gateways?.() ?? [], calendars: this.deps.calendars?.() ?? [] };
   }
 
   /**

@@ -11,6 +11,7 @@ import type { EventStreamService } from '../events/event-stream-service.js';
 import type { CommandEngine } from '../commands/command-engine.js';
 import type { WebhookService } from '../webhooks/webhook-service.js';
 import type { GatewayService } from '../access/gateway-service.js';
+import type { CalendarService } from '../calendars/calendar-service.js';
 
 /** Everything the HTTP layer may call. Routes translate; these services decide. */
 export interface ApiServices {
@@ -37,4 +38,6 @@ export interface ApiServices {
   setup: SetupService;
   /** Gateway devices: the host's adapter and the Bluetooth proxies (routes/gateways.ts). */
   gateways: GatewayService;
+  /** Rental calendars whose stays become door codes (routes/calendars.ts). */
+  calendars: CalendarService;
 }

@@ -120,6 +120,45 @@ export interface Gateway {
   locks: { lock_id: string; rssi: number | null; seen_at: string | null; connected: boolean }[];
 }
 
+/** A rental stay's door code on one lock (docs/design.md §12): a door code object with its lock. */
+export interface BookingDoorCode extends DoorCode {
+  lock_id: string;
+}
+
+/** A stay of a rental calendar (docs/design.md §12). */
+export interface Booking {
+  uid: string;
+  summary: string;
+  /** ISO 8601 UTC. */
+  starts_at: string;
+  ends_at: string;
+  state: 'upcoming' | 'active' | 'ended' | 'cancelled';
+  door_codes: BookingDoorCode[];
+}
+
+/** A rental calendar whose stays become door codes (docs/design.md §12). */
+export interface Calendar {
+  id: string;
+  url: string;
+  lock_ids: string[];
+  check_in: string;
+  check_out: string;
+  door_code: boolean;
+  state: 'ok' | 'failing';
+  last_refresh_at: string | null;
+  last_error: string | null;
+  bookings: Booking[];
+}
+
+/** `POST /calendars` (required: url, lock_ids) and `PUT /calendars/{id}` (null resets to the default). */
+export interface CalendarRequest {
+  url?: string | null;
+  lock_ids?: string[] | null;
+  check_in?: string | null;
+  check_out?: string | null;
+  door_code?: boolean | null;
+}
+
 /** RFC 9457 problem details as the API sends them, with a stable `code` and per-field `errors`. */
 export interface Problem {
   type: string;

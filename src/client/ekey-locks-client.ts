@@ -1,6 +1,6 @@
 import axios, { type AxiosInstance, type AxiosResponse, type Method } from 'axios';
 import { ApiError } from './api-error.js';
-import type { EKey, Gateway, Lock, Problem, SendEKeyRequest, UpdateEKeyRequest, User } from './api-types.js';
+import type { Calendar, CalendarRequest, EKey, Gateway, Lock, Problem, SendEKeyRequest, UpdateEKeyRequest, User } from './api-types.js';
 
 /** Where the client gets its bearer token: a fixed string, or a function (for refreshing callers). */
 export type AccessTokenSource = string | (() => string | Promise<string>);
@@ -87,6 +87,37 @@ export class EKeyLocksClient {
   /** `GET /locks/{lock_id}/ekeys`: all keys for owners and admins, one's own for other holders. */
   async listLockEKeys(lockId: string): Promise<EKey[]> {
     return (await this.request<{ ekeys: EKey[] }>('GET', `/locks/${encodeURIComponent(lockId)}/ekeys`)).ekeys;
+  }
+
+  /** `POST /calendars` (docs/design.md §12): connects a rental calendar to locks one owns; resolves once its feed was read. */
+  createCalendar(body: CalendarRequest & { url: string; lock_ids: string[] }): Promise<Calendar> {
+    return this.request<Calendar>('POST', '/calendars', body);
+  }
+
+  /** `GET /calendars`: the rental calendars of the locks one owns. */
+  async listCalendars(): Promise<Calendar[]> {
+    return (await this.request<{ calendars: Calendar[] }>('GET', '/calendars')).calendars;
+  }
+
+  /** `GET /calendars/{id}`. */
+  getCalendar(calendarId: string): Promise<Calendar> {
+    return this.request<Calendar>('GET', `/calendars/${encodeURIComponent(calendarId)}`);
+  }
+
+  /** `PUT /calendars/{id}`: `null` resets a property, an absent one is unchanged. */
+  updateCalendar(calendarId: string, patch: CalendarRequest): Promise<Calendar> {
+    return this.request<Calendar>('PUT', `/calendars/${encodeURIComponent(calendarId)}`, patch);
+  }
+
+  /** `DELETE /calendars/{id}`: removes it; every code it made comes off its lock. */
+  async deleteCalendar(calendarId: string): Promise<void> {
+    await this.request<unknown>('DELETE', `/calendars/${encodeURIComponent(calendarId)}`);
+  }
+
+  /** `POST /calendars/{id}/refresh`: reads the feed now; resolves after it. */
+  refreshCalendar(calendarId: string): Promise<Calendar> {
+    // An empty JSON body: a POST without one would go out with a form content type, which the API refuses.
+    return this.request<Calendar>('POST', `/calendars/${encodeURIComponent(calendarId)}/refresh`, {});
   }
 
   /** Sends one authenticated request; resolves with the body of a 2xx answer. */

@@ -16,4 +16,6 @@ export interface LockEventDetail {
   mode?: 'ring_to_open' | 'continuous_mode';
   /** docs/design.md §4c: the holder typed their eKey's door code on the lock's keypad. */
   via?: 'keypad';
+  /** docs/design.md §12: the door code typed at the keypad was a rental stay's. */
+  booking?: { uid: string; summary: string };
 }

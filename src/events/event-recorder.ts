@@ -156,6 +156,7 @@ export class EventRecorder implements LockEventSink {
     // are recorded from the completed command (with its requester), auto-relock by nobody.
     if (report.ring !== undefined) return this.ring(report, report.ring.opened);
     if (report.keypadRefused === true) return this.keypadRefused(report);
+    if (report.booking !== undefined) return this.stayEntry(report, report.booking);
     if (report.source !== 'tap') return null;
     const lockId = normalizeId(report.lockId);
     if (this.deps.events.hasLockSequence(lockId, report.sequence)) return null;
@@ -291,6 +292,28 @@ export class EventRecorder implements LockEventSink {
       occurredAt: report.timestamp,
       value: null,
       detail: null,
+      source: 'keypad',
+      ekeyId: null,
+      commandId: null,
+      lockSequence: report.sequence,
+      flagged: false,
+    });
+  }
+
+  /**
+   * docs/design.md §12: a keypad entry with a rental stay's door code: a lock/unlock event without a
+   * performer (owners and admins see it), `via: keypad` and the stay. Recorded once per log entry.
+   */
+  private stayEntry(report: ActivityReport, booking: { uid: string; summary: string }): { event: StoredEvent; fresh: boolean } | null {
+    const lockId = normalizeId(report.lockId);
+    if (this.deps.events.hasLockSequence(lockId, report.sequence)) return null;
+    return this.insert({
+      lockId,
+      type: report.action,
+      performerId: null,
+      occurredAt: report.timestamp,
+      value: null,
+      detail: { ...(report.unlatched === true ? { unlatched: true as const } : {}), via: 'keypad', booking: { uid: booking.uid, summary: booking.summary } },
       source: 'keypad',
       ekeyId: null,
       commandId: null,

@@ -20,6 +20,8 @@ export interface LockEventJson {
   mode?: 'ring_to_open' | 'continuous_mode';
   /** docs/design.md §4c: a door code typed at the lock's keypad. */
   via?: 'keypad';
+  /** docs/design.md §12: the code was a rental stay's (the event then has no performer). */
+  booking?: { uid: string; summary: string };
 }
 
 /**
@@ -41,6 +43,7 @@ export function toLockEventJson(event: EventSummary): LockEventJson {
     if (detail.opened === true) json.opened = true;
     if (detail.mode !== undefined) json.mode = detail.mode;
     if (detail.via !== undefined) json.via = detail.via;
+    if (detail.booking !== undefined) json.booking = detail.booking;
   }
   return json;
 }

@@ -51,6 +51,11 @@ export interface LockEventSink {
     ring?: { opened: boolean };
     /** docs/design.md §4c: the tap came from the keypad, with the door code of `credential`'s eKey. */
     via?: 'keypad';
+    /**
+     * docs/design.md §12: the keypad entry was with a rental stay's door code: an event without a
+     * performer, `via: keypad` and the stay.
+     */
+    booking?: { uid: string; summary: string };
     /** docs/design.md §4c: not a bolt move but a code the lock refused at its keypad: a `keypad_refused` event. */
     keypadRefused?: boolean;
   }): RecordedEvent | null;

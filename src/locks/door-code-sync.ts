@@ -14,11 +14,15 @@ import { doorCodeRulesOf } from '../families/registry.js';
 import { currentWindowEnd, doorCodeWindow, nextDoorCodeEdge, type DoorCodeEnforcer, type KeypadWindow } from '../domain/door-code-window.js';
 import { isUsableAt } from '../domain/ekey-validity.js';
 import type { StoredEKey } from '../store/ekey-repository.js';
+import { doorCodeHolderName } from '../domain/door-code-holder.js';
 import { describeError } from '../domain/errors.js';
 import { KeypadError, type KeypadAccess, type KeypadCode, type KeypadCodeWrite, type KeypadSessionResult } from '../gateway/keypad-access.js';
 import type { Logger } from '../logger.js';
 import type { DoorCodeRecord, DoorCodeRepository } from '../store/door-code-repository.js';
 import type { LockRecord } from '../store/lock-repository.js';
+
+/** What the engine reads of a code's holder: an eKey, or a stay's code (docs/design.md §12). */
+export type DoorCodeHolder = Pick<StoredEKey, 'id' | 'status' | 'valid_from' | 'valid_to' | 'schedule_start' | 'schedule_end'>;
 
 /** The gateway as the engine needs it. */
 export interface DoorCodeGateway {
@@ -30,7 +34,12 @@ export interface DoorCodeGateway {
 
 export interface DoorCodeSyncDependencies {
   doorCodes: DoorCodeRepository;
-  ekeys: { findById(id: string): StoredEKey | undefined };
+  /**
+   * The holder of a code row by its id (the rows' `ekey_id`): an eKey, or a stay of a rental
+   * calendar standing in as one (src/calendars/stay-code-holders.ts: accepted within its window,
+   * pending while it is more than 30 days away, revoked once cancelled).
+   */
+  ekeys: { findById(id: string): DoorCodeHolder | undefined };
   locks: { findById(id: string): LockRecord | undefined };
   gateway: DoorCodeGateway;
   /** The eKey service's change hook (sends, changes, revocations, sign-ups). */
@@ -68,8 +77,8 @@ function worthTrying(row: DoorCodeRecord, reason: Reason): boolean {
 }
 
 /** The name a code of ours carries on the lock (how it is recognised after a write the lock never confirmed). */
-export function doorCodeName(ekeyId: string): string {
-  return `eKey ${ekeyId.toLowerCase().slice(0, 8)}`;
+export function doorCodeName(holderId: string): string {
+  return doorCodeHolderName(holderId);
 }
 
 export class DoorCodeSync {
@@ -308,7 +317,7 @@ export class DoorCodeSync {
       const failed: DoorCodeRecord = { ...row, code, state: 'failed', failureReason: reason, updatedAt: this.deps.clock.now() };
       this.deps.doorCodes.update(failed);
       if (row.state !== 'failed' || row.failureReason !== reason) this.tell(failed, row);
-      this.deps.logger.warn(`Door codes of lock ${lock.name}: the code of eKey ${row.ekeyId} could not be written (${reason}).`);
+      this.deps.logger.warn(`Door codes of lock ${lock.name}: the code "${doorCodeName(row.ekeyId)}" could not be written (${reason}).`);
       // The link is gone (or silent): nothing more can be written in this session.
       if (error.failure === 'link_lost' || error.failure === 'timeout') throw error;
     }
@@ -339,7 +348,7 @@ export class DoorCodeSync {
         const failed: DoorCodeRecord = { ...row, state: 'failed', failureReason: reason, updatedAt: this.deps.clock.now() };
         this.deps.doorCodes.update(failed);
         if (row.state !== 'failed' || row.failureReason !== reason) this.tell(failed, row);
-        this.deps.logger.warn(`Door codes of lock ${lock.name}: the code of eKey ${row.ekeyId} could not be taken off at its window's end (${error.failure}).`);
+        this.deps.logger.warn(`Door codes of lock ${lock.name}: the code "${doorCodeName(row.ekeyId)}" could not be taken off at its window's end (${error.failure}).`);
         if (error.failure === 'link_lost' || error.failure === 'timeout') throw error;
         return;
       }

@@ -77,6 +77,11 @@ export interface LockRuntimeDependencies {
    * with it is a tap by that key's holder, `via: keypad`; any other keypad entry records nothing.
    */
   keypadKey?: (lockId: string, keypadCodeId: number) => string | null;
+  /**
+   * The rental stay whose door code a holder id of {@link keypadKey} is (docs/design.md §12), or
+   * null for an eKey's: a keypad entry with it is an event without a performer, with the stay.
+   */
+  stayOfCode?: (holderId: string) => { uid: string; summary: string } | null;
 }
 
 /**
@@ -345,7 +350,9 @@ export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
   private storeActivity(event: ActivityEvent): RecordedEvent | null {
     const { record } = event;
     const actor = record.actor ?? null;
-    const keypadKey = record.keypadCodeId === undefined ? null : (this.deps.keypadKey?.(event.lockId, record.keypadCodeId) ?? null);
+    const holder = record.keypadCodeId === undefined ? null : (this.deps.keypadKey?.(event.lockId, record.keypadCodeId) ?? null);
+    const booking = holder === null ? null : (this.deps.stayOfCode?.(holder) ?? null);
+    const keypadKey = booking === null ? holder : null;
     const result = this.deps.events.recordActivity({
       lockId: event.lockId,
       sequence: record.sequence,
@@ -359,6 +366,7 @@ export class LockRuntime extends EventEmitter<LockRuntimeEvents> {
       ...(record.unlatched === true ? { unlatched: true } : {}),
       ...(record.ring === undefined ? {} : { ring: record.ring }),
       ...(record.keypadRefused === true ? { keypadRefused: true } : {}),
+      ...(booking === null ? {} : { booking }),
     });
     // With the recorder's write: the read-back after a reconnect starts after what was recorded.
     this.deps.lockState.saveActivitySequence(event.lockId, record.sequence, this.seenAt(event.lockId));

@@ -53,7 +53,10 @@ export interface LockSubsystemDependencies {
   /** The data folder: the families of paired locks read their credentials there. */
   dataDir?: string;
   /** Door codes (docs/design.md §4c): with them, keypad locks are kept holding their eKeys' codes. */
-  doorCodes?: Pick<DoorCodeSyncDependencies, 'doorCodes' | 'ekeys'>;
+  doorCodes?: Pick<DoorCodeSyncDependencies, 'doorCodes' | 'ekeys'> & {
+    /** The rental stay whose code a holder id is (docs/design.md §12), for the history. */
+    stayOfCode?: (holderId: string) => { uid: string; summary: string } | null;
+  };
   /** The history's committed events (the event hub): the lock port tells its adapters about them (docs/design.md §11). */
   recordedEvents?: ServiceLockPortDependencies['recordedEvents'];
   /** Told of each door code the lock confirmed set or removed, or that failed (the webhooks' `door_code.*`). */
@@ -202,6 +205,7 @@ export function createLockSubsystem(deps: LockSubsystemDependencies): LockSubsys
       }),
       linkedUser: linkedUserResolver(userLinks(deps), deps.users),
       ...(deps.doorCodes === undefined ? {} : { keypadKey: keypadKeyResolver(deps.doorCodes.doorCodes) }),
+      ...(deps.doorCodes?.stayOfCode === undefined ? {} : { stayOfCode: deps.doorCodes.stayOfCode }),
     },
     {
       commandTimeoutMs: timeoutMs,
@@ -242,7 +246,8 @@ export function createLockSubsystem(deps: LockSubsystemDependencies): LockSubsys
     deps.doorCodes === undefined
       ? undefined
       : new DoorCodeSync({
-          ...deps.doorCodes,
+          doorCodes: deps.doorCodes.doorCodes,
+          ekeys: deps.doorCodes.ekeys,
           locks: deps.locks,
           gateway: runtime.gateway,
           clock: deps.clock,

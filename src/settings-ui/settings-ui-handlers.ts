@@ -1,4 +1,4 @@
-import type { SetupGateway, SetupLock, SetupOwner } from '../access/setup-service.js';
+import type { SetupCalendar, SetupGateway, SetupLock, SetupOwner } from '../access/setup-service.js';
 import { UsageError } from '../cli/usage-error.js';
 import type { FamilyPairing, PairingIo, ScannedDevice } from '../families/lock-family-module.js';
 import { BluetoothUnavailable, PairingFailed } from '../families/pairing-errors.js';
@@ -28,6 +28,8 @@ export type ServiceView =
       owners: SetupOwner[];
       /** docs/design.md §4e: every gateway device with its state and free connection slots. */
       gateways: SetupGateway[];
+      /** docs/design.md §12: every rental calendar with its state. */
+      calendars: SetupCalendar[];
       /** What the service left out of its config, one line each (the log's words). */
       config_problems: string[];
     }
@@ -96,7 +98,7 @@ export class SettingsUiHandlers {
   async status(): Promise<ServiceView> {
     try {
       const status = this.serviceStatus();
-      const answer = (await this.call(status, 'GET', '/setup/status')) as { locks: SetupLock[]; owners: SetupOwner[]; gateways?: SetupGateway[] };
+      const answer = (await this.call(status, 'GET', '/setup/status')) as { locks: SetupLock[]; owners: SetupOwner[]; gateways?: SetupGateway[]; calendars?: SetupCalendar[] };
       const count = answer.locks.length;
       return {
         state: 'running',
@@ -108,6 +110,7 @@ export class SettingsUiHandlers {
         locks: answer.locks,
         owners: answer.owners,
         gateways: answer.gateways ?? [],
+        calendars: answer.calendars ?? [],
         config_problems: configProblems(dataDirOf(this.options.storagePath ?? '')),
       };
     } catch (error) {

@@ -114,6 +114,7 @@ function detailColumn(detail: LockEventDetail | null): string | null {
   if (detail.opened === true) kept.opened = true;
   if (detail.mode !== undefined) kept.mode = detail.mode;
   if (detail.via !== undefined) kept.via = detail.via;
+  if (detail.booking !== undefined) kept.booking = { uid: detail.booking.uid, summary: detail.booking.summary };
   return Object.keys(kept).length === 0 ? null : JSON.stringify(kept);
 }
 

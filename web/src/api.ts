@@ -8,7 +8,7 @@ export type CommandType = 'lock' | 'unlock' | 'unlatch';
  * The API's bodies as the typed client declares them (src/client/api-types.ts, held equal to the
  * server's by test/unit/client/api-types.test.ts); type-only, so nothing of it is in the bundle.
  */
-export type { DoorCode, EKey, EKeyType, Lock } from '../../src/client/api-types.js';
+export type { Booking, BookingDoorCode, Calendar, DoorCode, EKey, EKeyType, Lock } from '../../src/client/api-types.js';
 import type { EKey, Lock } from '../../src/client/api-types.js';
 export type BoltState = Lock['bolt_state'];
 export type DoorCodeState = NonNullable<EKey['door_code']>['state'];
@@ -45,6 +45,8 @@ export interface LockEvent {
   mode?: 'ring_to_open' | 'continuous_mode';
   /** A door code typed at the keypad. */
   via?: 'keypad';
+  /** The rental stay whose door code it was (docs/design.md §12). */
+  booking?: { uid: string; summary: string };
 }
 
 export interface EventPage {

@@ -25,3 +25,4 @@ export function specToLocalInput(value: string | null): string {
 }
 
 export { clockText, keyWindowText, whenText, wireTimeText } from '../../src/domain/time-words.js';
+export { guestMessage, stayDatesText } from '../../src/domain/booking-words.js';

@@ -27,6 +27,8 @@ import { registerWebhookRoutes } from './webhooks.js';
 import { CreatedWebhookSchema, WebhookDeliverySchema, WebhookSchema } from '../schemas/webhook.js';
 import { registerGatewayRoutes } from './gateways.js';
 import { GatewaySchema } from '../schemas/gateway.js';
+import { registerCalendarRoutes } from './calendars.js';
+import { CalendarSchema } from '../schemas/calendar.js';
 
 export interface RouteOptions {
   services: ApiServices;
@@ -57,6 +59,7 @@ export async function registerRoutes(app: TypedFastify, options: RouteOptions): 
   app.addSchema(CreatedWebhookSchema);
   app.addSchema(WebhookDeliverySchema);
   app.addSchema(GatewaySchema);
+  app.addSchema(CalendarSchema);
 
   await app.register(async (scope) => {
     await registerOAuthRoutes({ app: scope, services, logger }, options.oauthRateLimitPerMinute);
@@ -100,6 +103,7 @@ export async function registerRoutes(app: TypedFastify, options: RouteOptions): 
     registerPasswordRoutes(context);
     registerWebhookRoutes(context);
     registerGatewayRoutes(context);
+    registerCalendarRoutes(context);
     done();
   });
 }

@@ -26,6 +26,15 @@ const GatewayFields = Type.Object({
   connections_limit: Type.Union([Type.Integer(), Type.Null()]),
 });
 
+const CalendarFields = Type.Object({
+  id: Type.String(),
+  locks: Type.Array(Type.String()),
+  state: Type.String(),
+  last_refresh_at: Type.Union([Type.String(), Type.Null()]),
+  last_error: Type.Union([Type.String(), Type.Null()]),
+  bookings: Type.Integer(),
+});
+
 const OwnerBody = Type.Object(
   {
     email: Type.String({ maxLength: 320 }),
@@ -52,7 +61,7 @@ export function registerSetupRoutes({ app, services }: RouteContext): void {
 
   app.get(
     '/setup/status',
-    { schema: { hide: true, response: { 200: Type.Object({ locks: Type.Array(LockFields), owners: Type.Array(Type.Object({ email: Type.String(), active: Type.Boolean() })), gateways: Type.Array(GatewayFields) }) } } },
+    { schema: { hide: true, response: { 200: Type.Object({ locks: Type.Array(LockFields), owners: Type.Array(Type.Object({ email: Type.String(), active: Type.Boolean() })), gateways: Type.Array(GatewayFields), calendars: Type.Array(CalendarFields) }) } } },
     () => services.setup.status(),
   );
 

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { DEFAULT_EVENT_LIMIT, MAX_EVENT_LIMIT } from '../../domain/event-paging.js';
 
-/** Spec: LockEvent. `performer` only on lock/unlock, `value` only on battery events; docs/design.md §4d adds `ring`, `unlatched`, `opened`, `mode`; §4c adds `via` and `keypad_refused`. */
+/** Spec: LockEvent. `performer` only on lock/unlock, `value` only on battery events; docs/design.md §4d adds `ring`, `unlatched`, `opened`, `mode`; §4c adds `via` and `keypad_refused`; §12 adds `booking`. */
 export const LockEventSchema = Type.Object(
   {
     id: Type.String({ format: 'uuid', description: 'Event ID' }),
@@ -20,7 +20,16 @@ export const LockEventSchema = Type.Object(
         description: "The Opener mode a command switched: on (an unlock event) or off (a lock event)",
       }),
     ),
-    via: Type.Optional(Type.Literal('keypad', { description: 'The holder typed their eKey\'s door code on the lock\'s keypad (docs/door-codes.md); absent otherwise' })),
+    via: Type.Optional(Type.Literal('keypad', { description: 'A door code was typed on the lock\'s keypad: an eKey\'s (its holder is the performer, docs/door-codes.md) or a rental stay\'s (`booking`); absent otherwise' })),
+    booking: Type.Optional(
+      Type.Object(
+        {
+          uid: Type.String({ description: 'The stay\'s UID in its calendar' }),
+          summary: Type.String({ description: 'The stay\'s title in its calendar (e.g. "Reserved")' }),
+        },
+        { additionalProperties: false, description: 'The rental stay whose door code was typed at the keypad (docs/bookings.md); such an event has no performer, so only owners and admins see it' },
+      ),
+    ),
   },
   { $id: 'LockEvent', additionalProperties: false },
 );

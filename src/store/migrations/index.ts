@@ -11,13 +11,14 @@ import { doorCodes } from './009-door-codes.js';
 import { nukiCommandsAndEvents } from './010-nuki-commands-and-events.js';
 import { keypadRefusalsAndOpenerModes } from './011-keypad-refusals-and-opener-modes.js';
 import { webhooks } from './012-webhooks.js';
+import { calendars } from './013-calendars.js';
 
 /**
  * Every schema step, in order. Append new steps; never edit one that has shipped.
  * Reserved: 3 = commands, 4 = lock events, 5 = lock family, 6 = lock retirement, 7 = lock family
  * registry, 8 = security (closed invitations, password resets), 9 = door codes, 10 = Nuki commands
  * and events (unlatch, the Opener), 11 = keypad refusals and Opener modes (issue #32), 12 = webhooks
- * (issue #35).
+ * (issue #35), 13 = calendars and bookings (issue #36).
  */
 export const migrations: readonly Migration[] = [
   usersAndOauth,
@@ -32,4 +33,5 @@ export const migrations: readonly Migration[] = [
   nukiCommandsAndEvents,
   keypadRefusalsAndOpenerModes,
   webhooks,
+  calendars,
 ];

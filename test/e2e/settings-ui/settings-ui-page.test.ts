@@ -9,7 +9,8 @@ import { SimulatedNuki } from '../../../src/families/nuki/simulator/simulated-nu
 import { SimulatedOpener } from '../../../src/families/nuki-opener/simulator/simulated-opener.js';
 import { NUKI_CREDENTIALS_FILE } from '../../../src/families/nuki/nuki-credential-file.js';
 import { builtCli, PROJECT_ROOT, spawnNode, type RunningChild } from '../../support/child-process.js';
-import { startDemo, type DemoProcess } from '../../support/demo-process.js';
+import { call, startDemo, type DemoProcess } from '../../support/demo-process.js';
+import { FeedServer } from '../../support/feed-server.js';
 import { startFakeBluezEnvironment, type FakeBluezEnvironment } from '../../support/fake-bluez/fake-bluez-environment.js';
 import { ManualClock } from '../../support/manual-clock.js';
 import { eventually } from '../../support/polling.js';
@@ -192,6 +193,41 @@ describe('the settings page with the demo service', () => {
     expect(colours).toEqual({ dark: true, background: 'rgb(30, 30, 30)', text: 'rgb(233, 236, 239)' });
     await page.screenshot({ path: join(SHOTS, 'settings-page-dark.png'), fullPage: true });
     await page.close();
+  }, 30_000);
+
+  it('shows each rental calendar\'s state: up to date with its stays to come, or why it could not be read (never its link)', async () => {
+    const feeds = new FeedServer();
+    await feeds.start();
+    try {
+      const day = (days: number): string => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10).replaceAll('-', '');
+      feeds.serve('/back.ics', {
+        kind: 'feed',
+        body: ['BEGIN:VCALENDAR', 'VERSION:2.0', 'BEGIN:VEVENT', `DTSTART;VALUE=DATE:${day(2)}`, `DTEND;VALUE=DATE:${day(4)}`, 'UID:s1@example.test', 'SUMMARY:Reserved', 'END:VEVENT', 'END:VCALENDAR', ''].join('\r\n'),
+      });
+      feeds.serve('/side.ics', { kind: 'status', status: 404 });
+      const token = (await demo.login(0)).access_token;
+      const lock = (name: string): string => demo.demo.locks.find((entry) => entry.name === name)?.id ?? '';
+      expect((await call(demo.demo.base_url, 'POST', '/calendars', { token, body: { url: feeds.url('/back.ics'), lock_ids: [lock('Back Door')] } })).status).toBe(201);
+      expect((await call(demo.demo.base_url, 'POST', '/calendars', { token, body: { url: feeds.url('/side.ics'), lock_ids: [lock('Side Door')] } })).status).toBe(201);
+      const target = await host({ storagePath: storage });
+      const { page, frame } = await open(target);
+      await eventually(() => statusText(frame), `The service is running at ${demo.demo.base_url} with 5 locks.`);
+      const calendars = frame.getByRole('region', { name: 'Rental calendars' });
+      const row = async (name: string): Promise<string[]> => calendars.getByRole('row', { name: new RegExp(`^${name}\\b`) }).getByRole('cell').allInnerTexts();
+      expect(await row('Back Door')).toEqual([expect.stringMatching(/^Up to date \(read \w{3} \d{1,2} \w{3} \d{4}, \d{2}:\d{2} \(.+\)\)$/), '1 to come']);
+      expect(await row('Side Door')).toEqual([
+        expect.stringMatching(/^Could not be read \(read .+\): The calendar's site does not know this link \(any more\): copy the current export link from your listing\.$/),
+        '0 to come',
+      ]);
+      expect(await calendars.innerText()).not.toContain(feeds.url(''));
+      const inner = page.frames().find((candidate) => candidate.url().endsWith('/plugin/index.html'));
+      if (inner === undefined) throw new Error('no settings frame');
+      const findings = describeFindings('settings calendars', await seriousViolations(inner));
+      expect(findings).toEqual([]);
+      await page.close();
+    } finally {
+      await feeds.close();
+    }
   }, 30_000);
 
   it('says the service is not running once it stopped, without a spinner', async () => {

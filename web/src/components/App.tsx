@@ -4,6 +4,7 @@ import { useHashRoute, useHousehold } from '../hooks.js';
 import { LocksPage } from './LocksPage.js';
 import { KeysPage } from './KeysPage.js';
 import { HistoryPage } from './HistoryPage.js';
+import { BookingsPage } from './BookingsPage.js';
 import { ChangePassword } from './ChangePassword.js';
 import { WebhooksPage } from './WebhooksPage.js';
 import { ownsALock, managedLocks, zoneFinder } from '../owner.js';
@@ -39,7 +40,7 @@ function SignIn({ message }: { message: string | undefined }) {
 function SignedIn() {
   const route = useHashRoute();
   const household = useHousehold();
-  const lockRoute = /^\/locks\/([0-9a-fA-F-]{36})\/(keys|history)$/.exec(route);
+  const lockRoute = /^\/locks\/([0-9a-fA-F-]{36})\/(keys|history|bookings)$/.exec(route);
   const lockId = lockRoute?.[1];
   const known = household.data?.keys.find((key) => key.lock_id === lockId && key.status !== 'revoked') ?? household.data?.keys.find((key) => key.lock_id === lockId);
   // docs/design.md §11: webhooks are for users who own a lock; nobody else sees the page or its link.
@@ -97,6 +98,13 @@ function SignedIn() {
             lockName={known.lock_name}
             zone={known.lock_time_zone}
             battery={household.data.locks.find((lock) => lock.id === known.lock_id)?.battery_level ?? null}
+          />
+        ) : lockId !== undefined && known !== undefined && lockRoute?.[2] === 'bookings' ? (
+          <BookingsPage
+            lockId={known.lock_id}
+            lockName={known.lock_name}
+            zone={known.lock_time_zone}
+            keypad={household.data.locks.find((lock) => lock.id === known.lock_id)?.keypad ?? false}
           />
         ) : (
           <LocksPage household={household.data} reload={household.reload} />

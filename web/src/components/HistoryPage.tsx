@@ -53,6 +53,8 @@ function describe(event: LockEvent): string {
   }
   const what = event.type === 'lock' ? 'Lock' : event.unlatched === true ? 'Door opened' : 'Unlock';
   const where = event.via === 'keypad' ? ' with a door code' : '';
+  // docs/design.md §12: a rental stay's code, named by the stay's title in its calendar.
+  if (event.booking !== undefined) return `${what} with the door code of the stay “${event.booking.summary === '' ? 'without a title' : event.booking.summary}”`;
   return event.performer ? `${what} by ${event.performer.name}${where}` : `${what}${where}`;
 }
 

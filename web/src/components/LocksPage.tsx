@@ -182,6 +182,7 @@ function LockCard({ lock, ownKey, reload }: { lock: Lock | undefined; ownKey: Ow
         <nav class="links" aria-label={`Manage ${name}`}>
           <a href={`#/locks/${lockId}/keys`}>Keys of {name}</a>
           <a href={`#/locks/${lockId}/history`}>History of {name}</a>
+          {ownKey.type === 'owner' && <a href={`#/locks/${lockId}/bookings`}>Bookings of {name}</a>}
         </nav>
       )}
     </section>
