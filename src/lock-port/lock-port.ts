@@ -155,6 +155,8 @@ export interface PortLockEvent {
   mode: 'ring_to_open' | 'continuous_mode' | null;
   /** The eKey whose door code was typed at the keypad (docs/design.md §4c), or null. */
   doorCodeEkeyId: string | null;
+  /** The rental stay whose door code was typed at the keypad (docs/design.md §12), or null. */
+  booking: { uid: string; summary: string } | null;
   /** The remote command that did it, or null. */
   commandId: string | null;
 }

@@ -63,6 +63,7 @@ export function portEventOfStored(event: StoredEvent, originOf: (commandId: stri
     opened: detail?.opened === true,
     mode: detail?.mode ?? null,
     doorCodeEkeyId: byKeypad ? event.ekeyId : null,
+    booking: detail?.booking === undefined ? null : { uid: detail.booking.uid, summary: detail.booking.summary },
     commandId: event.commandId,
   };
 }
@@ -105,6 +106,7 @@ export function portEventOfUnrecorded(record: ActivityRecord, backlog: boolean):
     opened: false,
     mode: null,
     doorCodeEkeyId: null,
+    booking: null,
     commandId: null,
   };
 }
@@ -112,5 +114,5 @@ export function portEventOfUnrecorded(record: ActivityRecord, backlog: boolean):
 /** A jam: the bolt stuck (docs/design.md §3 Commands `jammed`); who was moving it is the command's to say. */
 export function portEventOfJam(bolt: Bolt, before: Bolt | undefined, at: number): PortLockEvent | null {
   if (bolt !== 'jammed' || before === 'jammed') return null;
-  return { kind: 'jammed', eventId: null, user: null, method: 'unknown', at, unlatched: false, opened: false, mode: null, doorCodeEkeyId: null, commandId: null };
+  return { kind: 'jammed', eventId: null, user: null, method: 'unknown', at, unlatched: false, opened: false, mode: null, doorCodeEkeyId: null, booking: null, commandId: null };
 }

@@ -52,6 +52,8 @@ export interface EventMessage {
   event_type: 'locked' | 'unlocked' | 'jammed' | 'ring';
   user: string | null;
   via: 'keypad' | 'homekit' | 'app' | 'manual' | 'auto' | null;
+  /** The rental stay whose door code was typed at the keypad (docs/design.md §12); only then. */
+  booking?: { uid: string; summary: string };
   at: string;
 }
 
@@ -60,6 +62,7 @@ export function eventMessage(event: PortLockEvent): EventMessage {
     event_type: event.kind,
     user: event.user?.name ?? null,
     via: event.method === 'unknown' ? null : event.method,
+    ...(event.booking === null ? {} : { booking: event.booking }),
     at: new Date(event.at).toISOString(),
   };
 }

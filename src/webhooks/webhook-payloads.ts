@@ -77,6 +77,8 @@ function dataOf(event: WebhookEvent): Record<string, unknown> {
         ...who(happened.user),
         method: happened.method,
         ...(happened.doorCodeEkeyId === null ? {} : { door_code_ekey_id: happened.doorCodeEkeyId }),
+        // docs/design.md §12: a rental stay's code typed at the keypad.
+        ...(happened.booking === null ? {} : { booking: happened.booking }),
         ...(happened.unlatched ? { unlatched: true } : {}),
         ...(happened.mode === null ? {} : { mode: happened.mode }),
         ...(happened.commandId === null ? {} : { command_id: happened.commandId }),
