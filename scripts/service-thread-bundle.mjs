@@ -21,7 +21,9 @@
  * never produces (scripts/yaml-left-out.mjs stands in for it).
  *
  * Left outside the bundle, loaded from node_modules as before: the SQLite drivers (native
- * addons), the BlueZ stack (dbus-next, node-ble) and nodemailer, which load on first use.
+ * addons), the BlueZ stack (dbus-next, node-ble), nodemailer and the MQTT client (mqtt, with
+ * mqtt-packet, readable-stream and ws: ~350 KB a start would parse and cache, MQTT or not), which
+ * load on first use.
  *
  * `npm run build` runs it; so do the tests' builds (test/support/global-setup.ts, buildPluginFolder in
  * test/support/homebridge-process.ts).
@@ -36,7 +38,7 @@ export const SERVICE_THREAD_FILE = 'service-thread.cjs';
 /** What earlier builds made and this one does not: an ES module bundle and its chunks. */
 const EARLIER_OUTPUTS = ['service-thread-chunks', 'service-thread.js.map'];
 
-export const SERVICE_THREAD_EXTERNALS = ['better-sqlite3', 'dbus-next', 'node-ble', 'nodemailer'];
+export const SERVICE_THREAD_EXTERNALS = ['better-sqlite3', 'dbus-next', 'node-ble', 'nodemailer', 'mqtt'];
 
 /** Bundles `<distDir>/worker/service-worker.js` into `<distDir>/worker/service-thread.cjs` and writes its build cache. */
 export async function bundleServiceThread(distDir) {

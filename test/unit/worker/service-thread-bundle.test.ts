@@ -36,6 +36,14 @@ describe('the service thread bundle', () => {
     expect(entry).not.toMatch(/\bimport\(/);
   });
 
+  it('leaves the MQTT client outside, required from node_modules only when MQTT is configured', () => {
+    // Its ~350 KB (mqtt, mqtt-packet, readable-stream, ws) would be parsed and cached at every start, MQTT or not.
+    expect(entry).not.toMatch(/"node_modules\/(mqtt|mqtt-packet|readable-stream|ws)\//);
+    const requires = [...entry.matchAll(/.{0,40}\brequire\("mqtt"\)/g)].map((match) => match[0]);
+    expect(requires.length).toBeGreaterThan(0);
+    for (const found of requires) expect(found).toMatch(/Promise\.resolve\(\)\.then\(\(\)=>__toESM\(require\("mqtt"\)$/);
+  });
+
   it('has its code cache beside it, made from this very bundle', () => {
     const cache = readFileSync(join(workerDir, 'service-thread.cjs.build-cache'));
     expect(cache.subarray(0, 32).equals(createHash('sha256').update(entry).digest())).toBe(true);
