@@ -14,7 +14,7 @@
  * What the service imports with `import()` on first use (the BlueZ transport, and through it
  * dbus-next and node-ble; nodemailer) is required when first imported, not at load: esbuild turns
  * each `import()` into a deferred `require` (`supported: { 'dynamic-import': false }`), and a module
- * reached only that way is wrapped to run on first use (src/gateway/transports/deferred-transport.ts).
+ * reached only that way is wrapped to run on first use (src/gateway/transports/shared/deferred-transport.ts).
  * `import.meta.url` is the bundle's own file URL.
  *
  * Left out altogether: the `yaml` package, which @fastify/swagger loads for YAML output the service

@@ -8,7 +8,7 @@ import type { GattTransport } from '../gateway/gatt-transport.js';
 import type { GatewayLogger } from '../gateway/gateway-logger.js';
 import { CompositeTransport } from '../gateway/transports/composite/composite-transport.js';
 import { openProxyRadio } from '../gateway/transports/esphome/esphome-radio.js';
-import { hostTransport } from '../gateway/transports/host-transport.js';
+import { hostTransport } from '../gateway/transports/bluez/host-transport.js';
 import { UsageError } from './usage-error.js';
 
 /** The radio a pairing command reaches devices through (a family's `PairingIo.transport`). */

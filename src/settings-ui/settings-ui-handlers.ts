@@ -6,7 +6,7 @@ import { LOCK_FAMILIES, familyDescriptor } from '../families/registry.js';
 import type { PairingDescriptor } from '../families/lock-family.js';
 import type { GattTransport } from '../gateway/gatt-transport.js';
 import type { GatewayLogger } from '../gateway/gateway-logger.js';
-import { hostTransport } from '../gateway/transports/host-transport.js';
+import { hostTransport } from '../gateway/transports/bluez/host-transport.js';
 import { everyGatewayRadio } from '../cli/pairing-radio.js';
 import { CompositeTransport } from '../gateway/transports/composite/composite-transport.js';
 import type { SettingsUiStatus } from '../store/settings-ui-file.js';

@@ -2,7 +2,7 @@ import { defaultDataDir } from '../../cli/data-dir.js';
 import { parseOptions } from '../../cli/parse-options.js';
 import { UsageError } from '../../cli/usage-error.js';
 import type { PairingIo } from '../lock-family-module.js';
-import { hostTransport } from '../../gateway/transports/host-transport.js';
+import { hostTransport } from '../../gateway/transports/bluez/host-transport.js';
 import { pairingIoVia } from '../../cli/pairing-radio.js';
 import { pairNuki, scanNukis, type ScannedNuki } from './nuki-pairing-facet.js';
 

@@ -2,7 +2,7 @@ import { defaultDataDir } from '../../cli/data-dir.js';
 import { parseOptions } from '../../cli/parse-options.js';
 import { UsageError } from '../../cli/usage-error.js';
 import { pairingIoVia } from '../../cli/pairing-radio.js';
-import { hostTransport } from '../../gateway/transports/host-transport.js';
+import { hostTransport } from '../../gateway/transports/bluez/host-transport.js';
 import type { PairedDevice, PairingIo } from '../lock-family-module.js';
 import { importTtlock, pairTtlock, scanTtlocks, type ScannedTtlock } from './ttlock-pairing-facet.js';
 

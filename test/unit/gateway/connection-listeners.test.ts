@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConnectionListeners } from '../../../src/gateway/transports/connection-listeners.js';
+import { ConnectionListeners } from '../../../src/gateway/transports/shared/connection-listeners.js';
 
 /* The listener rules every transport's connections share (the contract suite checks them through each transport). */
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { EKEY_GATT_PROFILE } from '../../../src/families/ekey/driver/ekey-gatt-profile.js';
 import { TransportError, type Advertisement, type GattTransport } from '../../../src/gateway/gatt-transport.js';
 import { SimulatedLock } from '../../../src/families/ekey/simulator/simulated-lock.js';
-import { DeferredTransport } from '../../../src/gateway/transports/deferred-transport.js';
+import { DeferredTransport } from '../../../src/gateway/transports/shared/deferred-transport.js';
 import { SimulatorTransport } from '../../../src/gateway/transports/simulator/simulator-transport.js';
 import { silentLogger } from '../../../src/gateway/gateway-logger.js';
 import { describeGattTransport } from '../../support/gatt-transport-contract.js';

@@ -2,7 +2,7 @@ import type NodeBle from 'node-ble';
 import { EXPIRED, withTimeout, type Deadline } from '../../deadline.js';
 import type { GatewayLogger } from '../../gateway-logger.js';
 import { TransportError, type GattConnection } from '../../gatt-transport.js';
-import { ConnectionListeners } from '../connection-listeners.js';
+import { ConnectionListeners } from '../shared/connection-listeners.js';
 import { releaseDevice, type Characteristic, type SessionConnection } from './bluez-bus-session.js';
 import { raceOrFail, toTransportError } from './bluez-errors.js';
 import { helperOf } from './node-ble-internals.js';

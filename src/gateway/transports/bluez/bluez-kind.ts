@@ -1,5 +1,5 @@
 import type { TransportKind } from '../transport-kind.js';
-import { DeferredTransport } from '../deferred-transport.js';
+import { DeferredTransport } from '../shared/deferred-transport.js';
 
 /**
  * BlueZ, the host's own Bluetooth through node-ble over D-Bus: the transport of real locks.

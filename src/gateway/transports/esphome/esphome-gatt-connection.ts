@@ -1,5 +1,5 @@
 import { TransportError, type GattConnection } from '../../gatt-transport.js';
-import { ConnectionListeners } from '../connection-listeners.js';
+import { ConnectionListeners } from '../shared/connection-listeners.js';
 import { DeviceRequestType, deviceRequest, MessageType, readConnection, readHandleAnswer, readRequest, writeRequest, type ApiMessage } from './esphome-messages.js';
 import { EsphomeApiError } from './esphome-api-error.js';
 import type { MessageMatch } from './esphome-api-connection.js';

@@ -1,7 +1,7 @@
 import type { Clock } from '../../../domain/clock.js';
 import type { GattTransport } from '../../gatt-transport.js';
 import type { GatewayLogger } from '../../gateway-logger.js';
-import { DeferredTransport } from '../deferred-transport.js';
+import { DeferredTransport } from '../shared/deferred-transport.js';
 import type { EsphomeProxySettings } from './esphome-transport.js';
 
 export type { EsphomeProxySettings } from './esphome-transport.js';

@@ -1,6 +1,6 @@
 import type { GatewayLogger } from '../../gateway-logger.js';
 import { TransportError, type GattConnection, type GattProfile } from '../../gatt-transport.js';
-import { ConnectionListeners } from '../connection-listeners.js';
+import { ConnectionListeners } from '../shared/connection-listeners.js';
 import { GattOperationError, type SimulatedDevice, type SimulatedLockLink } from './simulated-device.js';
 import { radioDelay, type SimulatedRadio } from './simulated-radio.js';
 import { describeError } from '../../../domain/errors.js';

@@ -1,5 +1,5 @@
 import type { TransportKind } from '../transport-kind.js';
-import { UnavailableTransport } from '../unavailable-transport.js';
+import { UnavailableTransport } from '../shared/unavailable-transport.js';
 
 /**
  * The in-process simulator: simulated locks of any family, which only the demo creates (it hands

@@ -1,5 +1,5 @@
-import { TransportError, type GattTransport } from '../gatt-transport.js';
-import type { GatewayLogger } from '../gateway-logger.js';
+import { TransportError, type GattTransport } from '../../gatt-transport.js';
+import type { GatewayLogger } from '../../gateway-logger.js';
 
 /**
  * A transport that finds no device: what the gateway gets when the chosen transport cannot run

@@ -1,4 +1,4 @@
-import { describeError } from '../../domain/errors.js';
+import { describeError } from '../../../domain/errors.js';
 
 /** The one notification listener of a connection. */
 export type ConnectionNotificationListener = (characteristic: string, value: Buffer) => void;

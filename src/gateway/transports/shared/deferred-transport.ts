@@ -1,6 +1,6 @@
-import { TransportError, type AdvertisementListener, type ConnectOptions, type GattConnection, type GattProfile, type GattTransport, type RadioStatus } from '../gatt-transport.js';
-import type { GatewayLogger } from '../gateway-logger.js';
-import { describeError } from '../../domain/errors.js';
+import { TransportError, type AdvertisementListener, type ConnectOptions, type GattConnection, type GattProfile, type GattTransport, type RadioStatus } from '../../gatt-transport.js';
+import type { GatewayLogger } from '../../gateway-logger.js';
+import { describeError } from '../../../domain/errors.js';
 
 /**
  * A transport created on first use: the BlueZ stack (node-ble, dbus-next and their XML parsers,

@@ -1,6 +1,6 @@
-import type { GattTransport } from '../gatt-transport.js';
-import type { GatewayLogger } from '../gateway-logger.js';
-import { BluezTransport } from './bluez/bluez-transport.js';
+import type { GattTransport } from '../../gatt-transport.js';
+import type { GatewayLogger } from '../../gateway-logger.js';
+import { BluezTransport } from './bluez-transport.js';
 
 /**
  * The host's own Bluetooth adapter, through BlueZ: what scanning and pairing outside the running
