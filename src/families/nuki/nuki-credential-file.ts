@@ -1,5 +1,6 @@
-import { closeSync, fchmodSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { readSecretJson, writeSecretJson } from '../secret-file.js';
 import { MAX_SECURITY_PIN, type NukiApiLevel, type NukiDeviceKind } from './nuki-api-level.js';
 
 /** The file, in the data folder, that holds what pairing with Nuki locks produced (docs/design.md §4b). */
@@ -68,19 +69,8 @@ export class NukiCredentialFile {
    * @throws Error (naming the file, not its content) when it exists but cannot be read or parsed.
    */
   readAll(): Map<string, StoredNukiCredentials> {
-    let text: string;
-    try {
-      text = readFileSync(this.path, 'utf8');
-    } catch (error) {
-      if (isNotFound(error)) return new Map();
-      throw new Error(`cannot read ${this.path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw new Error(`${this.path} is not valid JSON`);
-    }
+    const parsed = readSecretJson(this.path);
+    if (parsed === undefined) return new Map();
     return parseShape(parsed, this.path);
   }
 
@@ -129,39 +119,7 @@ export class NukiCredentialFile {
         ...(entry.apiLevel === undefined ? {} : { api_level: entry.apiLevel }),
       };
     }
-    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-    const temporary = `${this.path}.${process.pid}.tmp`;
-    // A temporary file left by a crash may have any mode: start from a new one ('wx' refuses to reuse it).
-    rmSync(temporary, { force: true });
-    try {
-      const fd = openSync(temporary, 'wx', 0o600);
-      try {
-        // The mode given to open is masked by the umask; this sets it exactly, before any secret is written.
-        fchmodSync(fd, 0o600);
-        writeSync(fd, `${JSON.stringify(shape, null, 2)}\n`);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(temporary, this.path);
-    } catch (error) {
-      rmSync(temporary, { force: true });
-      throw error;
-    }
-    syncFolder(dirname(this.path));
-  }
-}
-
-/** Makes the rename durable (best effort: not every platform can fsync a folder). */
-function syncFolder(folder: string): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(folder, 'r');
-    fsyncSync(fd);
-  } catch {
-    // The file itself was synced; at worst a power cut brings the previous version back.
-  } finally {
-    if (fd !== undefined) closeSync(fd);
+    writeSecretJson(this.path, shape);
   }
 }
 
@@ -207,8 +165,4 @@ function parseShape(parsed: unknown, path: string): Map<string, StoredNukiCreden
 
 function isUint32(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 0xffff_ffff;
-}
-
-function isNotFound(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as NodeJS.ErrnoException).code === 'ENOENT';
 }

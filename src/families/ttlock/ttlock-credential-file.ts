@@ -1,5 +1,6 @@
-import { closeSync, fchmodSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { readSecretJson, writeSecretJson } from '../secret-file.js';
 import type { TtlockLockVersion } from './protocol/ttlock-frame.js';
 
 /** The file, in the data folder, that holds the admin secrets of paired and imported TTLocks (docs/design.md §4f). */
@@ -58,19 +59,8 @@ export class TtlockCredentialFile {
 
   /** Every stored lock by upper-case address; empty when the file does not exist. @throws Error when it cannot be read or parsed. */
   readAll(): Map<string, StoredTtlockCredentials> {
-    let text: string;
-    try {
-      text = readFileSync(this.path, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
-      throw new Error(`cannot read ${this.path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw new Error(`${this.path} is not valid JSON`);
-    }
+    const parsed = readSecretJson(this.path);
+    if (parsed === undefined) return new Map();
     return parseShape(parsed, this.path);
   }
 
@@ -109,24 +99,7 @@ export class TtlockCredentialFile {
         added_at: new Date(entry.addedAt).toISOString(),
       };
     }
-    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-    const temporary = `${this.path}.${process.pid}.tmp`;
-    rmSync(temporary, { force: true });
-    try {
-      const fd = openSync(temporary, 'wx', 0o600);
-      try {
-        // open's mode is masked by the umask: set it exactly before a secret is written.
-        fchmodSync(fd, 0o600);
-        writeSync(fd, `${JSON.stringify(shape, null, 2)}\n`);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(temporary, this.path);
-    } catch (error) {
-      rmSync(temporary, { force: true });
-      throw error;
-    }
+    writeSecretJson(this.path, shape);
   }
 }
 
