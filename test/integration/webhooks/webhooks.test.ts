@@ -262,6 +262,39 @@ describe('webhooks', () => {
     ]);
     expect(await fixture.control({ op: 'manual', lock_id: fixture.backDoor, bolt: 'locked' })).toMatchObject({ ok: true });
   });
+
+  it('a webhook hears nothing once its owner\'s key on the lock has ended (docs/design.md §9b)', async () => {
+    // A second owner of Front Door whose key ends in a minute adds a webhook; the first owner's is the witness.
+    const second = fixture.others[0];
+    if (second === undefined) throw new Error('no second user');
+    fixture.grantKey(second.id, fixture.frontDoor, { type: 'owner', validFrom: fixture.test.clock.now() - 1_000, validTo: fixture.test.clock.now() + 60_000 });
+    const theirs = await fixture.call(second.token, 'POST', '/webhooks', { url: receiver.url, events: ['lock.unlocked', 'lock.locked'], lock_ids: [fixture.frontDoor] });
+    expect(theirs.status).toBe(201);
+    created.push(String(theirs.body.id));
+    const witness = await add({ url: receiver.url, events: ['lock.unlocked', 'lock.locked'], lock_ids: [fixture.frontDoor] });
+    const secrets = { theirs: String(theirs.body.secret), witness: String(witness.secret) };
+    const signedWith = (delivery: ReceivedDelivery, secret: string): boolean => {
+      try {
+        verified(secret, delivery);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const command = async (type: string): Promise<void> => {
+      const sent = await owner('POST', `/locks/${fixture.frontDoor}/commands`, { type });
+      await fixture.untilFinished(fixture.owner.token, fixture.frontDoor, String(sent.body.id));
+    };
+
+    await command('unlock');
+    await until(() => receiver.received.filter((delivery) => signedWith(delivery, secrets.theirs)).length === 1 && receiver.received.filter((delivery) => signedWith(delivery, secrets.witness)).length === 1, 'both webhooks told of the unlock');
+
+    fixture.test.clock.advance(61_000);
+    await command('lock');
+    await until(() => receiver.received.filter((delivery) => signedWith(delivery, secrets.witness)).length === 2, "the witness told of the lock");
+    await sender().idle();
+    expect(receiver.received.filter((delivery) => signedWith(delivery, secrets.theirs))).toHaveLength(1);
+  });
 });
 
 describe('webhooks across a restart', () => {
